@@ -1,0 +1,100 @@
+// swift-tools-version: 6.0
+// Breakwater: a caching edge proxy for GraphQL, on libevent and OpenSSL.
+import PackageDescription
+
+// MARK: - Shared settings
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+// MARK: - Package
+
+let package = Package(
+    name: "Breakwater",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "breakwater", targets: ["breakwater"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
+    ],
+    targets: [
+        // MARK: C libraries (module map + shim header only)
+        .systemLibrary(
+            name: "CLibevent",
+            pkgConfig: "libevent",
+            providers: [.apt(["libevent-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // MARK: Pure Swift core: no C imports, no sockets, no clocks of its own
+        .target(
+            name: "BreakwaterCore",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: I/O: the only target that imports libevent and OpenSSL
+        .target(
+            name: "BreakwaterServer",
+            dependencies: [
+                "BreakwaterCore", "CLibevent", "COpenSSL",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Demo origin (SPEC section 9): pure handler, served through BreakwaterServer by main
+        .target(
+            name: "BreakwaterDemoOrigin",
+            dependencies: [
+                "BreakwaterCore",
+                .product(name: "Graphiti", package: "Graphiti"),
+                .product(name: "GraphQL", package: "GraphQL"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Executable
+        .executableTarget(
+            name: "breakwater",
+            dependencies: [
+                "BreakwaterCore", "BreakwaterServer", "BreakwaterDemoOrigin",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Testing support: process harness and a raw HTTP/1.1 client
+        .target(
+            name: "BreakwaterTesting",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "BreakwaterCoreTests",
+            dependencies: ["BreakwaterCore", "BreakwaterServer"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BreakwaterIntegrationTests",
+            dependencies: ["BreakwaterTesting"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

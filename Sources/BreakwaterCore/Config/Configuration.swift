@@ -1,0 +1,152 @@
+// The typed settings of SPEC section 2. Every default lives here, in one place; the YAML
+// layer (ConfigurationLoader) only maps a file onto these values and reports file:line errors.
+
+/// Everything Breakwater is configured with.
+public struct Configuration: Sendable, Equatable {
+    public var server = Server()
+    public var origin = Origin()
+    public var persistedQueries = PersistedQueries()
+    public var cache = Cache()
+    public var admin = Admin()
+    public var redis = Redis()
+    public var logging = Logging()
+
+    public init() {}
+
+    /// The client-facing HTTP listener.
+    public struct Server: Sendable, Equatable {
+        /// Address the GraphQL listener binds to.
+        public var listen = HostPort(host: "127.0.0.1", port: 8080)
+        /// Event loops; 0 means one per core.
+        public var threads = 0
+        /// Path that GraphQL requests arrive at; every other path gets 404.
+        public var graphqlPath = "/graphql"
+        /// A request-target longer than this gets 414 (the CDN limit).
+        public var maxURIBytes = 32_768
+        /// A larger request body gets 413.
+        public var maxBodyBytes = ByteSize(1 << 20)
+        /// Request line plus headers; must exceed `maxURIBytes`. Larger gets 431.
+        public var maxHeaderBytes = ByteSize(64 << 10)
+        /// A keep-alive connection idle this long is closed.
+        public var idleTimeout = Duration.seconds(60)
+        /// How long SIGTERM/SIGINT waits for in-flight requests before exiting.
+        public var drainTimeout = Duration.seconds(10)
+        /// Browser preflights answered here when set.
+        public var cors: CORS?
+        /// TLS termination when set.
+        public var tls: TLS?
+        public init() {}
+    }
+
+    /// Cross-origin settings for browsers.
+    public struct CORS: Sendable, Equatable {
+        public var allowOrigins: [String] = []
+        public var allowHeaders: [String] = ["Content-Type", "Authorization", "apollographql-client-name"]
+        public var maxAge = Duration.seconds(600)
+        public init() {}
+    }
+
+    /// Certificate and key (PEM files) for TLS termination.
+    public struct TLS: Sendable, Equatable {
+        public var cert = ""
+        public var key = ""
+        public init() {}
+    }
+
+    /// The GraphQL server Breakwater sits in front of.
+    public struct Origin: Sendable, Equatable {
+        public var url = OriginURL(scheme: .http, host: "127.0.0.1", port: 4000, path: "/graphql")
+        /// No answer within this time gives 504.
+        public var timeout = Duration.seconds(10)
+        /// Keep-alive connections per event loop; further requests queue.
+        public var maxConnections = 64
+        /// POST, or GET while the URI fits `maxGetURIBytes`.
+        public var method = OriginMethod.post
+        public var maxGetURIBytes = ByteSize(8 << 10)
+        /// Client headers passed on to the origin.
+        public var forwardHeaders = ["Authorization", "Cookie", "Accept-Language", "X-Request-Id"]
+        /// Verify the origin's certificate and host name (https origins).
+        public var tlsVerify = true
+        public init() {}
+    }
+
+    public enum OriginMethod: String, Sendable, Equatable, CaseIterable {
+        case post = "POST"
+        case get = "GET"
+    }
+
+    /// The persisted-query registry.
+    public struct PersistedQueries: Sendable, Equatable {
+        public var mode = PersistedQueryMode.automatic
+        public var maxEntries = 100_000
+        /// Apollo persisted-query manifest or Relay map; empty for none.
+        public var manifest = ""
+        /// Append-only registry file; empty keeps the registry in memory only. Already resolved
+        /// against the config file's folder by the loader.
+        public var store = "./data/persisted-queries.log"
+        public init() {}
+    }
+
+    public enum PersistedQueryMode: String, Sendable, Equatable, CaseIterable {
+        case automatic
+        case safelist
+        case off
+    }
+
+    /// The response cache.
+    public struct Cache: Sendable, Equatable {
+        public var maxBytes = ByteSize(256 << 20)
+        public var defaultTTL = Duration.zero
+        public var honorOriginCacheControl = true
+        public var staleWhileRevalidate = Duration.seconds(10)
+        public var staleIfError = Duration.seconds(300)
+        public var privateHeaders = ["Authorization", "Cookie"]
+        public var invalidateOnMutation = true
+        /// First match wins.
+        public var rules: [CacheRule] = []
+        public init() {}
+    }
+
+    /// A TTL rule for one operation.
+    public struct CacheRule: Sendable, Equatable {
+        public var operation: String
+        public var ttl: Duration
+        public var scope: CacheScope
+        public init(operation: String, ttl: Duration, scope: CacheScope = .public) {
+            self.operation = operation
+            self.ttl = ttl
+            self.scope = scope
+        }
+    }
+
+    public enum CacheScope: String, Sendable, Equatable, CaseIterable {
+        case `public` = "public"
+        case perUser = "per-user"
+    }
+
+    /// The operators' listener (stats, metrics, purge, health).
+    public struct Admin: Sendable, Equatable {
+        public var listen = HostPort(host: "127.0.0.1", port: 9090)
+        /// When set, admin POSTs need `Authorization: Bearer <token>`.
+        public var token = ""
+        public init() {}
+    }
+
+    /// The optional shared tier.
+    public struct Redis: Sendable, Equatable {
+        public var url = ""
+        public init() {}
+    }
+
+    /// Log output.
+    public struct Logging: Sendable, Equatable {
+        public var level = LogLevel.info
+        /// One JSON line per request.
+        public var accessLog = false
+        public init() {}
+    }
+
+    public enum LogLevel: String, Sendable, Equatable, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+    }
+}

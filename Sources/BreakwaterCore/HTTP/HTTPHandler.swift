@@ -1,0 +1,15 @@
+// What a listener calls for every request, and how the handler answers.
+
+/// Handles requests on a listener. `handle` runs on the event loop that received the
+/// request; it must answer through `responder` exactly once, now or later, from any thread.
+package protocol HTTPHandler: Sendable {
+    func handle(_ request: HTTPRequest, responder: any HTTPResponder)
+}
+
+/// The one answer to one request. Implemented by the I/O layer; callable from any thread.
+package protocol HTTPResponder: Sendable {
+    /// Sends the response. Only the first call of `respond` or `closeConnection` counts.
+    func respond(_ response: HTTPResponse)
+    /// Drops the connection without an answer (the demo origin's "close" fault).
+    func closeConnection()
+}

@@ -1,0 +1,59 @@
+// An ordered list of header fields with case-insensitive lookup, as HTTP/1.1 carries them.
+
+/// Header fields in arrival order; names compare case-insensitively.
+package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    package var fields: [(name: String, value: String)]
+
+    package init() { fields = [] }
+
+    package init(_ fields: [(name: String, value: String)]) { self.fields = fields }
+
+    package init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of `name`, or nil.
+    package subscript(name: String) -> String? {
+        fields.first(where: { $0.name.equalsIgnoringASCIICase(name) })?.value
+    }
+
+    /// Every value of `name`, in order.
+    package func values(of name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    package func contains(_ name: String) -> Bool { self[name] != nil }
+
+    package mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// Replaces every field called `name` with one holding `value`.
+    package mutating func replace(_ name: String, with value: String) {
+        remove(name)
+        fields.append((name, value))
+    }
+
+    package mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    package func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+extension String {
+    /// Case-insensitive comparison of ASCII letters, without allocating.
+    package func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
+            let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,39 @@
+// A client request as evhttp delivered it, copied out of libevent.
+
+/// One HTTP request received by a listener.
+package struct HTTPRequest: Sendable {
+    /// Upper-case method name as sent ("GET", "POST", "OPTIONS", ...).
+    package var method: String
+    /// The request-target exactly as sent: path and query string.
+    package var target: String
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
+    /// The peer's address, for `X-Forwarded-For`.
+    package var remoteAddress: String
+    /// Whether the request arrived over TLS, for `X-Forwarded-Proto`.
+    package var isSecure: Bool
+
+    package init(
+        method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+        remoteAddress: String = "", isSecure: Bool = false
+    ) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.isSecure = isSecure
+    }
+
+    /// The target's path, without the query string.
+    package var path: Substring {
+        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        return target[...]
+    }
+
+    /// The target's query string without "?", or nil when there is none.
+    package var query: Substring? {
+        guard let q = target.firstIndex(of: "?") else { return nil }
+        return target[target.index(after: q)...]
+    }
+}
