@@ -26,7 +26,11 @@ public struct HostPort: Sendable, Equatable, CustomStringConvertible {
             portPart = text[text.index(after: colon)...]
             if hostPart.contains(":") { return nil }
         }
-        guard !hostPart.isEmpty, let port = Int(portPart), (0...65_535).contains(port) else { return nil }
+        // Digits only: Int("+80") would succeed, and a host with spaces is a typo, not a name.
+        guard !hostPart.isEmpty, !hostPart.contains(where: \.isWhitespace),
+            !portPart.isEmpty, portPart.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let port = Int(portPart), (0...65_535).contains(port)
+        else { return nil }
         self.host = String(hostPart)
         self.port = port
     }

@@ -23,16 +23,18 @@ public struct OriginURL: Sendable, Equatable, CustomStringConvertible {
     /// Parses "http(s)://host[:port][/path]"; nil for anything else.
     public init?(parsing text: String) {
         let scheme: Scheme
-        let rest: Substring
+        let afterScheme: Substring
         if text.lowercased().hasPrefix("http://") {
             scheme = .http
-            rest = text.dropFirst(7)
+            afterScheme = text.dropFirst(7)
         } else if text.lowercased().hasPrefix("https://") {
             scheme = .https
-            rest = text.dropFirst(8)
+            afterScheme = text.dropFirst(8)
         } else {
             return nil
         }
+        // A fragment never leaves the client, so it is no part of what is sent upstream.
+        let rest = afterScheme.prefix(while: { $0 != "#" })
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var path = String(rest[authorityEnd...])
@@ -42,10 +44,15 @@ public struct OriginURL: Sendable, Equatable, CustomStringConvertible {
             guard hostPort.port > 0 else { return nil }
             self.init(scheme: scheme, host: hostPort.host, port: hostPort.port, path: path)
         } else {
-            var host = String(authority)
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            if host.contains(":") && !String(authority).hasPrefix("[") { return nil }
-            self.init(scheme: scheme, host: host, port: scheme.defaultPort, path: path)
+            var host = authority
+            if host.hasPrefix("[") {
+                guard host.hasSuffix("]") else { return nil }
+                host = host.dropFirst().dropLast()
+            } else if host.contains(":") {
+                return nil
+            }
+            guard !host.isEmpty, !host.contains(where: \.isWhitespace) else { return nil }
+            self.init(scheme: scheme, host: String(host), port: scheme.defaultPort, path: path)
         }
     }
 

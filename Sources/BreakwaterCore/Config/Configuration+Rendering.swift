@@ -1,0 +1,104 @@
+// The effective settings as YAML, for `breakwater validate`: the key layout of SPEC section 2,
+// every value spelled out, so that the output can itself be loaded as a config file.
+
+extension Configuration {
+    /// Every effective setting as YAML that `ConfigurationLoader` reads back to an equal value.
+    ///
+    /// Optional sections (`server.cors`, `server.tls`) appear only when set; strings are always
+    /// quoted, since an unquoted `on`, `~` or `#` would read back as something else.
+    public var effectiveYAML: String {
+        var lines: [String] = []
+        func add(_ indent: Int, _ key: String, _ value: String? = nil) {
+            let prefix = String(repeating: "  ", count: indent) + key + ":"
+            lines.append(value.map { "\(prefix) \($0)" } ?? prefix)
+        }
+
+        add(0, "server")
+        add(1, "listen", yamlQuoted(server.listen.description))
+        add(1, "threads", "\(server.threads)")
+        add(1, "graphql_path", yamlQuoted(server.graphqlPath))
+        add(1, "max_uri_bytes", "\(server.maxURIBytes)")
+        add(1, "max_body_bytes", "\(server.maxBodyBytes)")
+        add(1, "max_header_bytes", "\(server.maxHeaderBytes)")
+        add(1, "idle_timeout", server.idleTimeout.configText)
+        add(1, "drain_timeout", server.drainTimeout.configText)
+        if let cors = server.cors {
+            add(1, "cors")
+            add(2, "allow_origins", yamlList(cors.allowOrigins))
+            add(2, "allow_headers", yamlList(cors.allowHeaders))
+            add(2, "max_age", cors.maxAge.configText)
+        }
+        if let tls = server.tls {
+            add(1, "tls")
+            add(2, "cert", yamlQuoted(tls.cert))
+            add(2, "key", yamlQuoted(tls.key))
+        }
+
+        add(0, "origin")
+        add(1, "url", yamlQuoted(origin.url.description))
+        add(1, "timeout", origin.timeout.configText)
+        add(1, "max_connections", "\(origin.maxConnections)")
+        add(1, "method", origin.method.rawValue)
+        add(1, "max_get_uri_bytes", "\(origin.maxGetURIBytes)")
+        add(1, "forward_headers", yamlList(origin.forwardHeaders))
+        add(1, "tls_verify", "\(origin.tlsVerify)")
+
+        add(0, "persisted_queries")
+        add(1, "mode", persistedQueries.mode.rawValue)
+        add(1, "max_entries", "\(persistedQueries.maxEntries)")
+        add(1, "manifest", yamlQuoted(persistedQueries.manifest))
+        add(1, "store", yamlQuoted(persistedQueries.store))
+
+        add(0, "cache")
+        add(1, "max_bytes", "\(cache.maxBytes)")
+        add(1, "default_ttl", cache.defaultTTL.configText)
+        add(1, "honor_origin_cache_control", "\(cache.honorOriginCacheControl)")
+        add(1, "stale_while_revalidate", cache.staleWhileRevalidate.configText)
+        add(1, "stale_if_error", cache.staleIfError.configText)
+        add(1, "private_headers", yamlList(cache.privateHeaders))
+        add(1, "invalidate_on_mutation", "\(cache.invalidateOnMutation)")
+        add(1, "rules", cache.rules.isEmpty ? "[]" : nil)
+        for rule in cache.rules {
+            add(2, "- operation", yamlQuoted(rule.operation))
+            add(3, "ttl", rule.ttl.configText)
+            add(3, "scope", rule.scope.rawValue)
+        }
+
+        add(0, "admin")
+        add(1, "listen", yamlQuoted(admin.listen.description))
+        add(1, "token", yamlQuoted(admin.token))
+
+        add(0, "redis")
+        add(1, "url", yamlQuoted(redis.url))
+
+        add(0, "logging")
+        add(1, "level", logging.level.rawValue)
+        add(1, "access_log", "\(logging.accessLog)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A flow list of quoted strings: `["a", "b"]`.
+private func yamlList(_ values: [String]) -> String {
+    "[" + values.map(yamlQuoted).joined(separator: ", ") + "]"
+}
+
+/// A YAML double-quoted scalar; control and line-separator characters are escaped, because YAML
+/// would fold or reject them inside quotes.
+private func yamlQuoted(_ text: String) -> String {
+    var quoted = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": quoted += "\\\""
+        case "\\": quoted += "\\\\"
+        case "\n": quoted += "\\n"
+        case "\t": quoted += "\\t"
+        case "\r": quoted += "\\r"
+        case "\u{00}"..."\u{1F}", "\u{7F}"..."\u{9F}", "\u{2028}", "\u{2029}", "\u{FEFF}":
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: quoted.unicodeScalars.append(scalar)
+        }
+    }
+    return quoted + "\""
+}

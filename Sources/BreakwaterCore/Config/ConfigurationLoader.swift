@@ -1,0 +1,543 @@
+// Reads config.yaml (SPEC section 2) into a Configuration. The YAML layer only maps keys onto the
+// typed model, whose defaults stay in Configuration.swift; every problem in the file is collected
+// and reported as `file:line: message`, so an operator fixes them all in one round.
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Yams
+
+/// Reads and validates Breakwater's YAML configuration.
+public enum ConfigurationLoader {
+    /// Reads the file at `path`; relative paths inside it are resolved against the file's folder.
+    public static func load(path: String) throws(ConfigurationError) -> Configuration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(problems: [.init(file: path, line: 0, message: "cannot read file")])
+        }
+        guard let yaml = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(problems: [.init(file: path, line: 0, message: "file is not UTF-8 text")])
+        }
+        let base = path.lastIndex(of: "/").map { slash in slash == path.startIndex ? "/" : String(path[..<slash]) }
+        return try parse(yaml: yaml, file: path, baseDirectory: base ?? ".")
+    }
+
+    /// Maps `yaml` onto a Configuration; `file` names the source in problems, and relative paths
+    /// (`persisted_queries.store`, `manifest`, `server.tls`) are resolved against `baseDirectory`.
+    public static func parse(yaml: String, file: String, baseDirectory: String) throws(ConfigurationError)
+        -> Configuration
+    {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch {
+            throw ConfigurationError(problems: [problem(from: error, file: file)])
+        }
+        let reader = ConfigurationReader(file: file, baseDirectory: baseDirectory)
+        let configuration = reader.configuration(from: root)
+        guard reader.problems.isEmpty else {
+            // Cross-field checks run last; sorting puts every problem back in file order.
+            throw ConfigurationError(problems: reader.problems.sorted { $0.line < $1.line })
+        }
+        return configuration
+    }
+
+    /// Turns a Yams syntax error into a problem at its line.
+    private static func problem(from error: any Error, file: String) -> ConfigurationError.Problem {
+        switch error as? YamlError {
+        case let .scanner(context, problem, mark, _)?, let .parser(context, problem, mark, _)?,
+            let .composer(context, problem, mark, _)?:
+            let within = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
+            return .init(file: file, line: mark.line, message: "invalid YAML: \(problem)\(within)")
+        case let .reader(problem, offset, _, yaml)?:
+            let line = offset.map { yaml.prefix($0).filter { $0 == "\n" }.count + 1 } ?? 1
+            return .init(file: file, line: line, message: "invalid YAML: \(problem)")
+        case let .duplicatedKeysInMapping(duplicates, context)?:
+            let keys = duplicates.map { "\"\($0)\"" }.joined(separator: ", ")
+            return .init(file: file, line: context.mark.line, message: "duplicate key \(keys)")
+        default:
+            return .init(file: file, line: 1, message: "invalid YAML: \(error)")
+        }
+    }
+}
+
+/// Every problem found in a configuration file, in file order.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    /// One problem at one line of one file.
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        public var file: String
+        /// 1-based; 0 when the problem concerns the whole file (it cannot be read).
+        public var line: Int
+        public var message: String
+
+        public init(file: String, line: Int, message: String) {
+            self.file = file
+            self.line = line
+            self.message = message
+        }
+
+        /// `file:line: message`, the form compilers use, so editors can jump to it.
+        public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+    }
+
+    public var problems: [Problem]
+
+    public init(problems: [Problem]) { self.problems = problems }
+
+    /// One problem per line.
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+// MARK: - Mapping nodes onto the model
+
+/// A value in the file: its dotted name for messages, the line of its key, and its node.
+private struct Field {
+    let path: String
+    let line: Int
+    let node: Node
+}
+
+/// Walks the YAML tree once, filling a Configuration and collecting problems instead of stopping.
+private final class ConfigurationReader {
+    let file: String
+    let baseDirectory: String
+    private(set) var problems: [ConfigurationError.Problem] = []
+
+    init(file: String, baseDirectory: String) {
+        self.file = file
+        self.baseDirectory = baseDirectory
+    }
+
+    func configuration(from root: Node?) -> Configuration {
+        var configuration = Configuration()
+        guard let root, !root.isNull else { return resolvingPaths(configuration) }
+        let top = Field(path: "", line: root.line, node: root)
+        guard case .mapping = root else {
+            report("the top level must be a mapping of sections (server:, origin:, ...), found \(root.kind)", at: top)
+            return configuration
+        }
+        let sections = fields(of: top, keys: [
+            "server", "origin", "persisted_queries", "cache", "admin", "redis", "logging",
+        ])
+        if let section = sections["server"] { configuration.server = server(section) }
+        if let section = sections["origin"] { configuration.origin = origin(section) }
+        if let section = sections["persisted_queries"] { configuration.persistedQueries = persistedQueries(section) }
+        if let section = sections["cache"] { configuration.cache = cache(section) }
+        if let section = sections["admin"] { configuration.admin = admin(section) }
+        if let section = sections["redis"] { configuration.redis = redis(section) }
+        if let section = sections["logging"] { configuration.logging = logging(section) }
+
+        let admin = configuration.admin.listen
+        if admin == configuration.server.listen && admin.port != 0 {
+            report("admin.listen must differ from server.listen (\(admin))", at: sections["admin"] ?? top)
+        }
+        return resolvingPaths(configuration)
+    }
+
+    // MARK: Sections
+
+    private func server(_ section: Field) -> Configuration.Server {
+        var server = Configuration.Server()
+        let f = fields(of: section, keys: [
+            "listen", "threads", "graphql_path", "max_uri_bytes", "max_body_bytes", "max_header_bytes",
+            "idle_timeout", "drain_timeout", "cors", "tls",
+        ])
+        read(f["listen"], into: &server.listen, hostPort)
+        read(f["threads"], into: &server.threads) { integer($0, minimum: 0) }
+        read(f["graphql_path"], into: &server.graphqlPath) { string($0, startingWith: "/") }
+        let uriRead = read(f["max_uri_bytes"], into: &server.maxURIBytes) { size($0, minimum: 1)?.bytes }
+        read(f["max_body_bytes"], into: &server.maxBodyBytes) { size($0, minimum: 1) }
+        let headerRead = read(f["max_header_bytes"], into: &server.maxHeaderBytes) { size($0, minimum: 1) }
+        read(f["idle_timeout"], into: &server.idleTimeout) { duration($0) }
+        read(f["drain_timeout"], into: &server.drainTimeout) { duration($0) }
+        if let cors = f["cors"], !cors.node.isNull { server.cors = self.cors(cors) }
+        if let tls = f["tls"], !tls.node.isNull { server.tls = self.tls(tls) }
+
+        // The request line is part of the header block, so a header limit at or below the URI
+        // limit would turn every long-but-allowed URI into a 431.
+        if uriRead && headerRead && server.maxHeaderBytes.bytes <= server.maxURIBytes {
+            report(
+                "server.max_header_bytes (\(server.maxHeaderBytes)) must be greater than "
+                    + "server.max_uri_bytes (\(server.maxURIBytes))",
+                at: f["max_header_bytes"] ?? f["max_uri_bytes"] ?? section)
+        }
+        return server
+    }
+
+    private func cors(_ section: Field) -> Configuration.CORS {
+        var cors = Configuration.CORS()
+        let f = fields(of: section, keys: ["allow_origins", "allow_headers", "max_age"])
+        let originsRead = read(f["allow_origins"], into: &cors.allowOrigins) { strings($0) }
+        read(f["allow_headers"], into: &cors.allowHeaders) { strings($0, headerNames: true) }
+        read(f["max_age"], into: &cors.maxAge) { duration($0) }
+        if originsRead && cors.allowOrigins.isEmpty {
+            report("server.cors.allow_origins must name at least one origin (or \"*\")", at: f["allow_origins"] ?? section)
+        }
+        return cors
+    }
+
+    private func tls(_ section: Field) -> Configuration.TLS {
+        var tls = Configuration.TLS()
+        let f = fields(of: section, keys: ["cert", "key"])
+        read(f["cert"], into: &tls.cert, string)
+        read(f["key"], into: &tls.key, string)
+        if tls.cert.isEmpty || tls.key.isEmpty {
+            report("server.tls needs both cert and key", at: section)
+        }
+        return tls
+    }
+
+    private func origin(_ section: Field) -> Configuration.Origin {
+        var origin = Configuration.Origin()
+        let f = fields(of: section, keys: [
+            "url", "timeout", "max_connections", "method", "max_get_uri_bytes", "forward_headers", "tls_verify",
+        ])
+        read(f["url"], into: &origin.url, originURL)
+        read(f["timeout"], into: &origin.timeout) { duration($0, positive: true) }
+        read(f["max_connections"], into: &origin.maxConnections) { integer($0, minimum: 1) }
+        read(f["method"], into: &origin.method) { choice($0) }
+        read(f["max_get_uri_bytes"], into: &origin.maxGetURIBytes) { size($0) }
+        read(f["forward_headers"], into: &origin.forwardHeaders) { strings($0, headerNames: true) }
+        read(f["tls_verify"], into: &origin.tlsVerify, boolean)
+        return origin
+    }
+
+    private func persistedQueries(_ section: Field) -> Configuration.PersistedQueries {
+        var registry = Configuration.PersistedQueries()
+        let f = fields(of: section, keys: ["mode", "max_entries", "manifest", "store"])
+        read(f["mode"], into: &registry.mode) { choice($0) }
+        read(f["max_entries"], into: &registry.maxEntries) { integer($0, minimum: 1) }
+        read(f["manifest"], into: &registry.manifest, string)
+        read(f["store"], into: &registry.store, string)
+        if registry.mode == .safelist && registry.manifest.isEmpty {
+            report("persisted_queries.mode safelist needs a manifest to list the allowed queries", at: f["mode"] ?? section)
+        }
+        return registry
+    }
+
+    private func cache(_ section: Field) -> Configuration.Cache {
+        var cache = Configuration.Cache()
+        let f = fields(of: section, keys: [
+            "max_bytes", "default_ttl", "honor_origin_cache_control", "stale_while_revalidate", "stale_if_error",
+            "private_headers", "invalidate_on_mutation", "rules",
+        ])
+        read(f["max_bytes"], into: &cache.maxBytes) { size($0) }
+        read(f["default_ttl"], into: &cache.defaultTTL) { duration($0) }
+        read(f["honor_origin_cache_control"], into: &cache.honorOriginCacheControl, boolean)
+        read(f["stale_while_revalidate"], into: &cache.staleWhileRevalidate) { duration($0) }
+        read(f["stale_if_error"], into: &cache.staleIfError) { duration($0) }
+        read(f["private_headers"], into: &cache.privateHeaders) { strings($0, headerNames: true) }
+        read(f["invalidate_on_mutation"], into: &cache.invalidateOnMutation, boolean)
+        read(f["rules"], into: &cache.rules, rules)
+        return cache
+    }
+
+    private func rules(_ field: Field) -> [Configuration.CacheRule]? {
+        if field.node.isNull { return [] }
+        guard case let .sequence(items) = field.node else {
+            report("\(field.path): expected a list of rules (- operation: ..., ttl: ...), found \(field.node.kind)", at: field)
+            return nil
+        }
+        var rules: [Configuration.CacheRule] = []
+        var valid = true
+        for (index, item) in items.enumerated() {
+            let rule = Field(path: "cache.rules[\(index)]", line: item.line, node: item)
+            guard case .mapping = item else {
+                report("\(rule.path): expected a mapping with operation and ttl, found \(item.kind)", at: rule)
+                valid = false
+                continue
+            }
+            let f = fields(of: rule, keys: ["operation", "ttl", "scope"])
+            var operation = "", ttl = Duration.zero, scope = Configuration.CacheScope.public
+            valid = read(f["operation"], into: &operation, nonEmptyString) && valid
+            valid = read(f["ttl"], into: &ttl) { duration($0) } && valid
+            valid = read(f["scope"], into: &scope) { choice($0) } && valid
+            if f["operation"] == nil || f["ttl"] == nil {
+                let missing = [f["operation"] == nil ? "operation" : nil, f["ttl"] == nil ? "ttl" : nil]
+                report("\(rule.path) needs \(missing.compactMap { $0 }.joined(separator: " and "))", at: rule)
+                valid = false
+            }
+            rules.append(.init(operation: operation, ttl: ttl, scope: scope))
+        }
+        return valid ? rules : nil
+    }
+
+    private func admin(_ section: Field) -> Configuration.Admin {
+        var admin = Configuration.Admin()
+        let f = fields(of: section, keys: ["listen", "token"])
+        read(f["listen"], into: &admin.listen, hostPort)
+        read(f["token"], into: &admin.token, string)
+        return admin
+    }
+
+    private func redis(_ section: Field) -> Configuration.Redis {
+        var redis = Configuration.Redis()
+        let f = fields(of: section, keys: ["url"])
+        read(f["url"], into: &redis.url) { field in
+            guard let url = self.string(field) else { return nil }
+            guard url.isEmpty || url.hasPrefix("redis://") || url.hasPrefix("rediss://") else {
+                self.report("\(field.path): \"\(url)\" is not a redis:// or rediss:// URL", at: field)
+                return nil
+            }
+            return url
+        }
+        return redis
+    }
+
+    private func logging(_ section: Field) -> Configuration.Logging {
+        var logging = Configuration.Logging()
+        let f = fields(of: section, keys: ["level", "access_log"])
+        read(f["level"], into: &logging.level) { choice($0) }
+        read(f["access_log"], into: &logging.accessLog, boolean)
+        return logging
+    }
+
+    /// Resolves file paths against the config file's folder, defaults included, so the server
+    /// never depends on the directory it was started from.
+    private func resolvingPaths(_ configuration: Configuration) -> Configuration {
+        var configuration = configuration
+        configuration.persistedQueries.store = resolve(configuration.persistedQueries.store)
+        configuration.persistedQueries.manifest = resolve(configuration.persistedQueries.manifest)
+        if var tls = configuration.server.tls {
+            tls.cert = resolve(tls.cert)
+            tls.key = resolve(tls.key)
+            configuration.server.tls = tls
+        }
+        return configuration
+    }
+
+    private func resolve(_ path: String) -> String {
+        guard !path.isEmpty, !path.hasPrefix("/"), !baseDirectory.isEmpty else { return path }
+        var relative = Substring(path)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        if relative.isEmpty || relative == "." { return baseDirectory }
+        return baseDirectory.hasSuffix("/") ? baseDirectory + relative : baseDirectory + "/" + relative
+    }
+
+    // MARK: Structure
+
+    /// The known keys of a mapping; unknown keys are reported with the closest known one.
+    private func fields(of section: Field, keys known: [String]) -> [String: Field] {
+        if section.node.isNull { return [:] }
+        guard case let .mapping(mapping) = section.node else {
+            report("\(section.path): expected a mapping of settings, found \(section.node.kind)", at: section)
+            return [:]
+        }
+        var fields: [String: Field] = [:]
+        for (key, value) in mapping {
+            guard case let .scalar(name) = key else {
+                report("keys must be plain names, found \(key.kind)", at: Field(path: "", line: key.line, node: key))
+                continue
+            }
+            let path = section.path.isEmpty ? name.string : "\(section.path).\(name.string)"
+            let field = Field(path: path, line: key.line, node: value)
+            if known.contains(name.string) {
+                fields[name.string] = field
+                continue
+            }
+            let place = section.path.isEmpty ? "" : " in \(section.path)"
+            let hint = closest(to: name.string, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+            report("unknown key \"\(name.string)\"\(place)\(hint)", at: field)
+        }
+        return fields
+    }
+
+    /// Assigns the converted value when the field is present and valid; false when it is invalid.
+    @discardableResult
+    private func read<Value>(_ field: Field?, into target: inout Value, _ convert: (Field) -> Value?) -> Bool {
+        guard let field else { return true }
+        guard let value = convert(field) else { return false }
+        target = value
+        return true
+    }
+
+    private func report(_ message: String, at field: Field) {
+        problems.append(.init(file: file, line: field.line, message: message))
+    }
+
+    // MARK: Values
+
+    /// The text of a scalar; lists, mappings and empty values are reported.
+    private func text(_ field: Field, expecting expected: String) -> String? {
+        guard case let .scalar(scalar) = field.node, !field.node.isNull else {
+            let found = field.node.isNull ? "nothing" : field.node.kind
+            report("\(field.path): expected \(expected), found \(found)", at: field)
+            return nil
+        }
+        return scalar.string
+    }
+
+    /// A string; an empty value is the empty string (`token:` means no token).
+    private func string(_ field: Field) -> String? {
+        field.node.isNull ? "" : text(field, expecting: "a string")
+    }
+
+    private func string(_ field: Field, startingWith prefix: String) -> String? {
+        guard let value = string(field) else { return nil }
+        guard value.hasPrefix(prefix) else {
+            report("\(field.path): \"\(value)\" must start with \"\(prefix)\"", at: field)
+            return nil
+        }
+        return value
+    }
+
+    private func nonEmptyString(_ field: Field) -> String? {
+        guard let value = string(field) else { return nil }
+        guard !value.isEmpty else {
+            report("\(field.path) must not be empty", at: field)
+            return nil
+        }
+        return value
+    }
+
+    /// A list of strings, written as a flow list `[a, b]` or a block list.
+    private func strings(_ field: Field, headerNames: Bool = false) -> [String]? {
+        if field.node.isNull { return [] }
+        guard case let .sequence(items) = field.node else {
+            report("\(field.path): expected a list such as [a, b], found \(field.node.kind)", at: field)
+            return nil
+        }
+        var values: [String] = []
+        for item in items {
+            let element = Field(path: field.path, line: item.line, node: item)
+            guard let value = text(element, expecting: "a string in the list") else { continue }
+            // A header name is an HTTP token; a space or colon means two names ran together.
+            if headerNames && (value.isEmpty || value.contains(where: { $0 == ":" || $0.isWhitespace })) {
+                report("\(field.path): \"\(value)\" is not a header name", at: element)
+                continue
+            }
+            values.append(value)
+        }
+        return values.count == items.count ? values : nil
+    }
+
+    private func integer(_ field: Field, minimum: Int) -> Int? {
+        guard let value = text(field, expecting: "a whole number") else { return nil }
+        let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(value) else {
+            report("\(field.path): \"\(value)\" is not a whole number", at: field)
+            return nil
+        }
+        return atLeast(minimum, number, field, text: value)
+    }
+
+    private func size(_ field: Field, minimum: Int = 0) -> ByteSize? {
+        guard let value = text(field, expecting: "a size") else { return nil }
+        if value.hasPrefix("-") {
+            report("\(field.path) must not be negative", at: field)
+            return nil
+        }
+        guard let size = ByteSize(parsing: value) else {
+            report("\(field.path): \"\(value)\" is not a size (use a byte count or e.g. 32KiB, 1MiB)", at: field)
+            return nil
+        }
+        return atLeast(minimum, size.bytes, field, text: value).map(ByteSize.init)
+    }
+
+    private func atLeast(_ minimum: Int, _ value: Int, _ field: Field, text: String) -> Int? {
+        guard value < minimum else { return value }
+        report("\(field.path) " + (minimum == 0 ? "must not be negative" : "must be at least \(minimum)"), at: field)
+        return nil
+    }
+
+    private func duration(_ field: Field, positive: Bool = false) -> Duration? {
+        guard let value = text(field, expecting: "a duration") else { return nil }
+        if value.hasPrefix("-") {
+            report("\(field.path) must not be negative", at: field)
+            return nil
+        }
+        guard let duration = Duration(parsing: value) else {
+            report("\(field.path): \"\(value)\" is not a duration (use e.g. 500ms, 30s, 5m, 24h)", at: field)
+            return nil
+        }
+        if positive && duration == .zero {
+            report("\(field.path) must be greater than 0s", at: field)
+            return nil
+        }
+        return duration
+    }
+
+    private func boolean(_ field: Field) -> Bool? {
+        guard let value = text(field, expecting: "true or false") else { return nil }
+        switch value.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default:
+            report("\(field.path): \"\(value)\" is not true or false", at: field)
+            return nil
+        }
+    }
+
+    private func hostPort(_ field: Field) -> HostPort? {
+        guard let value = text(field, expecting: "HOST:PORT") else { return nil }
+        guard let address = HostPort(parsing: value) else {
+            report("\(field.path): \"\(value)\" is not a listen address (use HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080)", at: field)
+            return nil
+        }
+        return address
+    }
+
+    private func originURL(_ field: Field) -> OriginURL? {
+        guard let value = text(field, expecting: "a URL") else { return nil }
+        guard let url = OriginURL(parsing: value) else {
+            report("\(field.path): \"\(value)\" is not an http:// or https:// URL", at: field)
+            return nil
+        }
+        return url
+    }
+
+    /// One of an enum's spellings, compared case-insensitively ("post" is as clear as "POST").
+    private func choice<Choice: RawRepresentable & CaseIterable>(_ field: Field) -> Choice?
+    where Choice.RawValue == String {
+        let spellings = Choice.allCases.map(\.rawValue)
+        guard let value = text(field, expecting: "one of \(spellings.joined(separator: ", "))") else { return nil }
+        guard let match = Choice.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
+            report("\(field.path): \"\(value)\" is not one of \(spellings.joined(separator: ", "))", at: field)
+            return nil
+        }
+        return match
+    }
+}
+
+// MARK: - Helpers
+
+extension Node {
+    /// `~`, `null` or nothing at all, written without quotes.
+    fileprivate var isNull: Bool {
+        guard case let .scalar(scalar) = self, scalar.style == .plain else { return false }
+        return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    }
+
+    fileprivate var line: Int { mark?.line ?? 1 }
+
+    /// What the node is, for "expected X, found Y" messages.
+    fileprivate var kind: String {
+        switch self {
+        case .scalar: isNull ? "nothing" : "a single value"
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        case .alias: "an alias"
+        }
+    }
+}
+
+/// The known key within edit distance 2 of `key`, the nearest first, for "did you mean" hints.
+private func closest(to key: String, among known: [String]) -> String? {
+    let ranked = known.map { (candidate: $0, distance: editDistance(key, $0)) }.filter { $0.distance <= 2 }
+    return ranked.min(by: { $0.distance < $1.distance })?.candidate
+}
+
+/// Levenshtein distance: insertions, deletions and substitutions each cost one.
+private func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var previous = Array(0...b.count)
+    for i in a.indices {
+        var current = [i + 1]
+        for j in b.indices {
+            current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a[i] == b[j] ? 0 : 1)))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

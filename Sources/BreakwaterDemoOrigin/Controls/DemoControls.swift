@@ -1,0 +1,45 @@
+// The shared state behind the `/_demo/` endpoints: counters and fault knobs.
+import BreakwaterCore
+import GraphQL
+import Synchronization
+
+/// Counters and faults, read and written from every event loop and task.
+final class DemoControls: Sendable {
+    private let state = Mutex(State())
+
+    private struct State {
+        var counters = DemoCounters()
+        var faults = DemoFaults()
+    }
+
+    init() {}
+
+    /// Counts an arriving GraphQL request and returns the faults to apply to it, in one step so
+    /// a concurrent reset applies either to both or to neither.
+    func recordArrival(
+        method: String, operationName: String?, query: String?, headers: HTTPHeaders
+    ) -> DemoFaults {
+        state.withLock { state in
+            state.counters.record(method: method, operationName: operationName, query: query, headers: headers)
+            return state.faults
+        }
+    }
+
+    var counters: DemoCounters { state.withLock { $0.counters } }
+
+    var faults: DemoFaults { state.withLock { $0.faults } }
+
+    /// Applies a faults body; on a bad body nothing changes.
+    func updateFaults(_ body: Map) throws(DemoRequestError) {
+        try state.withLock { state throws(DemoRequestError) in
+            var faults = state.faults
+            try faults.apply(body)
+            state.faults = faults
+        }
+    }
+
+    /// Zeroes the counters and clears every fault.
+    func reset() {
+        state.withLock { $0 = State() }
+    }
+}

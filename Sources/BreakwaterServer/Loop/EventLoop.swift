@@ -1,0 +1,144 @@
+// One libevent event_base run by one thread, with a thread-safe way to hand it work.
+
+import CLibevent
+import Foundation
+import Synchronization
+
+/// An event loop: one `event_base`, the thread that runs it, and a queue of closures other
+/// threads hand over through a wake-up event (libevent's pthread locking makes
+/// `event_active` safe from any thread).
+package final class EventLoop: @unchecked Sendable {
+    /// The libevent base; only this loop's thread touches the objects made from it.
+    let base: OpaquePointer
+    /// Index of the loop in its group (0-based), for logs and per-loop structures.
+    package let index: Int
+
+    private let wakeEvent: OpaquePointer
+    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private let threadID = Mutex<pthread_t?>(nil)
+
+    package init(index: Int) {
+        EventLoop.enableThreadingOnce
+        let config = event_config_new()!
+        // Fewer epoll_ctl calls per request (measured 1.3x throughput, LIBEVENT.md).
+        event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
+        base = event_base_new_with_config(config)!
+        event_config_free(config)
+        self.index = index
+        wakeEvent = event_new(base, -1, Int16(EV_PERSIST), eventLoopWakeCallback, nil)!
+        event_assign(
+            wakeEvent, base, -1, Int16(EV_PERSIST), eventLoopWakeCallback,
+            Unmanaged.passUnretained(self).toOpaque())
+        event_add(wakeEvent, nil)
+    }
+
+    deinit {
+        event_free(wakeEvent)
+        event_base_free(base)
+    }
+
+    /// libevent's locks must exist before the first base is made.
+    private static let enableThreadingOnce: Void = {
+        evthread_use_pthreads()
+        signal(SIGPIPE, SIG_IGN)
+    }()
+
+    /// Whether the calling thread is the one running this loop.
+    package var inEventLoop: Bool {
+        guard let owner = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(owner, pthread_self()) != 0
+    }
+
+    /// Runs `work` on this loop's thread: at once when already there, else at its next turn.
+    package func execute(_ work: @escaping @Sendable () -> Void) {
+        if inEventLoop {
+            work()
+        } else {
+            enqueue(work)
+        }
+    }
+
+    /// Runs `work` on this loop's thread at its next turn, never inline.
+    package func enqueue(_ work: @escaping @Sendable () -> Void) {
+        pending.withLock { $0.append(work) }
+        event_active(wakeEvent, Int32(EV_READ), 0)
+    }
+
+    /// Runs `work` at this loop's next turn; for loop-owned (non-Sendable) state, so call it
+    /// only on the loop's own thread.
+    package func later(_ work: @escaping () -> Void) {
+        let bound = LoopBound(work)
+        enqueue { bound.value() }
+    }
+
+    /// Runs the loop on the calling thread until `stop()`.
+    package func run() {
+        threadID.withLock { $0 = pthread_self() }
+        event_base_loop(base, 0)
+        threadID.withLock { $0 = nil }
+    }
+
+    /// Makes `run()` return after the current turn; callable from any thread.
+    package func stop() {
+        let base = LoopBound(self.base)
+        enqueue { event_base_loopbreak(base.value) }
+    }
+
+    /// Calls `work` once on this loop after `delay`; call on the loop's thread.
+    package func schedule(after delay: Duration, _ work: @escaping () -> Void) {
+        Timer.start(on: self, after: delay, work)
+    }
+
+    fileprivate func drainPending() {
+        let work = pending.withLock { queue -> [@Sendable () -> Void] in
+            let taken = queue
+            queue.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for item in work { item() }
+    }
+
+    /// A one-shot timer that owns itself until it fires.
+    private final class Timer {
+        let work: () -> Void
+        var event: OpaquePointer?
+
+        init(work: @escaping () -> Void) { self.work = work }
+
+        static func start(on loop: EventLoop, after delay: Duration, _ work: @escaping () -> Void) {
+            let timer = Timer(work: work)
+            let context = Unmanaged.passRetained(timer).toOpaque()
+            timer.event = CLibevent_timer_new(loop.base, eventLoopTimerCallback, context)
+            var tv = timeval(duration: delay)
+            event_add(timer.event, &tv)
+        }
+
+        func fire() {
+            event_free(event)
+            event = nil
+            work()
+        }
+    }
+
+    fileprivate static func fireTimer(_ context: UnsafeMutableRawPointer) {
+        Unmanaged<Timer>.fromOpaque(context).takeRetainedValue().fire()
+    }
+}
+
+private func eventLoopWakeCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().drainPending()
+}
+
+private func eventLoopTimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    EventLoop.fireTimer(context)
+}
+
+extension timeval {
+    /// A timeval holding `duration`, rounded down to microseconds.
+    init(duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.init(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+    }
+}

@@ -1,3 +1,0 @@
-import CLibevent
-import COpenSSL
-import BreakwaterCore

@@ -1,0 +1,18 @@
+// Errors of the I/O layer, with messages an operator can act on.
+
+/// Why a listener, an origin client or TLS could not be set up.
+package struct ServerError: Error, CustomStringConvertible {
+    package let description: String
+
+    static func cannotResolve(_ address: String, _ reason: String) -> ServerError {
+        ServerError(description: "cannot resolve \(address): \(reason)")
+    }
+
+    static func cannotListen(_ address: String, _ reason: String) -> ServerError {
+        ServerError(description: "cannot listen on \(address): \(reason)")
+    }
+
+    static func tls(_ reason: String) -> ServerError {
+        ServerError(description: "TLS: \(reason)")
+    }
+}

@@ -1,0 +1,58 @@
+// `breakwater demo`: the proxy and the demo origin in one process, no config needed.
+
+import ArgumentParser
+import BreakwaterCore
+import BreakwaterDemoOrigin
+import BreakwaterServer
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the proxy in front of an embedded demo GraphQL origin, and print curl examples.")
+
+    @Option(help: "Address of the proxy, HOST:PORT.")
+    var listen = "127.0.0.1:8080"
+
+    @Option(name: .customLong("origin-listen"), help: "Address of the demo origin, HOST:PORT.")
+    var originListen = "127.0.0.1:4000"
+
+    @Option(help: "Event loops, 0 = one per core.")
+    var threads = 0
+
+    @Flag(name: .customLong("origin-only"), help: .hidden)
+    var originOnly = false
+
+    @Flag(name: .customLong("test-controls"), help: .hidden)
+    var testControls = false
+
+    @Option(name: .customLong("log-level"), help: "Log level.")
+    var logLevel = "info"
+
+    func run() throws {
+        guard let proxyAddress = HostPort(parsing: listen), let originAddress = HostPort(parsing: originListen) else {
+            throw ValidationError("addresses are HOST:PORT")
+        }
+        let logger = LogSetup.bootstrap(level: Configuration.LogLevel(rawValue: logLevel) ?? .info)
+        var settings = Configuration()
+        settings.server.threads = threads
+        settings.server.listen = proxyAddress
+        let service = Service(threads: threads, logger: logger)
+        do {
+            let demo = DemoOrigin(graphqlPath: settings.server.graphqlPath, testControls: testControls)
+            let origin = try service.addServer(address: originAddress, limits: HTTPLimits()) { _ in demo }
+            let originURL = "http://\(originAddress.withPort(origin.port))\(settings.server.graphqlPath)"
+            Console.ready("demo origin listening on \(originURL)")
+            if !originOnly {
+                settings.origin.url = OriginURL(parsing: originURL)!
+                let proxy = try service.addProxy(configuration: settings)
+                let proxyURL = "http://\(proxyAddress.withPort(proxy.port))\(settings.server.graphqlPath)"
+                Console.ready("listening on \(proxyURL) -> origin \(originURL)")
+                Console.line("\nTry it (Ctrl-C stops):\n")
+                for example in DemoOrigin.curlExamples(proxyURL: proxyURL) { Console.line(example + "\n") }
+            }
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(1)
+        }
+        service.run(drainTimeout: .seconds(5))
+    }
+}

@@ -1,0 +1,33 @@
+// `breakwater run`: serve with config.yaml.
+
+import ArgumentParser
+import BreakwaterCore
+import BreakwaterServer
+import Logging
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve with config.yaml (the default command).")
+
+    @Option(help: "Path of the configuration file.")
+    var config = "./config.yaml"
+
+    @OptionGroup var overrides: OverrideOptions
+
+    func run() throws {
+        let settings = try overrides.apply(to: ConfigurationFile.load(config))
+        let logger = LogSetup.bootstrap(level: settings.logging.level)
+        let service = Service(threads: settings.server.threads, logger: logger)
+        let proxy: HTTPServer
+        do {
+            proxy = try service.addProxy(configuration: settings)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(1)
+        }
+        Console.ready(
+            "listening on http://\(settings.server.listen.withPort(proxy.port))\(settings.server.graphqlPath)"
+                + " -> origin \(settings.origin.url)")
+        service.run(drainTimeout: settings.server.drainTimeout)
+        logger.info("stopped")
+    }
+}

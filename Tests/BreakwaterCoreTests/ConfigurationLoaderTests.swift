@@ -1,0 +1,441 @@
+// ConfigurationLoader, the values it parses (durations, sizes, addresses, URLs) and the
+// effective-settings rendering that `breakwater validate` prints.
+
+import Foundation
+import Testing
+
+@testable import BreakwaterCore
+
+/// SPEC section 2's example, verbatim.
+private let specExample = """
+    server:
+      listen: "127.0.0.1:8080"
+      threads: 0                 # 0 = one event loop per core
+      graphql_path: /graphql
+      max_uri_bytes: 32768       # request-target longer than this -> 414
+      max_body_bytes: 1MiB       # larger body -> 413
+      max_header_bytes: 64KiB    # request line + headers; must exceed max_uri_bytes
+      idle_timeout: 60s
+      cors:                      # optional: answer browser preflights here
+        allow_origins: ["https://app.example.com"]   # or ["*"]
+        allow_headers: [Content-Type, Authorization, apollographql-client-name]
+        max_age: 10m
+      tls:                       # optional: terminate TLS here
+        cert: /etc/breakwater/cert.pem
+        key:  /etc/breakwater/key.pem
+    origin:
+      url: "http://127.0.0.1:4000/graphql"   # http or https
+      timeout: 10s
+      max_connections: 64        # per event loop, kept alive and reused
+      method: POST               # POST, or GET: queries go as GET while the URI fits
+      max_get_uri_bytes: 8KiB    # with method GET: longer requests are sent as POST
+      forward_headers: [Authorization, Cookie, Accept-Language, X-Request-Id]
+      tls_verify: true
+    persisted_queries:
+      mode: automatic            # automatic | safelist | off
+      max_entries: 100000        # registry bound; least recently used evicted
+      manifest: ""               # optional Apollo persisted-query manifest or Relay map (JSON)
+      store: ./data/persisted-queries.log   # registry survives restart ("" = memory only);
+                                 # relative paths are relative to the config file's folder
+    cache:
+      max_bytes: 256MiB          # bound on stored response bytes + entry overhead
+      default_ttl: 0s            # 0 = only rules or origin Cache-Control make a response cacheable
+      honor_origin_cache_control: true
+      stale_while_revalidate: 10s
+      stale_if_error: 5m
+      private_headers: [Authorization, Cookie]
+      invalidate_on_mutation: true   # purge entries tagged with the entities a mutation returns
+      rules:                     # first match wins
+        - operation: GetLaunches   # operationName (exact) ...
+          ttl: 30s
+        - operation: GetLaunchDetail
+          ttl: 5m
+        - operation: Me
+          ttl: 1m
+          scope: per-user          # public (default) | per-user
+    admin:
+      listen: "127.0.0.1:9090"
+      token: ""                  # when set, admin POSTs need "Authorization: Bearer <token>"
+    redis:                       # optional shared tier for a fleet of proxies
+      url: ""                    # e.g. redis://127.0.0.1:6379
+    """
+
+private func parse(_ yaml: String, base: String = "/etc/breakwater") throws(ConfigurationError) -> Configuration {
+    try ConfigurationLoader.parse(yaml: yaml, file: "config.yaml", baseDirectory: base)
+}
+
+/// The problems `yaml` is rejected with; empty when it parses.
+private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
+    do {
+        _ = try parse(yaml)
+        return []
+    } catch {
+        return error.problems
+    }
+}
+
+@Suite struct ConfigurationLoaderTests {
+    // MARK: Good files
+
+    @Test func specExampleGivesItsValues() throws {
+        let configuration = try parse(specExample)
+        let server = configuration.server
+        #expect(server.listen == HostPort(host: "127.0.0.1", port: 8080))
+        #expect(server.threads == 0)
+        #expect(server.graphqlPath == "/graphql")
+        #expect(server.maxURIBytes == 32_768)
+        #expect(server.maxBodyBytes == ByteSize(1 << 20))
+        #expect(server.maxHeaderBytes == ByteSize(64 << 10))
+        #expect(server.idleTimeout == .seconds(60))
+        #expect(server.cors?.allowOrigins == ["https://app.example.com"])
+        #expect(server.cors?.allowHeaders == ["Content-Type", "Authorization", "apollographql-client-name"])
+        #expect(server.cors?.maxAge == .seconds(600))
+        #expect(server.tls?.cert == "/etc/breakwater/cert.pem")
+        #expect(server.tls?.key == "/etc/breakwater/key.pem")
+
+        let origin = configuration.origin
+        #expect(origin.url == OriginURL(scheme: .http, host: "127.0.0.1", port: 4000, path: "/graphql"))
+        #expect(origin.timeout == .seconds(10))
+        #expect(origin.maxConnections == 64)
+        #expect(origin.method == .post)
+        #expect(origin.maxGetURIBytes == ByteSize(8192))
+        #expect(origin.forwardHeaders == ["Authorization", "Cookie", "Accept-Language", "X-Request-Id"])
+        #expect(origin.tlsVerify)
+
+        let registry = configuration.persistedQueries
+        #expect(registry.mode == .automatic)
+        #expect(registry.maxEntries == 100_000)
+        #expect(registry.manifest == "")
+        #expect(registry.store == "/etc/breakwater/data/persisted-queries.log")
+
+        let cache = configuration.cache
+        #expect(cache.maxBytes == ByteSize(256 << 20))
+        #expect(cache.defaultTTL == .zero)
+        #expect(cache.honorOriginCacheControl)
+        #expect(cache.staleWhileRevalidate == .seconds(10))
+        #expect(cache.staleIfError == .seconds(300))
+        #expect(cache.privateHeaders == ["Authorization", "Cookie"])
+        #expect(cache.invalidateOnMutation)
+        #expect(cache.rules == [
+            .init(operation: "GetLaunches", ttl: .seconds(30)),
+            .init(operation: "GetLaunchDetail", ttl: .seconds(300)),
+            .init(operation: "Me", ttl: .seconds(60), scope: .perUser),
+        ])
+
+        #expect(configuration.admin.listen == HostPort(host: "127.0.0.1", port: 9090))
+        #expect(configuration.admin.token == "")
+        #expect(configuration.redis.url == "")
+        #expect(configuration.logging == Configuration.Logging())
+    }
+
+    @Test(arguments: ["", "# nothing set yet\n\n   # still nothing\n", "\n\n", "---\n", "~\n", "server:\n"])
+    func fileWithoutSettingsGivesDefaults(yaml: String) throws {
+        #expect(try parse(yaml, base: ".") == Configuration())
+    }
+
+    @Test func settingsOutsideTheExampleAreRead() throws {
+        let configuration = try parse("""
+            server:
+              listen: "[::]:8443"
+              drain_timeout: 1.5s
+            origin:
+              method: get                # enum spellings are case-insensitive
+              tls_verify: no
+            persisted_queries:
+              mode: safelist
+              manifest: /srv/manifest.json
+            admin:
+              token: s3cret
+            redis:
+              url: redis://10.0.0.5:6379
+            logging:
+              level: debug
+              access_log: true
+            """)
+        #expect(configuration.server.listen == HostPort(host: "::", port: 8443))
+        #expect(configuration.server.drainTimeout == .milliseconds(1500))
+        #expect(configuration.origin.method == .get)
+        #expect(!configuration.origin.tlsVerify)
+        #expect(configuration.persistedQueries.mode == .safelist)
+        #expect(configuration.admin.token == "s3cret")
+        #expect(configuration.redis.url == "redis://10.0.0.5:6379")
+        #expect(configuration.logging.level == .debug)
+        #expect(configuration.logging.accessLog)
+    }
+
+    // MARK: Bad files
+
+    /// A file with one problem, the line it is reported at and the message.
+    struct BadFile: Sendable, CustomTestStringConvertible {
+        let yaml: String
+        let line: Int
+        let message: String
+        var testDescription: String { message }
+    }
+
+    @Test(arguments: [
+        // Misspelled and unknown keys.
+        BadFile(yaml: "server:\n  listen: \"127.0.0.1:8080\"\n  max_uri_byte: 100\n", line: 3,
+                message: #"unknown key "max_uri_byte" in server (did you mean "max_uri_bytes"?)"#),
+        BadFile(yaml: "sever:\n  threads: 2\n", line: 1, message: #"unknown key "sever" (did you mean "server"?)"#),
+        BadFile(yaml: "cache:\n  colour: red\n", line: 2, message: #"unknown key "colour" in cache"#),
+        BadFile(yaml: "server:\n  cors:\n    allow_origin: [\"*\"]\n", line: 3,
+                message: #"unknown key "allow_origin" in server.cors (did you mean "allow_origins"?)"#),
+        BadFile(yaml: "cache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scop: per-user\n", line: 5,
+                message: #"unknown key "scop" in cache.rules[0] (did you mean "scope"?)"#),
+        // Durations.
+        BadFile(yaml: "server:\n  idle_timeout: 5 minutes\n", line: 2,
+                message: #"server.idle_timeout: "5 minutes" is not a duration (use e.g. 500ms, 30s, 5m, 24h)"#),
+        BadFile(yaml: "origin:\n  timeout: 30\n", line: 2,
+                message: #"origin.timeout: "30" is not a duration (use e.g. 500ms, 30s, 5m, 24h)"#),
+        BadFile(yaml: "cache:\n  stale_if_error: -5s\n", line: 2, message: "cache.stale_if_error must not be negative"),
+        BadFile(yaml: "origin:\n  timeout: 0s\n", line: 2, message: "origin.timeout must be greater than 0s"),
+        // Sizes and numbers.
+        BadFile(yaml: "server:\n  max_body_bytes: 1.5MiB\n", line: 2,
+                message: #"server.max_body_bytes: "1.5MiB" is not a size (use a byte count or e.g. 32KiB, 1MiB)"#),
+        BadFile(yaml: "cache:\n  max_bytes: -1\n", line: 2, message: "cache.max_bytes must not be negative"),
+        BadFile(yaml: "server:\n  threads: -1\n", line: 2, message: "server.threads must not be negative"),
+        BadFile(yaml: "server:\n  threads: many\n", line: 2, message: #"server.threads: "many" is not a whole number"#),
+        BadFile(yaml: "origin:\n  max_connections: 0\n", line: 2, message: "origin.max_connections must be at least 1"),
+        // Addresses and URLs.
+        BadFile(yaml: "origin:\n  url: ftp://example.com/graphql\n", line: 2,
+                message: #"origin.url: "ftp://example.com/graphql" is not an http:// or https:// URL"#),
+        BadFile(yaml: "server:\n  listen: localhost\n", line: 2,
+                message: #"server.listen: "localhost" is not a listen address (use HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080)"#),
+        BadFile(yaml: "redis:\n  url: http://cache:6379\n", line: 2,
+                message: #"redis.url: "http://cache:6379" is not a redis:// or rediss:// URL"#),
+        BadFile(yaml: "server:\n  graphql_path: graphql\n", line: 2,
+                message: #"server.graphql_path: "graphql" must start with "/""#),
+        // Enums.
+        BadFile(yaml: "persisted_queries:\n  mode: automatc\n", line: 2,
+                message: #"persisted_queries.mode: "automatc" is not one of automatic, safelist, off"#),
+        BadFile(yaml: "origin:\n  method: PUT\n", line: 2, message: #"origin.method: "PUT" is not one of POST, GET"#),
+        BadFile(yaml: "logging:\n  level: verbose\n", line: 2,
+                message: #"logging.level: "verbose" is not one of trace, debug, info, notice, warning, error, critical"#),
+        BadFile(yaml: "cache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scope: private\n", line: 5,
+                message: #"cache.rules[0].scope: "private" is not one of public, per-user"#),
+        BadFile(yaml: "origin:\n  tls_verify: maybe\n", line: 2, message: #"origin.tls_verify: "maybe" is not true or false"#),
+        // Wrong shapes.
+        BadFile(yaml: "server:\n  listen: [a, b]\n", line: 2, message: "server.listen: expected HOST:PORT, found a list"),
+        BadFile(yaml: "server:\n  threads:\n", line: 2, message: "server.threads: expected a whole number, found nothing"),
+        BadFile(yaml: "origin:\n  forward_headers: Authorization\n", line: 2,
+                message: "origin.forward_headers: expected a list such as [a, b], found a single value"),
+        BadFile(yaml: "cache:\n  private_headers: [\"X-User Id\"]\n", line: 2,
+                message: #"cache.private_headers: "X-User Id" is not a header name"#),
+        BadFile(yaml: "server: 8080\n", line: 1, message: "server: expected a mapping of settings, found a single value"),
+        BadFile(yaml: "- server\n- origin\n", line: 1,
+                message: "the top level must be a mapping of sections (server:, origin:, ...), found a list"),
+        BadFile(yaml: "cache:\n  rules: GetLaunches\n", line: 2,
+                message: "cache.rules: expected a list of rules (- operation: ..., ttl: ...), found a single value"),
+        // Rules and cross-field checks.
+        BadFile(yaml: "cache:\n  rules:\n    - operation: Me\n", line: 3, message: "cache.rules[0] needs ttl"),
+        BadFile(yaml: "cache:\n  rules:\n    - ttl: 30s\n", line: 3, message: "cache.rules[0] needs operation"),
+        BadFile(yaml: "cache:\n  rules:\n    - operation: \"\"\n      ttl: 1m\n", line: 3,
+                message: "cache.rules[0].operation must not be empty"),
+        BadFile(yaml: "server:\n  max_uri_bytes: 65536\n  max_header_bytes: 64KiB\n", line: 3,
+                message: "server.max_header_bytes (64KiB) must be greater than server.max_uri_bytes (65536)"),
+        BadFile(yaml: "server:\n  max_uri_bytes: 100000\n", line: 2,
+                message: "server.max_header_bytes (64KiB) must be greater than server.max_uri_bytes (100000)"),
+        BadFile(yaml: "server:\n  tls:\n    cert: cert.pem\n", line: 2, message: "server.tls needs both cert and key"),
+        BadFile(yaml: "server:\n  cors:\n    max_age: 1m\n", line: 2,
+                message: #"server.cors.allow_origins must name at least one origin (or "*")"#),
+        BadFile(yaml: "persisted_queries:\n  mode: safelist\n", line: 2,
+                message: "persisted_queries.mode safelist needs a manifest to list the allowed queries"),
+        BadFile(yaml: "server:\n  listen: \"127.0.0.1:9000\"\nadmin:\n  listen: \"127.0.0.1:9000\"\n", line: 3,
+                message: "admin.listen must differ from server.listen (127.0.0.1:9000)"),
+        // YAML itself.
+        BadFile(yaml: "server:\n  threads: 1\n  threads: 2\n", line: 2, message: #"duplicate key "threads""#),
+    ])
+    func badFileIsReportedAtItsLine(_ bad: BadFile) {
+        let found = problems(bad.yaml)
+        #expect(found == [.init(file: "config.yaml", line: bad.line, message: bad.message)])
+    }
+
+    @Test func yamlSyntaxErrorNamesItsLine() {
+        let found = problems("server:\n  listen: \"127.0.0.1:8080\"\n   threads: 2\norigin: {\n")
+        #expect(found.count == 1)
+        #expect(found.first?.line == 3)
+        #expect(found.first?.message.hasPrefix("invalid YAML: ") == true)
+    }
+
+    @Test func everyProblemIsReportedTogetherInFileOrder() {
+        let yaml = """
+            server:
+              listen: nowhere
+              max_uri_bytes: 70000
+              max_header_bytes: 64KiB
+            origin:
+              url: gopher://old.example.com
+              timout: 5s
+            cache:
+              rules:
+                - operation: Me
+            logging:
+              level: loud
+            """
+        let found = problems(yaml)
+        #expect(found.map(\.line) == [2, 4, 6, 7, 10, 12])
+        let error = ConfigurationError(problems: found)
+        #expect(error.description.split(separator: "\n").count == 6)
+        #expect(error.description.hasPrefix(#"config.yaml:2: server.listen: "nowhere" is not a listen address"#))
+        #expect(error.description.contains(#"config.yaml:7: unknown key "timout" in origin (did you mean "timeout"?)"#))
+    }
+
+    // MARK: Files and paths
+
+    @Test func relativePathsAreResolvedAgainstTheBaseDirectory() throws {
+        let configuration = try parse("""
+            server:
+              tls:
+                cert: certs/cert.pem
+                key: /secrets/key.pem
+            persisted_queries:
+              manifest: ./manifests/../manifests/pq.json
+            """, base: "/srv/bw")
+        #expect(configuration.server.tls?.cert == "/srv/bw/certs/cert.pem")
+        #expect(configuration.server.tls?.key == "/secrets/key.pem")
+        #expect(configuration.persistedQueries.manifest == "/srv/bw/manifests/../manifests/pq.json")
+        // The default store is relative too, so it follows the config file.
+        #expect(configuration.persistedQueries.store == "/srv/bw/data/persisted-queries.log")
+    }
+
+    @Test func emptyStoreStaysInMemory() throws {
+        let configuration = try parse("persisted_queries:\n  store: \"\"\n")
+        #expect(configuration.persistedQueries.store == "")
+    }
+
+    @Test func loadReadsTheFileAndResolvesAgainstItsFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bw-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("config.yaml").path
+        try "persisted_queries:\n  store: pq.log\n".write(toFile: path, atomically: true, encoding: .utf8)
+
+        let configuration = try ConfigurationLoader.load(path: path)
+        #expect(configuration.persistedQueries.store == folder.path + "/pq.log")
+    }
+
+    @Test func loadReportsAMissingFile() {
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(path: "/nonexistent/config.yaml") }
+        do {
+            _ = try ConfigurationLoader.load(path: "/nonexistent/config.yaml")
+        } catch {
+            #expect(error.description == "/nonexistent/config.yaml: cannot read file")
+        }
+    }
+
+    // MARK: Rendering
+
+    @Test func effectiveYAMLOfTheSpecExampleReadsBackEqual() throws {
+        let configuration = try parse(specExample)
+        let yaml = configuration.effectiveYAML
+        #expect(try parse(yaml) == configuration)
+        #expect(yaml.contains("\n  max_body_bytes: 1MiB\n"))
+        #expect(yaml.contains("\n  idle_timeout: 1m\n"))
+        #expect(yaml.contains("\n    - operation: \"Me\"\n      ttl: 1m\n      scope: per-user\n"))
+    }
+
+    @Test func effectiveYAMLOfDefaultsReadsBackEqual() throws {
+        let defaults = Configuration()
+        #expect(try parse(defaults.effectiveYAML, base: ".") == defaults)
+        #expect(!defaults.effectiveYAML.contains("cors:"))
+        #expect(defaults.effectiveYAML.contains("\n  rules: []\n"))
+    }
+
+    @Test func effectiveYAMLQuotesAwkwardStrings() throws {
+        var configuration = Configuration()
+        configuration.server.listen = HostPort(host: "::1", port: 0)
+        configuration.server.cors = Configuration.CORS()
+        configuration.server.cors?.allowOrigins = ["*"]
+        configuration.server.tls = Configuration.TLS()
+        configuration.server.tls?.cert = "/etc/a \"quoted\" # not a comment.pem"
+        configuration.server.tls?.key = "/etc/tab\there\\key.pem"
+        configuration.admin.token = "on"
+        configuration.persistedQueries.store = "/var/lib/breakwater/é.log"
+        configuration.persistedQueries.manifest = "/srv/line\u{2028}separator.json"
+        configuration.cache.rules = [.init(operation: "~", ttl: .microseconds(250), scope: .perUser)]
+        configuration.cache.defaultTTL = .milliseconds(1500)
+        #expect(try parse(configuration.effectiveYAML) == configuration)
+    }
+
+    // MARK: Values
+
+    @Test(arguments: [
+        ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("24h", .seconds(86_400)),
+        ("0", .zero), ("0s", .zero), ("0ms", .zero), ("1.5s", .milliseconds(1500)), ("0.25ms", .microseconds(250)),
+        (" 10s ", .seconds(10)),
+    ])
+    func durationParses(text: String, expected: Duration) {
+        #expect(Duration(parsing: text) == expected)
+    }
+
+    @Test(arguments: ["", "30", "-5s", "5 m", "5x", "1.s", ".5s", "s", "1.2.3s", "+5s", "5S", "99999999999999h"])
+    func durationRejects(text: String) {
+        #expect(Duration(parsing: text) == nil)
+    }
+
+    @Test(arguments: [
+        (Duration.zero, "0s"), (.seconds(30), "30s"), (.seconds(300), "5m"), (.milliseconds(500), "500ms"),
+        (.seconds(86_400), "24h"), (.seconds(90), "90s"), (.milliseconds(1500), "1500ms"), (.microseconds(250), "0.25ms"),
+    ])
+    func durationConfigTextIsShortestAndReadsBack(duration: Duration, text: String) {
+        #expect(duration.configText == text)
+        #expect(Duration(parsing: text) == duration)
+    }
+
+    @Test(arguments: [
+        ("32768", 32_768), ("32KiB", 32_768), ("1MiB", 1 << 20), ("256MiB", 256 << 20), ("1GiB", 1 << 30),
+        ("512KB", 512_000), ("0", 0), ("10B", 10),
+    ])
+    func sizeParses(text: String, bytes: Int) {
+        #expect(ByteSize(parsing: text)?.bytes == bytes)
+        #expect(ByteSize(parsing: ByteSize(bytes).description)?.bytes == bytes)
+    }
+
+    @Test(arguments: ["", "-1", "1.5MiB", "10XB", "KiB", "99999999999GiB"])
+    func sizeRejects(text: String) {
+        #expect(ByteSize(parsing: text) == nil)
+    }
+
+    @Test(arguments: [
+        ("127.0.0.1:8080", "127.0.0.1", 8080), ("localhost:0", "localhost", 0), ("[::1]:9090", "::1", 9090),
+        ("[::]:443", "::", 443), ("0.0.0.0:65535", "0.0.0.0", 65_535),
+    ])
+    func hostPortParses(text: String, host: String, port: Int) {
+        let address = HostPort(parsing: text)
+        #expect(address == HostPort(host: host, port: port))
+        #expect(address?.description == text)
+    }
+
+    @Test(arguments: ["localhost", "::1:8080", "[::1]", "[::1]8080", ":8080", "host:65536", "host:+80", "host:", "a b:80"])
+    func hostPortRejects(text: String) {
+        #expect(HostPort(parsing: text) == nil)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:4000/graphql", OriginURL(scheme: .http, host: "127.0.0.1", port: 4000, path: "/graphql")),
+        ("https://api.example.com", OriginURL(scheme: .https, host: "api.example.com", port: 443, path: "/")),
+        ("http://example.com/graphql?x=1#top", OriginURL(scheme: .http, host: "example.com", port: 80, path: "/graphql?x=1")),
+        ("http://[::1]:4000/graphql", OriginURL(scheme: .http, host: "::1", port: 4000, path: "/graphql")),
+        ("https://[2001:db8::1]/gql", OriginURL(scheme: .https, host: "2001:db8::1", port: 443, path: "/gql")),
+        ("HTTPS://example.com:8443?q", OriginURL(scheme: .https, host: "example.com", port: 8443, path: "/?q")),
+    ])
+    func originURLParses(text: String, expected: OriginURL) {
+        #expect(OriginURL(parsing: text) == expected)
+    }
+
+    @Test(arguments: [
+        "ftp://example.com", "example.com/graphql", "http://", "http://user@host/", "http://host:0/",
+        "http://[::1:80/", "http://[]/", "http://a b/", "http://host:abc/", "http://::1/",
+    ])
+    func originURLRejects(text: String) {
+        #expect(OriginURL(parsing: text) == nil)
+    }
+
+    @Test func originURLHostHeaderOmitsTheDefaultPort() {
+        #expect(OriginURL(parsing: "https://example.com:443/graphql")?.hostHeader == "example.com")
+        #expect(OriginURL(parsing: "http://example.com:8080/graphql")?.hostHeader == "example.com:8080")
+        #expect(OriginURL(parsing: "http://[::1]/graphql")?.hostHeader == "[::1]")
+        #expect(OriginURL(parsing: "http://[::1]:4000/graphql")?.description == "http://[::1]:4000/graphql")
+    }
+}

@@ -1,0 +1,62 @@
+// Relaying origin answers, and the error bodies Breakwater writes itself.
+
+import BreakwaterCore
+import Foundation
+import Testing
+
+struct OriginAnswerTests {
+    @Test func relaysStatusContentTypeAndBody() {
+        let origin = HTTPResponse(
+            status: 400, headers: ["Content-Type": "application/graphql-response+json", "X-Secret": "s"],
+            body: #"{"errors":[{"message":"Cannot query field"}]}"#)
+        let relayed = OriginAnswer.relay(origin)
+        #expect(relayed.status == 400)
+        #expect(relayed.headers["Content-Type"] == "application/graphql-response+json")
+        #expect(relayed.headers["X-Secret"] == nil)
+        #expect(relayed.body == origin.body)
+    }
+
+    @Test func jsonFiveHundredIsRelayedAsSent() {
+        let origin = HTTPResponse(status: 503, headers: ["Content-Type": "application/json"], body: #" {"errors":[]}"#)
+        #expect(OriginAnswer.relay(origin).status == 503)
+    }
+
+    @Test(arguments: ["<html><body>Internal Server Error</body></html>", "oops", "{\"data\":null}", ""])
+    func nonGraphQLFiveHundredBecomesBadGatewayHidingThePage(body: String) throws {
+        let relayed = OriginAnswer.relay(HTTPResponse(status: 500, headers: ["Content-Type": "text/html"], body: body))
+        #expect(relayed.status == 502)
+        #expect(relayed.headers["Content-Type"] == "application/json")
+        let text = String(decoding: relayed.body, as: UTF8.self)
+        #expect(!text.contains("html"))
+        #expect(text.contains("500"))
+    }
+
+    @Test func errorBodyIsValidJSONWithEscapedMessage() throws {
+        let error = GraphQLErrorResponse(status: 400, message: "bad \"quote\"\n\u{1}", code: "BAD_REQUEST")
+        let object = try JSONSerialization.jsonObject(with: Data(error.body)) as? [String: Any]
+        let first = (object?["errors"] as? [[String: Any]])?.first
+        #expect(first?["message"] as? String == "bad \"quote\"\n\u{1}")
+        #expect((first?["extensions"] as? [String: Any])?["code"] as? String == "BAD_REQUEST")
+        #expect(error.response.headers["Cache-Control"] == "no-store")
+    }
+
+    @Test func methodNotAllowedCarriesAllow() {
+        let response = GraphQLErrorResponse.methodNotAllowed("PUT").response
+        #expect(response.status == 405)
+        #expect(response.headers["Allow"] == "GET, POST")
+    }
+
+    @Test(arguments: [
+        ("application/json", true), ("application/json; charset=utf-8", true), ("Application/JSON", true),
+        ("text/plain", false), ("application/x-www-form-urlencoded", false), ("multipart/form-data; boundary=x", false),
+        ("application/jsonx", false),
+    ])
+    func mediaTypeRecognisesJSON(value: String, isJSON: Bool) {
+        #expect(MediaType.isJSON(value) == isJSON)
+    }
+
+    @Test func timeoutIsGatewayTimeoutAndRefusalIsBadGateway() {
+        #expect(GraphQLErrorResponse.originUnavailable(.timeout).status == 504)
+        #expect(GraphQLErrorResponse.originUnavailable(.unreachable("refused")).status == 502)
+    }
+}

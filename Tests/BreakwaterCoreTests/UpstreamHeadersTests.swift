@@ -1,0 +1,44 @@
+// Which client headers reach the origin, and what the proxy adds.
+
+import BreakwaterCore
+import Testing
+
+struct UpstreamHeadersTests {
+    let builder = UpstreamHeaders(forwardHeaders: ["Authorization", "Cookie", "X-Request-Id", "Connection", "TE"])
+
+    @Test func forwardsOnlyListedHeadersCaseInsensitively() {
+        let client: HTTPHeaders = [
+            "authorization": "Bearer t", "User-Agent": "curl", "x-request-id": "r1", "Accept-Encoding": "gzip",
+        ]
+        let headers = builder.make(from: client, remoteAddress: "10.0.0.1", isSecure: false)
+        #expect(headers["Authorization"] == "Bearer t")
+        #expect(headers["X-Request-Id"] == "r1")
+        #expect(headers["User-Agent"] == nil)
+        #expect(headers["Accept-Encoding"] == nil)
+    }
+
+    @Test func dropsHopByHopHeadersEvenWhenListed() {
+        let client: HTTPHeaders = ["Connection": "keep-alive, Cookie", "TE": "trailers", "Cookie": "a=b"]
+        let headers = builder.make(from: client, remoteAddress: "127.0.0.1", isSecure: false)
+        #expect(headers["Connection"] == nil)
+        #expect(headers["TE"] == nil)
+        // Named by the client's Connection header, so scoped to that connection.
+        #expect(headers["Cookie"] == nil)
+    }
+
+    @Test func addsForwardingHeaders() {
+        let headers = builder.make(from: [:], remoteAddress: "127.0.0.1", isSecure: true)
+        #expect(headers["X-Forwarded-For"] == "127.0.0.1")
+        #expect(headers["X-Forwarded-Proto"] == "https")
+        #expect(headers["Via"] == "1.1 breakwater")
+        #expect(headers["Content-Type"] == "application/json")
+    }
+
+    @Test func appendsToAnExistingChain() {
+        let client: HTTPHeaders = ["X-Forwarded-For": "203.0.113.7", "Via": "1.1 cdn"]
+        let headers = builder.make(from: client, remoteAddress: "127.0.0.1", isSecure: false)
+        #expect(headers["X-Forwarded-For"] == "203.0.113.7, 127.0.0.1")
+        #expect(headers["Via"] == "1.1 cdn, 1.1 breakwater")
+        #expect(headers["X-Forwarded-Proto"] == "http")
+    }
+}

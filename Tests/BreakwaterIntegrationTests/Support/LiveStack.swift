@@ -1,0 +1,95 @@
+// Starts the real `breakwater` binary as a demo origin and as a proxy on ephemeral loopback
+// ports, in the style of Varnish's VTC: origin, proxy and client, then assertions.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+/// A demo origin process with test controls.
+final class DemoOriginProcess: @unchecked Sendable {
+    let process: ManagedProcess
+    let port: Int
+    var url: String { "http://127.0.0.1:\(port)/graphql" }
+    var client: HTTPClient { HTTPClient(port: port) }
+
+    init() throws {
+        process = ManagedProcess(
+            executable: try BreakwaterBinary.path(),
+            arguments: [
+                "demo", "--origin-only", "--test-controls", "--origin-listen", "127.0.0.1:0", "--threads", "1",
+                "--log-level", "warning",
+            ])
+        try process.start()
+        let line = try process.waitForLine(containing: "demo origin listening on", timeout: .seconds(20))
+        port = try #require(ManagedProcess.listeningPort(in: line))
+    }
+
+    /// Sets fault knobs (JSON object of DemoOrigin's `/_demo/faults`).
+    func setFaults(_ json: String) throws {
+        let response = try client.post("/_demo/faults", json: json)
+        #expect(response.status == 200, "setting faults: \(response)")
+    }
+
+    /// The origin's request counters.
+    func counters() throws -> [String: Any] {
+        try #require(try client.get("/_demo/counters").jsonObject)
+    }
+
+    deinit { _ = process.terminate() }
+}
+
+/// A proxy process configured by a YAML text written to a temporary folder.
+final class ProxyProcess: @unchecked Sendable {
+    let process: ManagedProcess
+    let port: Int
+    let directory: URL
+    var client: HTTPClient { HTTPClient(port: port) }
+
+    /// Starts `breakwater run` with `yaml` (the origin is usually given by `origin`).
+    init(origin: String, yaml: String = "", threads: Int = 2, extraArguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("config.yaml")
+        try (yaml.isEmpty ? "persisted_queries:\n  store: \"\"\n" : yaml).write(
+            to: config, atomically: true, encoding: .utf8)
+        process = ManagedProcess(
+            executable: try BreakwaterBinary.path(),
+            arguments: [
+                "run", "--config", config.path, "--listen", "127.0.0.1:0", "--origin", origin,
+                "--threads", String(threads), "--admin-listen", "127.0.0.1:0", "--log-level", "warning",
+            ] + extraArguments)
+        try process.start()
+        let line = try process.waitForLine(
+            matching: { $0.contains("breakwater: listening on") }, timeout: .seconds(20))
+        port = try #require(ManagedProcess.listeningPort(in: line))
+    }
+
+    deinit {
+        _ = process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Runs the `breakwater` binary to completion and returns its exit status and output.
+func runBreakwater(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try BreakwaterBinary.path())
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// The `errors[0].extensions.code` and `errors[0].message` of a GraphQL error body.
+func firstError(_ response: HTTPClientResponse) -> (message: String?, code: String?) {
+    let first = (response.jsonObject?["errors"] as? [[String: Any]])?.first
+    return (first?["message"] as? String, (first?["extensions"] as? [String: Any])?["code"] as? String)
+}
