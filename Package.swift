@@ -90,7 +90,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "BreakwaterCoreTests",
-            dependencies: ["BreakwaterCore", "BreakwaterServer"],
+            dependencies: ["BreakwaterCore", "BreakwaterServer", "BreakwaterDemoOrigin"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -24,6 +24,12 @@ struct Demo: ParsableCommand {
     @Flag(name: .customLong("test-controls"), help: .hidden)
     var testControls = false
 
+    @Option(name: .customLong("origin-tls-cert"), help: .hidden)
+    var originTLSCert: String?
+
+    @Option(name: .customLong("origin-tls-key"), help: .hidden)
+    var originTLSKey: String?
+
     @Option(name: .customLong("log-level"), help: "Log level.")
     var logLevel = "info"
 
@@ -38,8 +44,12 @@ struct Demo: ParsableCommand {
         let service = Service(threads: threads, logger: logger)
         do {
             let demo = DemoOrigin(graphqlPath: settings.server.graphqlPath, testControls: testControls)
-            let origin = try service.addServer(address: originAddress, limits: HTTPLimits()) { _ in demo }
-            let originURL = "http://\(originAddress.withPort(origin.port))\(settings.server.graphqlPath)"
+            var originLimits = HTTPLimits()
+            if let originTLSCert, let originTLSKey {
+                originLimits.tls = try TLSServerContext(certificateFile: originTLSCert, keyFile: originTLSKey)
+            }
+            let origin = try service.addServer(address: originAddress, limits: originLimits) { _ in demo }
+            let originURL = "\(originLimits.tls == nil ? "http" : "https")://\(originAddress.withPort(origin.port))\(settings.server.graphqlPath)"
             Console.ready("demo origin listening on \(originURL)")
             if !originOnly {
                 settings.origin.url = OriginURL(parsing: originURL)!

@@ -116,11 +116,13 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(cache.staleIfError == .seconds(300))
         #expect(cache.privateHeaders == ["Authorization", "Cookie"])
         #expect(cache.invalidateOnMutation)
-        #expect(cache.rules == [
-            .init(operation: "GetLaunches", ttl: .seconds(30)),
-            .init(operation: "GetLaunchDetail", ttl: .seconds(300)),
-            .init(operation: "Me", ttl: .seconds(60), scope: .perUser),
-        ])
+        #expect(
+            cache.rules == [
+                .init(operation: "GetLaunches", ttl: .seconds(30)),
+                .init(operation: "GetLaunchDetail", ttl: .seconds(300)),
+                .init(operation: "Me", ttl: .seconds(60), scope: .perUser),
+            ]
+        )
 
         #expect(configuration.admin.listen == HostPort(host: "127.0.0.1", port: 9090))
         #expect(configuration.admin.token == "")
@@ -134,7 +136,8 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
     }
 
     @Test func settingsOutsideTheExampleAreRead() throws {
-        let configuration = try parse("""
+        let configuration = try parse(
+            """
             server:
               listen: "[::]:8443"
               drain_timeout: 1.5s
@@ -151,7 +154,8 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
             logging:
               level: debug
               access_log: true
-            """)
+            """
+        )
         #expect(configuration.server.listen == HostPort(host: "::", port: 8443))
         #expect(configuration.server.drainTimeout == .milliseconds(1500))
         #expect(configuration.origin.method == .get)
@@ -175,74 +179,160 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
 
     @Test(arguments: [
         // Misspelled and unknown keys.
-        BadFile(yaml: "server:\n  listen: \"127.0.0.1:8080\"\n  max_uri_byte: 100\n", line: 3,
-                message: #"unknown key "max_uri_byte" in server (did you mean "max_uri_bytes"?)"#),
+        BadFile(
+            yaml: "server:\n  listen: \"127.0.0.1:8080\"\n  max_uri_byte: 100\n",
+            line: 3,
+            message: #"unknown key "max_uri_byte" in server (did you mean "max_uri_bytes"?)"#
+        ),
         BadFile(yaml: "sever:\n  threads: 2\n", line: 1, message: #"unknown key "sever" (did you mean "server"?)"#),
         BadFile(yaml: "cache:\n  colour: red\n", line: 2, message: #"unknown key "colour" in cache"#),
-        BadFile(yaml: "server:\n  cors:\n    allow_origin: [\"*\"]\n", line: 3,
-                message: #"unknown key "allow_origin" in server.cors (did you mean "allow_origins"?)"#),
-        BadFile(yaml: "cache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scop: per-user\n", line: 5,
-                message: #"unknown key "scop" in cache.rules[0] (did you mean "scope"?)"#),
+        BadFile(
+            yaml: "server:\n  cors:\n    allow_origin: [\"*\"]\n",
+            line: 3,
+            message: #"unknown key "allow_origin" in server.cors (did you mean "allow_origins"?)"#
+        ),
+        BadFile(
+            yaml: "cache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scop: per-user\n",
+            line: 5,
+            message: #"unknown key "scop" in cache.rules[0] (did you mean "scope"?)"#
+        ),
         // Durations.
-        BadFile(yaml: "server:\n  idle_timeout: 5 minutes\n", line: 2,
-                message: #"server.idle_timeout: "5 minutes" is not a duration (use e.g. 500ms, 30s, 5m, 24h)"#),
-        BadFile(yaml: "origin:\n  timeout: 30\n", line: 2,
-                message: #"origin.timeout: "30" is not a duration (use e.g. 500ms, 30s, 5m, 24h)"#),
+        BadFile(
+            yaml: "server:\n  idle_timeout: 5 minutes\n",
+            line: 2,
+            message: #"server.idle_timeout: "5 minutes" is not a duration (use e.g. 500ms, 30s, 5m, 24h)"#
+        ),
+        BadFile(
+            yaml: "origin:\n  timeout: 30\n",
+            line: 2,
+            message: #"origin.timeout: "30" is not a duration (use e.g. 500ms, 30s, 5m, 24h)"#
+        ),
         BadFile(yaml: "cache:\n  stale_if_error: -5s\n", line: 2, message: "cache.stale_if_error must not be negative"),
         BadFile(yaml: "origin:\n  timeout: 0s\n", line: 2, message: "origin.timeout must be greater than 0s"),
         // Sizes and numbers.
-        BadFile(yaml: "server:\n  max_body_bytes: 1.5MiB\n", line: 2,
-                message: #"server.max_body_bytes: "1.5MiB" is not a size (use a byte count or e.g. 32KiB, 1MiB)"#),
+        BadFile(
+            yaml: "server:\n  max_body_bytes: 1.5MiB\n",
+            line: 2,
+            message: #"server.max_body_bytes: "1.5MiB" is not a size (use a byte count or e.g. 32KiB, 1MiB)"#
+        ),
         BadFile(yaml: "cache:\n  max_bytes: -1\n", line: 2, message: "cache.max_bytes must not be negative"),
         BadFile(yaml: "server:\n  threads: -1\n", line: 2, message: "server.threads must not be negative"),
         BadFile(yaml: "server:\n  threads: many\n", line: 2, message: #"server.threads: "many" is not a whole number"#),
         BadFile(yaml: "origin:\n  max_connections: 0\n", line: 2, message: "origin.max_connections must be at least 1"),
         // Addresses and URLs.
-        BadFile(yaml: "origin:\n  url: ftp://example.com/graphql\n", line: 2,
-                message: #"origin.url: "ftp://example.com/graphql" is not an http:// or https:// URL"#),
-        BadFile(yaml: "server:\n  listen: localhost\n", line: 2,
-                message: #"server.listen: "localhost" is not a listen address (use HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080)"#),
-        BadFile(yaml: "redis:\n  url: http://cache:6379\n", line: 2,
-                message: #"redis.url: "http://cache:6379" is not a redis:// or rediss:// URL"#),
-        BadFile(yaml: "server:\n  graphql_path: graphql\n", line: 2,
-                message: #"server.graphql_path: "graphql" must start with "/""#),
+        BadFile(
+            yaml: "origin:\n  url: ftp://example.com/graphql\n",
+            line: 2,
+            message: #"origin.url: "ftp://example.com/graphql" is not an http:// or https:// URL"#
+        ),
+        BadFile(
+            yaml: "server:\n  listen: localhost\n",
+            line: 2,
+            message:
+                #"server.listen: "localhost" is not a listen address (HOST:PORT or [IPv6]:PORT)"#
+        ),
+        BadFile(
+            yaml: "redis:\n  url: http://cache:6379\n",
+            line: 2,
+            message: #"redis.url: "http://cache:6379" is not a redis:// or rediss:// URL"#
+        ),
+        BadFile(
+            yaml: "server:\n  graphql_path: graphql\n",
+            line: 2,
+            message: #"server.graphql_path: "graphql" must start with "/""#
+        ),
         // Enums.
-        BadFile(yaml: "persisted_queries:\n  mode: automatc\n", line: 2,
-                message: #"persisted_queries.mode: "automatc" is not one of automatic, safelist, off"#),
+        BadFile(
+            yaml: "persisted_queries:\n  mode: automatc\n",
+            line: 2,
+            message: #"persisted_queries.mode: "automatc" is not one of automatic, safelist, off"#
+        ),
         BadFile(yaml: "origin:\n  method: PUT\n", line: 2, message: #"origin.method: "PUT" is not one of POST, GET"#),
-        BadFile(yaml: "logging:\n  level: verbose\n", line: 2,
-                message: #"logging.level: "verbose" is not one of trace, debug, info, notice, warning, error, critical"#),
-        BadFile(yaml: "cache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scope: private\n", line: 5,
-                message: #"cache.rules[0].scope: "private" is not one of public, per-user"#),
-        BadFile(yaml: "origin:\n  tls_verify: maybe\n", line: 2, message: #"origin.tls_verify: "maybe" is not true or false"#),
+        BadFile(
+            yaml: "logging:\n  level: verbose\n",
+            line: 2,
+            message: #"logging.level: "verbose" is not one of trace, debug, info, notice, warning, error, critical"#
+        ),
+        BadFile(
+            yaml: "cache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scope: private\n",
+            line: 5,
+            message: #"cache.rules[0].scope: "private" is not one of public, per-user"#
+        ),
+        BadFile(
+            yaml: "origin:\n  tls_verify: maybe\n",
+            line: 2,
+            message: #"origin.tls_verify: "maybe" is not true or false"#
+        ),
         // Wrong shapes.
-        BadFile(yaml: "server:\n  listen: [a, b]\n", line: 2, message: "server.listen: expected HOST:PORT, found a list"),
-        BadFile(yaml: "server:\n  threads:\n", line: 2, message: "server.threads: expected a whole number, found nothing"),
-        BadFile(yaml: "origin:\n  forward_headers: Authorization\n", line: 2,
-                message: "origin.forward_headers: expected a list such as [a, b], found a single value"),
-        BadFile(yaml: "cache:\n  private_headers: [\"X-User Id\"]\n", line: 2,
-                message: #"cache.private_headers: "X-User Id" is not a header name"#),
-        BadFile(yaml: "server: 8080\n", line: 1, message: "server: expected a mapping of settings, found a single value"),
-        BadFile(yaml: "- server\n- origin\n", line: 1,
-                message: "the top level must be a mapping of sections (server:, origin:, ...), found a list"),
-        BadFile(yaml: "cache:\n  rules: GetLaunches\n", line: 2,
-                message: "cache.rules: expected a list of rules (- operation: ..., ttl: ...), found a single value"),
+        BadFile(
+            yaml: "server:\n  listen: [a, b]\n",
+            line: 2,
+            message: "server.listen: expected HOST:PORT, found a list"
+        ),
+        BadFile(
+            yaml: "server:\n  threads:\n",
+            line: 2,
+            message: "server.threads: expected a whole number, found nothing"
+        ),
+        BadFile(
+            yaml: "origin:\n  forward_headers: Authorization\n",
+            line: 2,
+            message: "origin.forward_headers: expected a list such as [a, b], found a single value"
+        ),
+        BadFile(
+            yaml: "cache:\n  private_headers: [\"X-User Id\"]\n",
+            line: 2,
+            message: #"cache.private_headers: "X-User Id" is not a header name"#
+        ),
+        BadFile(
+            yaml: "server: 8080\n",
+            line: 1,
+            message: "server: expected a mapping of settings, found a single value"
+        ),
+        BadFile(
+            yaml: "- server\n- origin\n",
+            line: 1,
+            message: "the top level must be a mapping of sections (server:, origin:, ...), found a list"
+        ),
+        BadFile(
+            yaml: "cache:\n  rules: GetLaunches\n",
+            line: 2,
+            message: "cache.rules: expected a list of rules (- operation: ..., ttl: ...), found a single value"
+        ),
         // Rules and cross-field checks.
         BadFile(yaml: "cache:\n  rules:\n    - operation: Me\n", line: 3, message: "cache.rules[0] needs ttl"),
         BadFile(yaml: "cache:\n  rules:\n    - ttl: 30s\n", line: 3, message: "cache.rules[0] needs operation"),
-        BadFile(yaml: "cache:\n  rules:\n    - operation: \"\"\n      ttl: 1m\n", line: 3,
-                message: "cache.rules[0].operation must not be empty"),
-        BadFile(yaml: "server:\n  max_uri_bytes: 65536\n  max_header_bytes: 64KiB\n", line: 3,
-                message: "server.max_header_bytes (64KiB) must be greater than server.max_uri_bytes (65536)"),
-        BadFile(yaml: "server:\n  max_uri_bytes: 100000\n", line: 2,
-                message: "server.max_header_bytes (64KiB) must be greater than server.max_uri_bytes (100000)"),
+        BadFile(
+            yaml: "cache:\n  rules:\n    - operation: \"\"\n      ttl: 1m\n",
+            line: 3,
+            message: "cache.rules[0].operation must not be empty"
+        ),
+        BadFile(
+            yaml: "server:\n  max_uri_bytes: 65536\n  max_header_bytes: 64KiB\n",
+            line: 3,
+            message: "server.max_header_bytes (64KiB) must be greater than server.max_uri_bytes (65536)"
+        ),
+        BadFile(
+            yaml: "server:\n  max_uri_bytes: 100000\n",
+            line: 2,
+            message: "server.max_header_bytes (64KiB) must be greater than server.max_uri_bytes (100000)"
+        ),
         BadFile(yaml: "server:\n  tls:\n    cert: cert.pem\n", line: 2, message: "server.tls needs both cert and key"),
-        BadFile(yaml: "server:\n  cors:\n    max_age: 1m\n", line: 2,
-                message: #"server.cors.allow_origins must name at least one origin (or "*")"#),
-        BadFile(yaml: "persisted_queries:\n  mode: safelist\n", line: 2,
-                message: "persisted_queries.mode safelist needs a manifest to list the allowed queries"),
-        BadFile(yaml: "server:\n  listen: \"127.0.0.1:9000\"\nadmin:\n  listen: \"127.0.0.1:9000\"\n", line: 3,
-                message: "admin.listen must differ from server.listen (127.0.0.1:9000)"),
+        BadFile(
+            yaml: "server:\n  cors:\n    max_age: 1m\n",
+            line: 2,
+            message: #"server.cors.allow_origins must name at least one origin (or "*")"#
+        ),
+        BadFile(
+            yaml: "persisted_queries:\n  mode: safelist\n",
+            line: 2,
+            message: "persisted_queries.mode safelist needs a manifest to list the allowed queries"
+        ),
+        BadFile(
+            yaml: "server:\n  listen: \"127.0.0.1:9000\"\nadmin:\n  listen: \"127.0.0.1:9000\"\n",
+            line: 3,
+            message: "admin.listen must differ from server.listen (127.0.0.1:9000)"
+        ),
         // YAML itself.
         BadFile(yaml: "server:\n  threads: 1\n  threads: 2\n", line: 2, message: #"duplicate key "threads""#),
     ])
@@ -284,14 +374,17 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
     // MARK: Files and paths
 
     @Test func relativePathsAreResolvedAgainstTheBaseDirectory() throws {
-        let configuration = try parse("""
+        let configuration = try parse(
+            """
             server:
               tls:
                 cert: certs/cert.pem
                 key: /secrets/key.pem
             persisted_queries:
               manifest: ./manifests/../manifests/pq.json
-            """, base: "/srv/bw")
+            """,
+            base: "/srv/bw"
+        )
         #expect(configuration.server.tls?.cert == "/srv/bw/certs/cert.pem")
         #expect(configuration.server.tls?.key == "/secrets/key.pem")
         #expect(configuration.persistedQueries.manifest == "/srv/bw/manifests/../manifests/pq.json")
@@ -376,7 +469,8 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
 
     @Test(arguments: [
         (Duration.zero, "0s"), (.seconds(30), "30s"), (.seconds(300), "5m"), (.milliseconds(500), "500ms"),
-        (.seconds(86_400), "24h"), (.seconds(90), "90s"), (.milliseconds(1500), "1500ms"), (.microseconds(250), "0.25ms"),
+        (.seconds(86_400), "24h"), (.seconds(90), "90s"), (.milliseconds(1500), "1500ms"),
+        (.microseconds(250), "0.25ms"),
     ])
     func durationConfigTextIsShortestAndReadsBack(duration: Duration, text: String) {
         #expect(duration.configText == text)
@@ -407,7 +501,9 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(address?.description == text)
     }
 
-    @Test(arguments: ["localhost", "::1:8080", "[::1]", "[::1]8080", ":8080", "host:65536", "host:+80", "host:", "a b:80"])
+    @Test(arguments: [
+        "localhost", "::1:8080", "[::1]", "[::1]8080", ":8080", "host:65536", "host:+80", "host:", "a b:80",
+    ])
     func hostPortRejects(text: String) {
         #expect(HostPort(parsing: text) == nil)
     }
@@ -415,7 +511,10 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
     @Test(arguments: [
         ("http://127.0.0.1:4000/graphql", OriginURL(scheme: .http, host: "127.0.0.1", port: 4000, path: "/graphql")),
         ("https://api.example.com", OriginURL(scheme: .https, host: "api.example.com", port: 443, path: "/")),
-        ("http://example.com/graphql?x=1#top", OriginURL(scheme: .http, host: "example.com", port: 80, path: "/graphql?x=1")),
+        (
+            "http://example.com/graphql?x=1#top",
+            OriginURL(scheme: .http, host: "example.com", port: 80, path: "/graphql?x=1")
+        ),
         ("http://[::1]:4000/graphql", OriginURL(scheme: .http, host: "::1", port: 4000, path: "/graphql")),
         ("https://[2001:db8::1]/gql", OriginURL(scheme: .https, host: "2001:db8::1", port: 443, path: "/gql")),
         ("HTTPS://example.com:8443?q", OriginURL(scheme: .https, host: "example.com", port: 8443, path: "/?q")),

@@ -373,25 +373,26 @@ private final class ScriptedServer: @unchecked Sendable {
     private var isStopped = false  // guarded by lock
 
     init(handler: @escaping @Sendable (ServerConnection) -> Void) throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let listening = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
             }
         }
-        guard listening, listen(listener, 16) == 0 else {
-            close(listener)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        guard descriptor >= 0, listening, listen(descriptor, 16) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
+        listener = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
-        let listener = listener
         Thread {
             while true {
-                let fd = accept(listener, nil, nil)
+                let fd = accept(descriptor, nil, nil)
                 if fd < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
                     return

@@ -2,12 +2,13 @@
 // typed model, whose defaults stay in Configuration.swift; every problem in the file is collected
 // and reported as `file:line: message`, so an operator fixes them all in one round.
 
+import Yams
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Yams
 
 /// Reads and validates Breakwater's YAML configuration.
 public enum ConfigurationLoader {
@@ -25,7 +26,11 @@ public enum ConfigurationLoader {
 
     /// Maps `yaml` onto a Configuration; `file` names the source in problems, and relative paths
     /// (`persisted_queries.store`, `manifest`, `server.tls`) are resolved against `baseDirectory`.
-    public static func parse(yaml: String, file: String, baseDirectory: String) throws(ConfigurationError)
+    public static func parse(
+        yaml: String,
+        file: String,
+        baseDirectory: String
+    ) throws(ConfigurationError)
         -> Configuration
     {
         let root: Node?
@@ -46,10 +51,15 @@ public enum ConfigurationLoader {
     /// Turns a Yams syntax error into a problem at its line.
     private static func problem(from error: any Error, file: String) -> ConfigurationError.Problem {
         switch error as? YamlError {
-        case let .scanner(context, problem, mark, _)?, let .parser(context, problem, mark, _)?,
-            let .composer(context, problem, mark, _)?:
+        case let .composer(_, "but found another document", mark, _)?:
+            return .init(file: file, line: mark.line, message: "a config file holds one YAML document, found a second")
+        case let .scanner(context, problem, mark, yaml)?, let .parser(context, problem, mark, yaml)?,
+            let .composer(context, problem, mark, yaml)?:
             let within = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
-            return .init(file: file, line: mark.line, message: "invalid YAML: \(problem)\(within)")
+            // libyaml's message for a tab says nothing about tabs, the usual cause.
+            let lineText = yaml.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(mark.line - 1).first
+            let hint = lineText?.contains("\t") == true ? "; YAML indents with spaces, not tabs" : ""
+            return .init(file: file, line: mark.line, message: "invalid YAML: \(problem)\(within)\(hint)")
         case let .reader(problem, offset, _, yaml)?:
             let line = offset.map { yaml.prefix($0).filter { $0 == "\n" }.count + 1 } ?? 1
             return .init(file: file, line: line, message: "invalid YAML: \(problem)")
@@ -117,9 +127,12 @@ private final class ConfigurationReader {
             report("the top level must be a mapping of sections (server:, origin:, ...), found \(root.kind)", at: top)
             return configuration
         }
-        let sections = fields(of: top, keys: [
-            "server", "origin", "persisted_queries", "cache", "admin", "redis", "logging",
-        ])
+        let sections = fields(
+            of: top,
+            keys: [
+                "server", "origin", "persisted_queries", "cache", "admin", "redis", "logging",
+            ]
+        )
         if let section = sections["server"] { configuration.server = server(section) }
         if let section = sections["origin"] { configuration.origin = origin(section) }
         if let section = sections["persisted_queries"] { configuration.persistedQueries = persistedQueries(section) }
@@ -130,7 +143,10 @@ private final class ConfigurationReader {
 
         let admin = configuration.admin.listen
         if admin == configuration.server.listen && admin.port != 0 {
-            report("admin.listen must differ from server.listen (\(admin))", at: sections["admin"] ?? top)
+            report(
+                "admin.listen must differ from server.listen (\(admin))",
+                at: sections["admin"] ?? sections["server"] ?? top
+            )
         }
         return resolvingPaths(configuration)
     }
@@ -139,10 +155,13 @@ private final class ConfigurationReader {
 
     private func server(_ section: Field) -> Configuration.Server {
         var server = Configuration.Server()
-        let f = fields(of: section, keys: [
-            "listen", "threads", "graphql_path", "max_uri_bytes", "max_body_bytes", "max_header_bytes",
-            "idle_timeout", "drain_timeout", "cors", "tls",
-        ])
+        let f = fields(
+            of: section,
+            keys: [
+                "listen", "threads", "graphql_path", "max_uri_bytes", "max_body_bytes", "max_header_bytes",
+                "idle_timeout", "drain_timeout", "cors", "tls",
+            ]
+        )
         read(f["listen"], into: &server.listen, hostPort)
         read(f["threads"], into: &server.threads) { integer($0, minimum: 0) }
         read(f["graphql_path"], into: &server.graphqlPath) { string($0, startingWith: "/") }
@@ -160,29 +179,36 @@ private final class ConfigurationReader {
             report(
                 "server.max_header_bytes (\(server.maxHeaderBytes)) must be greater than "
                     + "server.max_uri_bytes (\(server.maxURIBytes))",
-                at: f["max_header_bytes"] ?? f["max_uri_bytes"] ?? section)
+                at: f["max_header_bytes"] ?? f["max_uri_bytes"] ?? section
+            )
         }
         return server
     }
 
     private func cors(_ section: Field) -> Configuration.CORS {
         var cors = Configuration.CORS()
+        let earlierProblems = problems.count
         let f = fields(of: section, keys: ["allow_origins", "allow_headers", "max_age"])
-        let originsRead = read(f["allow_origins"], into: &cors.allowOrigins) { strings($0) }
+        read(f["allow_origins"], into: &cors.allowOrigins) { strings($0) }
         read(f["allow_headers"], into: &cors.allowHeaders) { strings($0, headerNames: true) }
         read(f["max_age"], into: &cors.maxAge) { duration($0) }
-        if originsRead && cors.allowOrigins.isEmpty {
-            report("server.cors.allow_origins must name at least one origin (or \"*\")", at: f["allow_origins"] ?? section)
+        // A misspelled allow_origins is already reported; "must name an origin" would only repeat it.
+        if problems.count == earlierProblems && cors.allowOrigins.isEmpty {
+            report(
+                "server.cors.allow_origins must name at least one origin (or \"*\")",
+                at: f["allow_origins"] ?? section
+            )
         }
         return cors
     }
 
     private func tls(_ section: Field) -> Configuration.TLS {
         var tls = Configuration.TLS()
+        let earlierProblems = problems.count
         let f = fields(of: section, keys: ["cert", "key"])
         read(f["cert"], into: &tls.cert, string)
         read(f["key"], into: &tls.key, string)
-        if tls.cert.isEmpty || tls.key.isEmpty {
+        if problems.count == earlierProblems && (tls.cert.isEmpty || tls.key.isEmpty) {
             report("server.tls needs both cert and key", at: section)
         }
         return tls
@@ -190,9 +216,12 @@ private final class ConfigurationReader {
 
     private func origin(_ section: Field) -> Configuration.Origin {
         var origin = Configuration.Origin()
-        let f = fields(of: section, keys: [
-            "url", "timeout", "max_connections", "method", "max_get_uri_bytes", "forward_headers", "tls_verify",
-        ])
+        let f = fields(
+            of: section,
+            keys: [
+                "url", "timeout", "max_connections", "method", "max_get_uri_bytes", "forward_headers", "tls_verify",
+            ]
+        )
         read(f["url"], into: &origin.url, originURL)
         read(f["timeout"], into: &origin.timeout) { duration($0, positive: true) }
         read(f["max_connections"], into: &origin.maxConnections) { integer($0, minimum: 1) }
@@ -211,17 +240,23 @@ private final class ConfigurationReader {
         read(f["manifest"], into: &registry.manifest, string)
         read(f["store"], into: &registry.store, string)
         if registry.mode == .safelist && registry.manifest.isEmpty {
-            report("persisted_queries.mode safelist needs a manifest to list the allowed queries", at: f["mode"] ?? section)
+            report(
+                "persisted_queries.mode safelist needs a manifest to list the allowed queries",
+                at: f["mode"] ?? section
+            )
         }
         return registry
     }
 
     private func cache(_ section: Field) -> Configuration.Cache {
         var cache = Configuration.Cache()
-        let f = fields(of: section, keys: [
-            "max_bytes", "default_ttl", "honor_origin_cache_control", "stale_while_revalidate", "stale_if_error",
-            "private_headers", "invalidate_on_mutation", "rules",
-        ])
+        let f = fields(
+            of: section,
+            keys: [
+                "max_bytes", "default_ttl", "honor_origin_cache_control", "stale_while_revalidate", "stale_if_error",
+                "private_headers", "invalidate_on_mutation", "rules",
+            ]
+        )
         read(f["max_bytes"], into: &cache.maxBytes) { size($0) }
         read(f["default_ttl"], into: &cache.defaultTTL) { duration($0) }
         read(f["honor_origin_cache_control"], into: &cache.honorOriginCacheControl, boolean)
@@ -236,7 +271,10 @@ private final class ConfigurationReader {
     private func rules(_ field: Field) -> [Configuration.CacheRule]? {
         if field.node.isNull { return [] }
         guard case let .sequence(items) = field.node else {
-            report("\(field.path): expected a list of rules (- operation: ..., ttl: ...), found \(field.node.kind)", at: field)
+            report(
+                "\(field.path): expected a list of rules (- operation: ..., ttl: ...), found \(field.node.kind)",
+                at: field
+            )
             return nil
         }
         var rules: [Configuration.CacheRule] = []
@@ -472,7 +510,10 @@ private final class ConfigurationReader {
     private func hostPort(_ field: Field) -> HostPort? {
         guard let value = text(field, expecting: "HOST:PORT") else { return nil }
         guard let address = HostPort(parsing: value) else {
-            report("\(field.path): \"\(value)\" is not a listen address (use HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080)", at: field)
+            report(
+                "\(field.path): \"\(value)\" is not a listen address (HOST:PORT or [IPv6]:PORT)",
+                at: field
+            )
             return nil
         }
         return address

@@ -1,4 +1,5 @@
 // Who booked which launch: the demo's only mutable state besides the test controls.
+
 import Synchronization
 
 /// Bookings per user, in memory; resolvers of concurrent requests read and write it.

@@ -22,7 +22,7 @@ struct LaunchCatalog: Sendable {
     ///
     /// A launch's cursor is its id; the page's cursor is its last launch's.
     func page(size: Int, after cursor: String?) -> LaunchConnection {
-        let newestFirst = launches.reversed().map(\.self)
+        let newestFirst = Array(launches.reversed())
         var start = 0
         if let cursor, let index = newestFirst.firstIndex(where: { $0.id.rawValue == cursor }) {
             start = index + 1
@@ -36,7 +36,7 @@ struct LaunchCatalog: Sendable {
         )
     }
 
-    private static let earlySites = "Kwajalein Atoll"
+    private static let earlySite = "Kwajalein Atoll"
     private static let sites = ["CCAFS SLC 40", "KSC LC 39A", "VAFB SLC 4E"]
     private static let earlyMissions = ["FalconSat", "DemoSat", "Trailblazer", "RatSat", "RazakSat"]
     private static let missionSeries = [
@@ -58,10 +58,11 @@ struct LaunchCatalog: Sendable {
         if number <= earlyMissions.count {
             mission = earlyMissions[number - 1]
             rocket = falcon1
-            site = earlySites
+            site = earlySite
         } else {
+            // Series take turns; the number counts that series' flights so far ("Starlink-6").
             let series = missionSeries[number % missionSeries.count]
-            mission = "\(series)-\(number / missionSeries.count)"
+            mission = "\(series)-\((number + missionSeries.count - 1) / missionSeries.count)"
             rocket = number % 15 == 0 ? falconHeavy : falcon9
             site = number % 15 == 0 ? sites[1] : sites[number % sites.count]
         }

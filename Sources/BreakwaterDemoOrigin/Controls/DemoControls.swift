@@ -1,4 +1,5 @@
 // The shared state behind the `/_demo/` endpoints: counters and fault knobs.
+
 import BreakwaterCore
 import GraphQL
 import Synchronization

@@ -1,4 +1,5 @@
 // What the demo origin has received, for tests that assert how often the proxy reached it.
+
 import BreakwaterCore
 import GraphQL
 

@@ -1,4 +1,5 @@
 // The fault knobs integration tests turn on the demo origin through `POST /_demo/faults`.
+
 import GraphQL
 
 /// How the origin misbehaves on every GraphQL request until reset.
@@ -79,12 +80,10 @@ struct DemoFaults: Sendable, Equatable {
     }
 
     private static func int(_ value: Map, _ key: String) throws(DemoRequestError) -> Int? {
-        switch value {
-        case .null: return nil
-        case .number(let number) where number.doubleValue == number.doubleValue.rounded()
-            && abs(number.doubleValue) < 1e9:
-            return Int(number.doubleValue)
-        default: throw DemoRequestError("`\(key)` must be an integer or null.")
+        if case .null = value { return nil }
+        guard let number = value.wholeNumber, abs(number) < 1_000_000_000 else {
+            throw DemoRequestError("`\(key)` must be an integer or null.")
         }
+        return number
     }
 }

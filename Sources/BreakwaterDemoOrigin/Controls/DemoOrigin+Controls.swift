@@ -1,10 +1,14 @@
 // The `/_demo/` endpoints: counters to read, faults to set, a reset between tests.
+
 import BreakwaterCore
 import Foundation
 import GraphQL
 
 extension DemoOrigin {
     static let controlsPrefix = "/_demo/"
+
+    /// The methods each control endpoint answers, for the `Allow` header of a 405.
+    private static let controlMethods = ["counters": "GET", "reset": "POST", "faults": "GET, POST"]
 
     /// Answers a control request at once: controls never wait and never see the faults.
     func answerControl(_ request: HTTPRequest) -> HTTPResponse {
@@ -27,11 +31,11 @@ extension DemoOrigin {
             } catch {
                 return Self.errorResponse(status: 400, message: error.message, code: "BAD_REQUEST")
             }
-        case (_, "counters"), (_, "reset"), (_, "faults"):
+        case (_, let endpoint) where Self.controlMethods[String(endpoint)] != nil:
             var response = Self.errorResponse(
                 status: 405, message: "Method \(request.method) is not allowed here.", code: "METHOD_NOT_ALLOWED"
             )
-            response.headers.add("Allow", request.path.hasSuffix("faults") ? "GET, POST" : request.path.hasSuffix("reset") ? "POST" : "GET")
+            response.headers.add("Allow", Self.controlMethods[String(endpoint)] ?? "")
             return response
         default:
             return Self.errorResponse(status: 404, message: "Not found: \(request.path)", code: "NOT_FOUND")

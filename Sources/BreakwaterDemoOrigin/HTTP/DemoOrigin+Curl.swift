@@ -2,7 +2,8 @@
 
 extension DemoOrigin {
     /// The query of the first example; tests and docs refer to it by this name.
-    static let getLaunchesQuery = "query GetLaunches { launches(pageSize: 3) { launches { id site mission { name } } } }"
+    static let getLaunchesQuery =
+        "query GetLaunches { launches(pageSize: 3) { launches { id site mission { name } } } }"
     static let getLaunchQuery =
         "query GetLaunch($id: ID!) { launch(id: $id) { id site rocket { name type } mission { name missionPatch(size: SMALL) } isBooked } }"
     static let meQuery = "query Me { me { email trips { id } } }"

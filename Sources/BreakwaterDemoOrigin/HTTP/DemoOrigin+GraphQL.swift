@@ -1,4 +1,5 @@
 // Executing one GraphQL request and shaping the HTTP answer as Apollo Server does.
+
 import BreakwaterCore
 import GraphQL
 
@@ -72,7 +73,7 @@ extension DemoOrigin {
     /// Sibling fields resolve concurrently, so their errors arrive in any order; sort them.
     private static func sorted(_ errors: [GraphQLError]) -> [GraphQLError] {
         errors.sorted { lhs, rhs in
-            let left = lhs.locations.map { [$0.line, $0.column] } , right = rhs.locations.map { [$0.line, $0.column] }
+            let left = lhs.locations.map { [$0.line, $0.column] }, right = rhs.locations.map { [$0.line, $0.column] }
             if left != right { return left.lexicographicallyPrecedes(right) { $0.lexicographicallyPrecedes($1) } }
             let leftPath = lhs.path.elements.map(\.description), rightPath = rhs.path.elements.map(\.description)
             if leftPath != rightPath { return leftPath.lexicographicallyPrecedes(rightPath) }

@@ -1,7 +1,8 @@
 // The demo GraphQL origin of `breakwater demo` and of the integration tests (SPEC section 9).
+
 import BreakwaterCore
-import Graphiti
 import GraphQL
+import Graphiti
 
 /// Serves the launches schema over HTTP at `graphqlPath`, and the test controls under `/_demo/`.
 ///

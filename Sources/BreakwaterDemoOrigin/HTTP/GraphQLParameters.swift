@@ -1,4 +1,5 @@
 // Reads `query`, `operationName` and `variables` from a GraphQL-over-HTTP request.
+
 import BreakwaterCore
 import Foundation
 import GraphQL

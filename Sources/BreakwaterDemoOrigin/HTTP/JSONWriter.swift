@@ -1,4 +1,5 @@
 // Serialises GraphQL `Map` values to JSON bytes, keeping the map's own key order.
+
 import GraphQL
 
 /// A small deterministic JSON writer: the same `Map` always gives the same bytes.

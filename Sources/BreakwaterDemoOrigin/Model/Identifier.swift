@@ -1,6 +1,7 @@
 // The GraphQL `ID` scalar for Graphiti, which maps only String, Int, Double and Bool itself.
-import Graphiti
+
 import GraphQL
+import Graphiti
 
 /// A GraphQL `ID`: serialised as a string, accepted as a string or an integer (as the spec says).
 struct Identifier: Codable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
@@ -33,15 +34,11 @@ extension Identifier {
 
     /// Variable coercion: strings as they are, whole numbers as their decimal digits.
     @Sendable static func parseValue(_ value: Map, _: Coders) throws -> Map {
-        switch value {
-        case .string:
-            return value
-        case .number(let number) where number.doubleValue == number.doubleValue.rounded()
-            && abs(number.doubleValue) < 1e15:
-            return .string(String(Int(number.doubleValue)))
-        default:
+        if case .string = value { return value }
+        guard let number = value.wholeNumber else {
             throw GraphQLError(message: "ID cannot represent value: \(value)")
         }
+        return .string(String(number))
     }
 
     /// Literal coercion: `"60"` and `60` both mean the ID "60".

@@ -1,4 +1,5 @@
 // A launch of the demo catalog, as the launches schema exposes it.
+
 import Graphiti
 
 /// One launch of the catalog; `isBooked` depends on who asks, so it is resolved per request.

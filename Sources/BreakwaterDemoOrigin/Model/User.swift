@@ -1,4 +1,5 @@
 // The user `me` answers with, derived from the `Authorization` header.
+
 import Graphiti
 
 /// A signed-in user; `trips` reads the ledger at resolve time.

@@ -1,4 +1,5 @@
 // What every resolver of one request sees: the asking user and the shared data.
+
 import Foundation
 
 /// The per-request context of the launches schema.

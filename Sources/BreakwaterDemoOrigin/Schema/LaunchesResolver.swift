@@ -1,4 +1,5 @@
 // The root fields of the launches schema: queries, mutations and the two test-only fields.
+
 import Graphiti
 
 /// Resolves the Query and Mutation fields; all state lives in the context, so it is stateless.

@@ -1,4 +1,5 @@
 // The launches schema of the Apollo tutorial, declared with Graphiti.
+
 import Graphiti
 
 /// Builds the schema once; it is immutable and shared by every request.

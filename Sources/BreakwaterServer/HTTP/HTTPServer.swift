@@ -63,6 +63,7 @@ private final class Endpoint: @unchecked Sendable {
     let loop: EventLoop
     let handler: any HTTPHandler
     let counter: Counter
+    let tls: TLSServerContext?
     private var listener: OpaquePointer?
     private var http: OpaquePointer?
 
@@ -73,6 +74,7 @@ private final class Endpoint: @unchecked Sendable {
         self.loop = loop
         self.handler = handler
         self.counter = counter
+        self.tls = limits.tls
         let flags = UInt32(LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE)
         let made = address.withSockaddr { sockaddr, length in
             evconnlistener_new_bind(loop.base, nil, nil, flags, 1024, sockaddr, length)
@@ -90,6 +92,9 @@ private final class Endpoint: @unchecked Sendable {
         evhttp_set_timeout_tv(http, &idle)
         evhttp_set_default_content_type(http, "application/json")
         evhttp_set_gencb(http, httpServerRequestCallback, Unmanaged.passUnretained(self).toOpaque())
+        if tls != nil {
+            evhttp_set_bevcb(http, httpServerMakeBufferEvent, Unmanaged.passUnretained(self).toOpaque())
+        }
         guard evhttp_bind_listener(http, made) != nil else {
             throw .cannotListen(label, "evhttp_bind_listener failed")
         }
@@ -119,7 +124,7 @@ private final class Endpoint: @unchecked Sendable {
             headers: EvhttpMessage.headers(evhttp_request_get_input_headers(request)),
             body: EvhttpMessage.body(evhttp_request_get_input_buffer(request)),
             remoteAddress: Self.peerAddress(of: request),
-            isSecure: false)
+            isSecure: tls != nil)
         counter.value.add(1, ordering: .relaxed)
         let exchange = HTTPExchange(request: request, loop: loop, counter: counter)
         handler.handle(head, responder: exchange)
@@ -147,6 +152,15 @@ private final class Endpoint: @unchecked Sendable {
         evhttp_connection_get_peer(connection, &address, &port)
         return address.map { String(cString: $0) } ?? ""
     }
+}
+
+/// Makes each accepted connection's TLS bufferevent. Returning NULL would make evhttp use plain
+/// TCP, so on failure it returns a bufferevent on a closed socket: the connection just fails.
+private func httpServerMakeBufferEvent(_ base: OpaquePointer?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let base, let context else { return nil }
+    let endpoint = Unmanaged<Endpoint>.fromOpaque(context).takeUnretainedValue()
+    if let bev = endpoint.tls?.makeBufferEvent(base: base) { return bev }
+    return bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
 }
 
 private func httpServerRequestCallback(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {

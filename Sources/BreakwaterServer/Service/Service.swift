@@ -42,7 +42,10 @@ package final class Service: @unchecked Sendable {
         let limits = HTTPLimits(
             maxHeaderBytes: configuration.server.maxHeaderBytes.bytes,
             maxBodyBytes: configuration.server.maxBodyBytes.bytes,
-            idleTimeout: configuration.server.idleTimeout)
+            idleTimeout: configuration.server.idleTimeout,
+            tls: try configuration.server.tls.map { tls throws(ServerError) in
+                try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
+            })
         return try addServer(address: configuration.server.listen, limits: limits) { loop throws(ServerError) in
             let pool = try OriginPool(
                 loop: loop, origin: configuration.origin.url, timeout: configuration.origin.timeout,

@@ -2,6 +2,7 @@
 
 import BreakwaterCore
 import CLibevent
+import COpenSSL
 
 /// One keep-alive connection, running at most one request at a time.
 final class OriginConnection {
@@ -60,13 +61,26 @@ final class OriginConnection {
     }
 
     private func failure(for error: evhttp_request_error?) -> OriginFailure {
-        switch error {
+        if let reason = tlsFailure() { return .unreachable("TLS with the origin failed: \(reason)") }
+        return switch error {
         case EVREQ_HTTP_TIMEOUT: .timeout
         case EVREQ_HTTP_INVALID_HEADER: .malformed("the origin sent an invalid response")
         case EVREQ_HTTP_DATA_TOO_LONG: .malformed("the origin's response is too large")
         case EVREQ_HTTP_EOF: .unreachable("the origin closed the connection")
         default: .unreachable("the origin is unreachable")
         }
+    }
+}
+
+extension OriginConnection {
+    /// OpenSSL's reason when the connection's TLS failed (a certificate that does not verify).
+    fileprivate func tlsFailure() -> String? {
+        guard let bev = evhttp_connection_get_bufferevent(connection) else { return nil }
+        let code = bufferevent_get_openssl_error(bev)
+        guard code != 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

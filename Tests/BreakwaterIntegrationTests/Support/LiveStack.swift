@@ -9,16 +9,20 @@ import Testing
 final class DemoOriginProcess: @unchecked Sendable {
     let process: ManagedProcess
     let port: Int
-    var url: String { "http://127.0.0.1:\(port)/graphql" }
+    let scheme: String
+    var url: String { "\(scheme)://127.0.0.1:\(port)/graphql" }
     var client: HTTPClient { HTTPClient(port: port) }
 
-    init() throws {
+    /// A plain-HTTP origin, or an https one when a certificate is given.
+    init(tls certificate: TestCertificate? = nil) throws {
+        scheme = certificate == nil ? "http" : "https"
+        let tlsArguments = certificate.map { ["--origin-tls-cert", $0.certificate, "--origin-tls-key", $0.key] } ?? []
         process = ManagedProcess(
             executable: try BreakwaterBinary.path(),
             arguments: [
                 "demo", "--origin-only", "--test-controls", "--origin-listen", "127.0.0.1:0", "--threads", "1",
                 "--log-level", "warning",
-            ])
+            ] + tlsArguments)
         try process.start()
         let line = try process.waitForLine(containing: "demo origin listening on", timeout: .seconds(20))
         port = try #require(ManagedProcess.listeningPort(in: line))
@@ -46,7 +50,10 @@ final class ProxyProcess: @unchecked Sendable {
     var client: HTTPClient { HTTPClient(port: port) }
 
     /// Starts `breakwater run` with `yaml` (the origin is usually given by `origin`).
-    init(origin: String, yaml: String = "", threads: Int = 2, extraArguments: [String] = []) throws {
+    init(
+        origin: String, yaml: String = "", threads: Int = 2, extraArguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("config.yaml")
@@ -57,7 +64,7 @@ final class ProxyProcess: @unchecked Sendable {
             arguments: [
                 "run", "--config", config.path, "--listen", "127.0.0.1:0", "--origin", origin,
                 "--threads", String(threads), "--admin-listen", "127.0.0.1:0", "--log-level", "warning",
-            ] + extraArguments)
+            ] + extraArguments, environment: environment)
         try process.start()
         let line = try process.waitForLine(
             matching: { $0.contains("breakwater: listening on") }, timeout: .seconds(20))

@@ -1,0 +1,77 @@
+// https origins: certificate and host-name verification through OpenSSL (origin.tls_verify),
+// and TLS termination on the proxy's own listener (server.tls).
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized) struct TLSOriginTests {
+    let query = #"{"query":"{ launch(id: \"7\") { id site } }"}"#
+
+    /// The proxy trusts exactly `certificate` as its CA store (OpenSSL reads SSL_CERT_FILE).
+    func proxy(to origin: String, trusting certificate: TestCertificate?, verify: Bool = true) throws -> ProxyProcess {
+        try ProxyProcess(
+            origin: origin, yaml: "origin:\n  tls_verify: \(verify)\npersisted_queries:\n  store: \"\"\n",
+            environment: certificate.map { ["SSL_CERT_FILE": $0.certificate, "SSL_CERT_DIR": "/nonexistent"] }
+                ?? ["SSL_CERT_DIR": "/nonexistent"])
+    }
+
+    @Test func verifiedOriginServesOverKeptAliveTLS() throws {
+        let certificate = try TestCertificate(name: "localhost")
+        let origin = try DemoOriginProcess(tls: certificate)
+        let proxy = try proxy(to: "https://localhost:\(origin.port)/graphql", trusting: certificate)
+        for _ in 0..<3 {
+            let response = try proxy.client.post("/graphql", json: query)
+            #expect(response.status == 200, "\(response.text)")
+            let launch = (response.jsonObject?["data"] as? [String: Any])?["launch"] as? [String: Any]
+            #expect(launch?["id"] as? String == "7")
+        }
+    }
+
+    @Test func untrustedCertificateIsRefused() throws {
+        let certificate = try TestCertificate(name: "localhost")
+        let origin = try DemoOriginProcess(tls: certificate)
+        let proxy = try proxy(to: "https://localhost:\(origin.port)/graphql", trusting: nil)
+        let response = try proxy.client.post("/graphql", json: query)
+        #expect(response.status == 502)
+        #expect(firstError(response).message?.contains("certificate verify failed") == true)
+        #expect(try origin.counters()["requests"] as? Int == 0)
+    }
+
+    @Test func certificateForAnotherHostIsRefused() throws {
+        let certificate = try TestCertificate(name: "origin.example.org")
+        let origin = try DemoOriginProcess(tls: certificate)
+        let proxy = try proxy(to: "https://localhost:\(origin.port)/graphql", trusting: certificate)
+        let response = try proxy.client.post("/graphql", json: query)
+        #expect(response.status == 502)
+        #expect(try origin.counters()["requests"] as? Int == 0)
+    }
+
+    @Test func verificationOffAcceptsAnyCertificate() throws {
+        let certificate = try TestCertificate(name: "origin.example.org")
+        let origin = try DemoOriginProcess(tls: certificate)
+        let proxy = try proxy(to: "https://127.0.0.1:\(origin.port)/graphql", trusting: nil, verify: false)
+        #expect(try proxy.client.post("/graphql", json: query).status == 200)
+    }
+
+    @Test func proxyTerminatesTLSOnItsOwnListener() throws {
+        let certificate = try TestCertificate(name: "localhost")
+        let origin = try DemoOriginProcess()
+        let yaml = """
+            server:
+              tls:
+                cert: \(certificate.certificate)
+                key: \(certificate.key)
+            persisted_queries:
+              store: ""
+            """
+        let front = try ProxyProcess(origin: origin.url, yaml: yaml)
+        // A second proxy reaches the first over verified TLS, and sees it as https.
+        let chained = try proxy(to: "https://localhost:\(front.port)/graphql", trusting: certificate)
+        let response = try chained.client.post("/graphql", json: query)
+        #expect(response.status == 200, "\(response.text)")
+        let seen = try #require(try origin.counters()["lastHeaders"] as? [String: Any])
+        #expect(seen["x-forwarded-proto"] as? String == "https")
+        #expect(seen["via"] as? String == "1.1 breakwater, 1.1 breakwater")
+    }
+}
