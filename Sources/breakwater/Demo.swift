@@ -55,7 +55,7 @@ struct Demo: ParsableCommand {
                 settings.origin.url = OriginURL(parsing: originURL)!
                 let proxy = try service.addProxy(configuration: settings)
                 let proxyURL = "http://\(proxyAddress.withPort(proxy.port))\(settings.server.graphqlPath)"
-                Console.ready("listening on \(proxyURL) -> origin \(originURL)")
+                Console.ready("listening on \(proxyURL)")
                 Console.line("\nTry it (Ctrl-C stops):\n")
                 for example in DemoOrigin.curlExamples(proxyURL: proxyURL) { Console.line(example + "\n") }
             }

@@ -24,9 +24,9 @@ struct Run: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(1)
         }
-        Console.ready(
-            "listening on http://\(settings.server.listen.withPort(proxy.port))\(settings.server.graphqlPath)"
-                + " -> origin \(settings.origin.url)")
+        let scheme = settings.server.tls == nil ? "http" : "https"
+        Console.ready("listening on \(scheme)://\(settings.server.listen.withPort(proxy.port))\(settings.server.graphqlPath)")
+        Console.ready("origin \(settings.origin.url)")
         service.run(drainTimeout: settings.server.drainTimeout)
         logger.info("stopped")
     }
