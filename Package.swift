@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GraphQL", package: "GraphQL"),
             ],
             swiftSettings: swiftSettings
         ),

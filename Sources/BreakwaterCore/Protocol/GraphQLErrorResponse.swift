@@ -33,6 +33,11 @@ package struct GraphQLErrorResponse: Error, Sendable, Equatable {
 
     // MARK: - The table
 
+    /// A malformed request (400, code BAD_REQUEST).
+    package static func badRequest(_ message: String) -> Self {
+        Self(status: 400, message: message, code: "BAD_REQUEST")
+    }
+
     package static func notFound(path: Substring) -> Self {
         Self(status: 404, message: "Not found: \(path). GraphQL is served at the configured graphql_path.", code: "NOT_FOUND")
     }

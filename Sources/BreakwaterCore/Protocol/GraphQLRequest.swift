@@ -1,0 +1,35 @@
+// One GraphQL request as the client sent it, GET or POST, before its document is resolved.
+
+/// The parameters of a GraphQL-over-HTTP request (SPEC section 3).
+package struct GraphQLRequest: Sendable, Equatable {
+    package enum Method: Sendable, Equatable { case get, post }
+
+    package var method: Method
+    /// The document text, when sent.
+    package var query: String?
+    package var operationName: String?
+    /// A JSON object, or nil when absent or null.
+    package var variables: JSONValue?
+    /// A JSON object, or nil when absent or null.
+    package var extensions: JSONValue?
+    /// The GraphQL-over-HTTP draft's `documentId` ("sha256:<hex>").
+    package var documentID: String?
+    /// Relay's `doc_id`.
+    package var relayDocumentID: String?
+
+    package init(
+        method: Method, query: String? = nil, operationName: String? = nil, variables: JSONValue? = nil,
+        extensions: JSONValue? = nil, documentID: String? = nil, relayDocumentID: String? = nil
+    ) {
+        self.method = method
+        self.query = query
+        self.operationName = operationName
+        self.variables = variables
+        self.extensions = extensions
+        self.documentID = documentID
+        self.relayDocumentID = relayDocumentID
+    }
+
+    /// `extensions.persistedQuery`, when present.
+    package var persistedQuery: JSONValue? { extensions?["persistedQuery"] }
+}

@@ -1,0 +1,108 @@
+// Reads a GraphQL request from a GET query string or a POST JSON body, with Apollo Server's
+// messages for every malformed input (SPEC section 3).
+
+/// Parses HTTP requests into `GraphQLRequest`s.
+package enum GraphQLRequestParser {
+    /// The GraphQL request in `request`, or the 400 that explains why there is none. The
+    /// method and Content-Type have been checked by the caller.
+    package static func parse(_ request: HTTPRequest) throws(GraphQLErrorResponse) -> GraphQLRequest {
+        request.method == "GET" ? try parseGET(query: request.query) : try parsePOST(body: request.body)
+    }
+
+    // MARK: - GET
+
+    static func parseGET(query: Substring?) throws(GraphQLErrorResponse) -> GraphQLRequest {
+        let parameters = QueryString(query)
+        return GraphQLRequest(
+            method: .get,
+            query: try single("query", in: parameters),
+            operationName: try single("operationName", in: parameters),
+            variables: try jsonObject("variables", in: parameters),
+            extensions: try jsonObject("extensions", in: parameters),
+            documentID: try single("documentId", in: parameters),
+            relayDocumentID: try single("doc_id", in: parameters))
+    }
+
+    /// The one value of `name`; an empty value counts as absent, a repeated one is an error.
+    private static func single(_ name: String, in parameters: QueryString) throws(GraphQLErrorResponse) -> String? {
+        let values = parameters.values(of: name).filter { !$0.isEmpty }
+        guard values.count <= 1, parameters.values(of: name).count <= 1 else {
+            throw .badRequest("The '\(name)' search parameter may only be specified once.")
+        }
+        return values.first
+    }
+
+    private static func jsonObject(_ name: String, in parameters: QueryString) throws(GraphQLErrorResponse)
+        -> JSONValue?
+    {
+        guard let text = try single(name, in: parameters) else { return nil }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(text)
+        } catch {
+            throw .badRequest("The \(name) search parameter contains invalid JSON: \(error.message).")
+        }
+        guard value.isObject else {
+            throw .badRequest("The \(name) search parameter should contain a JSON-encoded object.")
+        }
+        return value
+    }
+
+    // MARK: - POST
+
+    static func parsePOST(body: [UInt8]) throws(GraphQLErrorResponse) -> GraphQLRequest {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(body)
+        } catch {
+            throw .badRequest("The request body is not valid JSON: \(error.message) (at byte \(error.offset)).")
+        }
+        guard case .object(let members) = value, !members.isEmpty else {
+            throw .badRequest("POST body missing, invalid Content-Type, or JSON object has no keys.")
+        }
+        var request = GraphQLRequest(method: .post)
+        for (key, member) in members {
+            switch key {
+            case "query":
+                switch member {
+                case .string(let text): request.query = text.isEmpty ? nil : text
+                case .null: break
+                default: throw .badRequest("GraphQL queries must be strings.")
+                }
+            case "operationName":
+                request.operationName = try optionalString(member, "`operationName` in a POST body must be a string if provided.")
+            case "variables":
+                request.variables = try optionalObject(member, field: "variables")
+            case "extensions":
+                request.extensions = try optionalObject(member, field: "extensions")
+            case "documentId":
+                request.documentID = try optionalString(member, "`documentId` in a POST body must be a string if provided.")
+            case "doc_id":
+                request.relayDocumentID = try optionalString(member, "`doc_id` in a POST body must be a string if provided.")
+            default:
+                continue  // Unknown members are ignored, as by Apollo Server.
+            }
+        }
+        return request
+    }
+
+    private static func optionalString(_ value: JSONValue, _ message: String) throws(GraphQLErrorResponse) -> String? {
+        switch value {
+        case .string(let text): return text.isEmpty ? nil : text
+        case .null: return nil
+        default: throw .badRequest(message)
+        }
+    }
+
+    private static func optionalObject(_ value: JSONValue, field: String) throws(GraphQLErrorResponse) -> JSONValue? {
+        switch value {
+        case .object: return value
+        case .null: return nil
+        case .string:
+            throw .badRequest(
+                "`\(field)` in a POST body should be provided as an object, not a recursively JSON-encoded string.")
+        default:
+            throw .badRequest("`\(field)` in a POST body must be an object if provided.")
+        }
+    }
+}
