@@ -12,6 +12,11 @@ package struct ServerError: Error, CustomStringConvertible {
         ServerError(description: "cannot listen on \(address): \(reason)")
     }
 
+    /// A file the configuration names could not be used (persisted-query store, manifest).
+    static func setup(_ reason: String) -> ServerError {
+        ServerError(description: reason)
+    }
+
     static func tls(_ reason: String) -> ServerError {
         ServerError(description: "TLS: \(reason)")
     }

@@ -39,18 +39,48 @@ package final class Service: @unchecked Sendable {
     /// Serves the GraphQL proxy of `configuration` on `server.listen`.
     @discardableResult
     package func addProxy(configuration: Configuration) throws(ServerError) -> HTTPServer {
+        // evhttp's own limits sit at twice the configured ones, so that the endpoint answers
+        // 413 and 431 with GraphQL bodies; beyond twice, evhttp refuses by itself.
         let limits = HTTPLimits(
-            maxHeaderBytes: configuration.server.maxHeaderBytes.bytes,
-            maxBodyBytes: configuration.server.maxBodyBytes.bytes,
+            maxHeaderBytes: 2 * configuration.server.maxHeaderBytes.bytes,
+            maxBodyBytes: 2 * configuration.server.maxBodyBytes.bytes,
             idleTimeout: configuration.server.idleTimeout,
             tls: try configuration.server.tls.map { tls throws(ServerError) in
                 try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
             })
+        let endpoint = try Self.makeEndpoint(configuration, logger: logger)
         return try addServer(address: configuration.server.listen, limits: limits) { loop throws(ServerError) in
             let pool = try OriginPool(
                 loop: loop, origin: configuration.origin.url, timeout: configuration.origin.timeout,
                 maxConnections: configuration.origin.maxConnections, tlsVerify: configuration.origin.tlsVerify)
-            return ProxyHandler(configuration: configuration, pool: pool)
+            return ProxyHandler(configuration: configuration, endpoint: endpoint, pool: pool)
+        }
+    }
+
+    /// The endpoint rules with their shared state: the persisted-query registry (store and
+    /// manifest loaded) and the parsed-document cache.
+    private static func makeEndpoint(_ configuration: Configuration, logger: Logger) throws(ServerError)
+        -> GraphQLEndpoint
+    {
+        let settings = configuration.persistedQueries
+        let hasher = OpenSSLSHA256()
+        do {
+            let manifest = try settings.manifest.isEmpty
+                ? nil : PersistedQueryManifest(path: settings.manifest, hasher: hasher)
+            let store = try settings.store.isEmpty || settings.mode != .automatic
+                ? nil : PersistedQueryStore(path: settings.store)
+            let registry = try PersistedQueryRegistry(
+                maxEntries: settings.maxEntries, store: store, manifest: manifest, hasher: hasher,
+                mode: settings.mode, logger: logger)
+            let resolver = DocumentResolver(mode: settings.mode, registry: registry, hasher: hasher)
+            logger.info(
+                "persisted queries loaded",
+                metadata: ["mode": "\(settings.mode.rawValue)", "entries": "\(registry.entries)"])
+            return GraphQLEndpoint(
+                configuration: configuration, resolver: resolver,
+                documents: DocumentCache(capacity: max(1024, min(settings.maxEntries, 100_000))))
+        } catch {
+            throw .setup("\(error)")
         }
     }
 

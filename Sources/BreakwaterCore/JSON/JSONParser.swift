@@ -1,0 +1,447 @@
+// A strict RFC 8259 JSON parser over raw bytes. It runs on the request path for every POST body
+// and every GET `variables`/`extensions` parameter, so it avoids Foundation, validates in one
+// pass, and keeps its own stack instead of recursing (hostile nesting cannot overflow ours).
+
+/// Parses JSON text into a `JSONValue`, rejecting everything RFC 8259 does not allow.
+///
+/// Beyond the grammar it rejects two things the RFC leaves open: duplicate keys in one object
+/// (compared byte for byte, RFC 8259 §8.3), because the cache key and the origin could otherwise
+/// read different values for one name; and nesting deeper than `maxDepth`. Numbers are validated
+/// and kept as their exact text, so `12345678901234567890123` and `1e400` survive unchanged.
+package enum JSONParser {
+    /// Parses one JSON value, with optional surrounding whitespace, from `bytes`.
+    ///
+    /// `maxDepth` bounds how many arrays and objects may nest; a larger value is a promise the
+    /// caller makes, since code walking the result (`==`, the writer, deinit) recurses.
+    package static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 64) throws(JSONError) -> JSONValue {
+        var reader = Reader(bytes: bytes, maxDepth: maxDepth)
+        return try reader.parseDocument()
+    }
+
+    /// Parses one JSON value from `bytes`.
+    package static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONError) -> JSONValue {
+        try bytes.withUnsafeBytes { result(of: $0, maxDepth: maxDepth) }.get()
+    }
+
+    /// Parses one JSON value from the UTF-8 of `text`.
+    package static func parse(_ text: String, maxDepth: Int = 64) throws(JSONError) -> JSONValue {
+        var text = text
+        return try text.withUTF8 { result(of: UnsafeRawBufferPointer($0), maxDepth: maxDepth) }.get()
+    }
+
+    /// Parses one JSON value from the UTF-8 of `text`, e.g. a decoded query-string parameter.
+    package static func parse(_ text: Substring, maxDepth: Int = 64) throws(JSONError) -> JSONValue {
+        var text = text
+        return try text.withUTF8 { result(of: UnsafeRawBufferPointer($0), maxDepth: maxDepth) }.get()
+    }
+
+    /// Carries a typed error out of the standard library's untyped `rethrows` closures.
+    private static func result(of bytes: UnsafeRawBufferPointer, maxDepth: Int) -> Result<JSONValue, JSONError> {
+        Result { () throws(JSONError) in try parse(bytes, maxDepth: maxDepth) }
+    }
+}
+
+// MARK: - Reader
+
+/// An open array or object whose elements are still being read.
+private struct Frame {
+    let isObject: Bool
+    /// Where this container's elements (and, for objects, keys) begin on the reader's shared stacks.
+    let valueStart: Int
+    let keyStart: Int
+    /// Built once an object grows past a few members, so duplicate checks stop scanning linearly.
+    var keyIndex: Set<ByteKey>?
+}
+
+/// A key compared and hashed by its UTF-8 bytes: `String`'s own `==` treats canonically
+/// equivalent spellings ("é" and "e\u{301}") as equal, but JSON names are distinct byte strings.
+private struct ByteKey: Hashable {
+    let key: String
+    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.key.utf8.elementsEqual(rhs.key.utf8) }
+    func hash(into hasher: inout Hasher) {
+        for byte in key.utf8 { hasher.combine(byte) }
+    }
+}
+
+/// One parse: a cursor over the input plus the stacks of unfinished containers.
+///
+/// Elements of all open containers share `values` (and object keys share `keys`); a container
+/// that closes takes its slice off the top. Each finished array or object thus allocates once.
+private struct Reader {
+    let bytes: UnsafeRawBufferPointer
+    let maxDepth: Int
+    var index = 0
+    var frames: [Frame] = []
+    var values: [JSONValue] = []
+    var keys: [String] = []
+    /// Reused by every string that holds escapes; strings without them are copied straight out.
+    var scratch: [UInt8] = []
+
+    /// Objects up to this size are checked for duplicate keys by scanning; larger ones by hashing.
+    static let linearKeyScanLimit = 16
+
+    init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func parseDocument() throws(JSONError) -> JSONValue {
+        skipWhitespace()
+        if bytes.isEmpty { throw JSONError(message: "empty input, expected a JSON value", offset: 0) }
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw unexpected(expecting: "end of input after the JSON value") }
+        return value
+    }
+
+    /// Reads one complete value, containers included, without recursion.
+    mutating func parseValue() throws(JSONError) -> JSONValue {
+        readingValue: while true {
+            skipWhitespace()
+            guard let byte = current else { throw unexpected(expecting: "a JSON value") }
+            var value: JSONValue
+            switch byte {
+            case .openBrace, .openBracket:
+                guard frames.count < maxDepth else {
+                    throw JSONError(message: "nesting deeper than \(maxDepth) levels", offset: index)
+                }
+                let isObject = byte == .openBrace
+                index += 1
+                skipWhitespace()
+                if current == (isObject ? .closeBrace : .closeBracket) {
+                    index += 1
+                    value = isObject ? .object([]) : .array([])
+                } else {
+                    frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count))
+                    if isObject { try readKey() }
+                    continue readingValue
+                }
+            case .quote: value = .string(try parseString())
+            case .minus, .digit0 ... .digit9: value = .number(try parseNumber())
+            case UInt8(ascii: "t"): try expectLiteral("true"); value = .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); value = .bool(false)
+            case UInt8(ascii: "n"): try expectLiteral("null"); value = .null
+            default: throw unexpected(expecting: "a JSON value")
+            }
+
+            // Hand the finished value to the innermost container and close every container that ends here.
+            while let frame = frames.last {
+                values.append(value)
+                skipWhitespace()
+                let close: UInt8 = frame.isObject ? .closeBrace : .closeBracket
+                if current == .comma {
+                    let comma = index
+                    index += 1
+                    skipWhitespace()
+                    if current == close {
+                        let message = "trailing comma before \(describe(close)) is not allowed"
+                        throw JSONError(message: message, offset: comma)
+                    }
+                    if frame.isObject { try readKey() }
+                    continue readingValue
+                }
+                guard current == close else {
+                    throw unexpected(
+                        expecting: frame.isObject ? "',' or '}' after object member" : "',' or ']' after array element")
+                }
+                index += 1
+                frames.removeLast()
+                if frame.isObject {
+                    let members = zip(keys[frame.keyStart...], values[frame.valueStart...])
+                    value = .object(members.map { (key: $0, value: $1) })
+                    keys.removeSubrange(frame.keyStart...)
+                } else {
+                    value = .array(Array(values[frame.valueStart...]))
+                }
+                values.removeSubrange(frame.valueStart...)
+            }
+            return value
+        }
+    }
+
+    /// Reads `"key":` for the innermost open object, rejecting a key that object already holds.
+    mutating func readKey() throws(JSONError) {
+        guard current == .quote else { throw unexpected(expecting: "a string in double quotes as object key") }
+        let start = index
+        let key = try parseString()
+        let top = frames.count - 1
+        let keyStart = frames[top].keyStart
+        if frames[top].keyIndex == nil, keys.count - keyStart >= Self.linearKeyScanLimit {
+            frames[top].keyIndex = Set(keys[keyStart...].map(ByteKey.init))
+        }
+        let isDuplicate =
+            if frames[top].keyIndex != nil {
+                !frames[top].keyIndex!.insert(ByteKey(key: key)).inserted
+            } else {
+                keys[keyStart...].contains { $0.utf8.elementsEqual(key.utf8) }
+            }
+        if isDuplicate { throw JSONError(message: "duplicate key \(quotedForMessage(key)) in object", offset: start) }
+        keys.append(key)
+        skipWhitespace()
+        guard current == .colon else { throw unexpected(expecting: "':' after object key") }
+        index += 1
+    }
+
+    // MARK: Tokens
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case .space, .tab, .lineFeed, .carriageReturn: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Reads a string token, validating UTF-8 and decoding escapes.
+    mutating func parseString() throws(JSONError) -> String {
+        index += 1  // the opening quote
+        var runStart = index
+        var hasEscapes = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case .quote:
+                let string: String
+                if hasEscapes {
+                    scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
+                    string = String(decoding: scratch, as: UTF8.self)
+                } else {
+                    string = makeString(bytes[runStart..<index])
+                }
+                index += 1
+                return string
+            case .backslash:
+                if !hasEscapes { scratch.removeAll(keepingCapacity: true) }
+                hasEscapes = true
+                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
+                try parseEscape()
+                runStart = index
+            case 0..<0x20:
+                throw JSONError(
+                    message: "control character U+\(hex(byte, digits: 4)) must be escaped in a string", offset: index)
+            case 0..<0x80:
+                index += 1
+            default:
+                try skipUTF8Sequence()
+            }
+        }
+        throw JSONError(message: "unterminated string", offset: bytes.count)
+    }
+
+    /// Decodes the escape at `index` (a backslash) into `scratch`.
+    mutating func parseEscape() throws(JSONError) {
+        let start = index
+        index += 1
+        guard let byte = current else { throw JSONError(message: "unterminated string", offset: bytes.count) }
+        index += 1
+        switch byte {
+        case .quote, .backslash, .slash: scratch.append(byte)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(.lineFeed)
+        case UInt8(ascii: "r"): scratch.append(.carriageReturn)
+        case UInt8(ascii: "t"): scratch.append(.tab)
+        case UInt8(ascii: "u"):
+            var scalar = try readHex4(escapeStart: start)
+            if 0xDC00...0xDFFF ~= scalar { throw unpairedSurrogate(at: start, isHigh: false) }
+            if 0xD800...0xDBFF ~= scalar {
+                // UTF-16 in disguise: only a following \uDC00–\uDFFF completes the character.
+                guard current == .backslash, index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw unpairedSurrogate(at: start, isHigh: true)
+                }
+                let lowStart = index
+                index += 2
+                let low = try readHex4(escapeStart: lowStart)
+                guard 0xDC00...0xDFFF ~= low else { throw unpairedSurrogate(at: start, isHigh: true) }
+                scalar = 0x10000 + (scalar - 0xD800) << 10 + (low - 0xDC00)
+            }
+            appendUTF8(scalar)
+        default:
+            throw JSONError(message: "invalid escape '\\\(describeBare(byte))' in string", offset: start)
+        }
+    }
+
+    /// Reads the four hex digits of a `\u` escape that began at `escapeStart`.
+    mutating func readHex4(escapeStart: Int) throws(JSONError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let digit: UInt8? =
+                switch current {
+                case let byte? where .digit0 ... .digit9 ~= byte: byte - .digit0
+                case let byte? where UInt8(ascii: "a")...UInt8(ascii: "f") ~= byte: byte - UInt8(ascii: "a") + 10
+                case let byte? where UInt8(ascii: "A")...UInt8(ascii: "F") ~= byte: byte - UInt8(ascii: "A") + 10
+                default: nil
+                }
+            guard let digit else {
+                throw JSONError(message: "expected four hex digits after '\\u'", offset: escapeStart)
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0..<0x800:
+            scratch.append(0xC0 | UInt8(scalar >> 6))
+            scratch.append(0x80 | UInt8(scalar & 0x3F))
+        case 0..<0x10000:
+            scratch.append(0xE0 | UInt8(scalar >> 12))
+            scratch.append(0x80 | UInt8(scalar >> 6 & 0x3F))
+            scratch.append(0x80 | UInt8(scalar & 0x3F))
+        default:
+            scratch.append(0xF0 | UInt8(scalar >> 18))
+            scratch.append(0x80 | UInt8(scalar >> 12 & 0x3F))
+            scratch.append(0x80 | UInt8(scalar >> 6 & 0x3F))
+            scratch.append(0x80 | UInt8(scalar & 0x3F))
+        }
+    }
+
+    /// Steps over one multi-byte UTF-8 sequence, rejecting overlong forms, encoded surrogates,
+    /// code points above U+10FFFF and truncated sequences (RFC 3629, table 3-7 of Unicode).
+    mutating func skipUTF8Sequence() throws(JSONError) {
+        let lead = bytes[index]
+        let (length, secondRange): (Int, ClosedRange<UInt8>) =
+            switch lead {
+            case 0xC2...0xDF: (2, 0x80...0xBF)
+            case 0xE0: (3, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (3, 0x80...0xBF)
+            case 0xED: (3, 0x80...0x9F)
+            case 0xF0: (4, 0x90...0xBF)
+            case 0xF1...0xF3: (4, 0x80...0xBF)
+            case 0xF4: (4, 0x80...0x8F)
+            default: (0, 0...0)
+            }
+        guard length > 0, index + length <= bytes.count, secondRange ~= bytes[index + 1],
+            (2..<length).allSatisfy({ 0x80...0xBF ~= bytes[index + $0] })
+        else {
+            throw JSONError(message: "invalid UTF-8 byte 0x\(hex(lead, digits: 2)) in string", offset: index)
+        }
+        index += length
+    }
+
+    /// Reads a number token by the RFC 8259 grammar and returns its text.
+    mutating func parseNumber() throws(JSONError) -> String {
+        let start = index
+        if current == .minus { index += 1 }
+        switch current {
+        case .digit0?:
+            index += 1
+            if let next = current, .digit0 ... .digit9 ~= next {
+                throw JSONError(message: "leading zeros are not allowed in numbers", offset: index - 1)
+            }
+        case let digit? where .digit1 ... .digit9 ~= digit:
+            skipDigits()
+        default:
+            throw unexpected(expecting: "a digit after '-'")
+        }
+        if current == .period {
+            index += 1
+            try requireDigits(after: "the decimal point")
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == .plus || current == .minus { index += 1 }
+            try requireDigits(after: "the exponent marker")
+        }
+        return makeString(bytes[start..<index])
+    }
+
+    mutating func requireDigits(after what: String) throws(JSONError) {
+        guard let byte = current, .digit0 ... .digit9 ~= byte else {
+            throw unexpected(expecting: "a digit after \(what)")
+        }
+        skipDigits()
+    }
+
+    mutating func skipDigits() {
+        while let byte = current, .digit0 ... .digit9 ~= byte { index += 1 }
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
+        let matches = literal.withUTF8Buffer { text in
+            index + text.count <= bytes.count && text.indices.allSatisfy { bytes[index + $0] == text[$0] }
+        }
+        guard matches else { throw JSONError(message: "invalid literal, expected '\(literal)'", offset: index) }
+        index += literal.utf8CodeUnitCount
+    }
+
+    // MARK: Messages
+
+    /// An error at the cursor saying what was expected and what was found instead.
+    func unexpected(expecting expected: String) -> JSONError {
+        guard let byte = current else {
+            return JSONError(message: "unexpected end of input, expected \(expected)", offset: index)
+        }
+        return JSONError(message: "expected \(expected), found \(describe(byte))", offset: index)
+    }
+
+    /// An error for the unpaired surrogate escape at `offset`, quoting the `\uXXXX` as written.
+    func unpairedSurrogate(at offset: Int, isHigh: Bool) -> JSONError {
+        let escape = makeString(bytes[offset..<min(offset + 6, bytes.count)])
+        return JSONError(message: "unpaired \(isHigh ? "high" : "low") surrogate \(escape) in string", offset: offset)
+    }
+
+    /// Copies validated UTF-8 out of the input without a second validation pass.
+    func makeString(_ slice: Slice<UnsafeRawBufferPointer>) -> String {
+        let run = UnsafeRawBufferPointer(rebasing: slice)
+        return String(unsafeUninitializedCapacity: run.count) { buffer in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: run)
+            return run.count
+        }
+    }
+}
+
+// MARK: - Helpers
+
+/// A byte as it should appear in a message: quoted if printable ASCII, else in hex.
+private func describe(_ byte: UInt8) -> String {
+    0x21..<0x7F ~= byte ? "'\(describeBare(byte))'" : "byte 0x\(hex(byte, digits: 2))"
+}
+
+private func describeBare(_ byte: UInt8) -> String {
+    0x21..<0x7F ~= byte ? String(UnicodeScalar(byte)) : "x\(hex(byte, digits: 2))"
+}
+
+private func hex(_ value: UInt8, digits: Int) -> String {
+    let text = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, digits - text.count)) + text
+}
+
+/// A key for an error message: JSON-quoted so odd characters stay visible, and cut short so a
+/// hostile megabyte-long key cannot bloat the 400 body.
+private func quotedForMessage(_ key: String) -> String {
+    let limit = 64
+    let shown = key.unicodeScalars.count > limit ? String(key.unicodeScalars.prefix(limit)) + "…" : key
+    var out: [UInt8] = []
+    JSONWriter.quotedString(shown, into: &out)
+    return String(decoding: out, as: UTF8.self)
+}
+
+extension UInt8 {
+    fileprivate static let quote = UInt8(ascii: "\"")
+    fileprivate static let backslash = UInt8(ascii: "\\")
+    fileprivate static let slash = UInt8(ascii: "/")
+    fileprivate static let openBrace = UInt8(ascii: "{")
+    fileprivate static let closeBrace = UInt8(ascii: "}")
+    fileprivate static let openBracket = UInt8(ascii: "[")
+    fileprivate static let closeBracket = UInt8(ascii: "]")
+    fileprivate static let comma = UInt8(ascii: ",")
+    fileprivate static let colon = UInt8(ascii: ":")
+    fileprivate static let minus = UInt8(ascii: "-")
+    fileprivate static let plus = UInt8(ascii: "+")
+    fileprivate static let period = UInt8(ascii: ".")
+    fileprivate static let digit0 = UInt8(ascii: "0")
+    fileprivate static let digit1 = UInt8(ascii: "1")
+    fileprivate static let digit9 = UInt8(ascii: "9")
+    fileprivate static let space = UInt8(ascii: " ")
+    fileprivate static let tab = UInt8(ascii: "\t")
+    fileprivate static let lineFeed = UInt8(ascii: "\n")
+    fileprivate static let carriageReturn = UInt8(ascii: "\r")
+}

@@ -1,0 +1,260 @@
+// The persisted-query registry's file, so that registrations survive a restart
+// (`persisted_queries.store`, SPEC section 2). Registrations are appended as they happen and read
+// back in file order at startup.
+//
+// Record format, one record per registration:
+//
+//     <64 lower-case hex digits: the SHA-256> <the document's length in bytes, decimal>\n
+//     <the document, UTF-8>\n
+//
+// The length, not a delimiter, ends the document, so documents may hold newlines; the final
+// newline lets a reader tell a complete record from one torn by a crash in the middle of a write.
+// Loading stops at the first record that is incomplete or malformed and truncates the file back to
+// the end of the last good record, so that later appends follow good data. A digest may appear more
+// than once (evicted, then registered again); the later record is the more recent.
+
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An append-only file of persisted-query registrations that tolerates a torn tail.
+///
+/// Thread-safe: appends and compaction are serialised by a lock of the store's own, so every
+/// record reaches the file whole and in one `write`. Call `load()` once before appending, so that
+/// a torn tail from a crash is cut off first.
+package final class PersistedQueryStore: Sendable {
+    private struct State {
+        var descriptor: Int32
+        /// The end of the last complete record: where a failed append is cut back to.
+        var size: Int
+        var droppedBytes = 0
+    }
+
+    package let path: String
+    private let state: Mutex<State>
+
+    /// Opens the file at `path`, creating it and its parent folders when missing.
+    package init(path: String) throws(PersistedQueryStoreError) {
+        self.path = path
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try Self.makeFolders(String(path[..<slash]))
+        }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw PersistedQueryStoreError(path: path, operation: "open", errorNumber: errno) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: code)
+        }
+        state = Mutex(State(descriptor: descriptor, size: Int(status.st_size)))
+    }
+
+    deinit {
+        state.withLock { _ = close($0.descriptor) }
+    }
+
+    /// How many bytes of torn or corrupt tail the last `load()` cut off (0 when the file was whole).
+    package var droppedBytes: Int { state.withLock { $0.droppedBytes } }
+
+    /// Every complete record in file order; a torn or malformed tail is cut off the file and
+    /// counted in `droppedBytes`.
+    package func load() throws(PersistedQueryStoreError) -> [(SHA256Digest, String)] {
+        try state.withLock { (state) throws(PersistedQueryStoreError) -> [(SHA256Digest, String)] in
+            // One read of the whole file and a scan of its bytes: 100k records load in well
+            // under a second, where splitting the file into lines would not.
+            let bytes = try readAll(state.descriptor)
+            let (records, goodLength) = bytes.withUnsafeBufferPointer(Self.scan)
+            if goodLength < bytes.count {
+                guard ftruncate(state.descriptor, off_t(goodLength)) == 0 else {
+                    throw PersistedQueryStoreError(path: path, operation: "truncate", errorNumber: errno)
+                }
+            }
+            state.size = goodLength
+            state.droppedBytes = bytes.count - goodLength
+            return records
+        }
+    }
+
+    /// Appends one record in a single `write`; a partial write is cut back off before throwing,
+    /// so the file never keeps half a record in front of later ones.
+    package func append(_ digest: SHA256Digest, _ document: String) throws(PersistedQueryStoreError) {
+        var record: [UInt8] = []
+        Self.encode(digest, document, into: &record)
+        try state.withLock { (state) throws(PersistedQueryStoreError) in
+            var written: Int
+            repeat {
+                written = record.withUnsafeBytes { write(state.descriptor, $0.baseAddress, $0.count) }
+            } while written < 0 && errno == EINTR
+            guard written == record.count else {
+                let code = written < 0 ? errno : ENOSPC
+                _ = ftruncate(state.descriptor, off_t(state.size))
+                throw PersistedQueryStoreError(path: path, operation: "write", errorNumber: code)
+            }
+            state.size += written
+        }
+    }
+
+    /// Replaces the file's records with `entries`: written to a new file, synced, then renamed over
+    /// the old one, so a crash leaves either the old file or the new one, never a mix.
+    package func compact(_ entries: [(SHA256Digest, String)]) throws(PersistedQueryStoreError) {
+        let temporaryPath = path + ".compacting"
+        try state.withLock { (state) throws(PersistedQueryStoreError) in
+            let descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw PersistedQueryStoreError(path: temporaryPath, operation: "open", errorNumber: errno)
+            }
+            var size = 0
+            do throws(PersistedQueryStoreError) {
+                var buffer: [UInt8] = []
+                buffer.reserveCapacity(1 << 20)
+                for (digest, document) in entries {
+                    Self.encode(digest, document, into: &buffer)
+                    if buffer.count >= 1 << 20 {
+                        try writeAll(buffer, to: descriptor, path: temporaryPath)
+                        size += buffer.count
+                        buffer.removeAll(keepingCapacity: true)
+                    }
+                }
+                try writeAll(buffer, to: descriptor, path: temporaryPath)
+                size += buffer.count
+                guard fsync(descriptor) == 0 else {
+                    throw PersistedQueryStoreError(path: temporaryPath, operation: "sync", errorNumber: errno)
+                }
+                guard rename(temporaryPath, path) == 0 else {
+                    throw PersistedQueryStoreError(path: path, operation: "rename", errorNumber: errno)
+                }
+            } catch {
+                close(descriptor)
+                unlink(temporaryPath)
+                throw error
+            }
+            // The new descriptor already names the renamed file: no reopen that could fail.
+            close(state.descriptor)
+            state.descriptor = descriptor
+            state.size = size
+        }
+    }
+
+    // MARK: - Bytes
+
+    /// Appends the record for one registration to `buffer`.
+    private static func encode(_ digest: SHA256Digest, _ document: String, into buffer: inout [UInt8]) {
+        let length = document.utf8.count
+        buffer.reserveCapacity(buffer.count + 64 + 22 + length)
+        buffer.append(contentsOf: digest.hex.utf8)
+        buffer.append(UInt8(ascii: " "))
+        buffer.append(contentsOf: String(length).utf8)
+        buffer.append(UInt8(ascii: "\n"))
+        buffer.append(contentsOf: document.utf8)
+        buffer.append(UInt8(ascii: "\n"))
+    }
+
+    /// The complete records at the start of `bytes`, and the length they span.
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> ([(SHA256Digest, String)], Int) {
+        var records: [(SHA256Digest, String)] = []
+        var position = 0
+        while position < bytes.count, let (digest, document, end) = record(in: bytes, at: position) {
+            records.append((digest, document))
+            position = end
+        }
+        return (records, position)
+    }
+
+    /// The record starting at `start` and the offset just past it, or nil when it is incomplete or
+    /// malformed.
+    private static func record(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        at start: Int
+    ) -> (SHA256Digest, String, Int)? {
+        // The shortest header: 64 hex digits, a space, one digit, a newline.
+        guard bytes.count - start >= 67 else { return nil }
+        var digestBytes = [UInt8](repeating: 0, count: 32)
+        for i in 0..<32 {
+            guard let high = lowerHexValue(bytes[start + 2 * i]), let low = lowerHexValue(bytes[start + 2 * i + 1])
+            else { return nil }
+            digestBytes[i] = high << 4 | low
+        }
+        guard bytes[start + 64] == UInt8(ascii: " ") else { return nil }
+        var position = start + 65
+        var length = 0
+        // Eighteen digits cannot overflow an Int; no real document comes near that.
+        while position < bytes.count, position - start - 65 < 18,
+            case let digit = bytes[position], digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9")
+        {
+            length = length * 10 + Int(digit - UInt8(ascii: "0"))
+            position += 1
+        }
+        guard position > start + 65, position < bytes.count, bytes[position] == UInt8(ascii: "\n") else { return nil }
+        let documentStart = position + 1
+        guard length < bytes.count - documentStart, bytes[documentStart + length] == UInt8(ascii: "\n") else {
+            return nil
+        }
+        let documentBytes = UnsafeBufferPointer(rebasing: bytes[documentStart..<documentStart + length])
+        guard let document = String(validating: documentBytes, as: UTF8.self) else { return nil }
+        return (SHA256Digest(bytes: digestBytes), document, documentStart + length + 1)
+    }
+
+    /// The value of a lower-case hex digit: the store writes only those, so anything else is damage.
+    private static func lowerHexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    // MARK: - System calls
+
+    /// `mkdir -p`: creates `folder` and every missing folder above it.
+    private static func makeFolders(_ folder: String) throws(PersistedQueryStoreError) {
+        let prefixEnds = folder.indices.filter { folder[$0] == "/" && $0 != folder.startIndex } + [folder.endIndex]
+        for end in prefixEnds {
+            let prefix = String(folder[..<end])
+            guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
+                throw PersistedQueryStoreError(path: prefix, operation: "create folder", errorNumber: errno)
+            }
+        }
+    }
+
+    private func readAll(_ descriptor: Int32) throws(PersistedQueryStoreError) -> [UInt8] {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: errno)
+        }
+        let size = Int(status.st_size)
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let got = pread(descriptor, buffer.baseAddress! + count, size - count, off_t(count))
+                if got < 0 && errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                // A file that shrank under us ends here; what was read is still scanned.
+                if got <= 0 { break }
+                count += got
+            }
+        }
+        guard failure == 0 else { throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: failure) }
+        return bytes
+    }
+
+    private func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(PersistedQueryStoreError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                throw PersistedQueryStoreError(
+                    path: path, operation: "write", errorNumber: written < 0 ? errno : ENOSPC)
+            }
+            offset += written
+        }
+    }
+}
