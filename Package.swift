@@ -96,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BreakwaterIntegrationTests",
-            dependencies: ["BreakwaterTesting"],
+            dependencies: ["BreakwaterTesting", "BreakwaterServer"],
             swiftSettings: swiftSettings
         ),
     ]

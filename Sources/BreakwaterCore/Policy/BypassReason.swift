@@ -1,0 +1,25 @@
+// Why a request or response goes past the cache: the words an operator reads in logs.
+
+/// Why an answer is not served from, or not stored in, the cache (`X-Cache: BYPASS`).
+///
+/// Raw values are kebab-case, as they appear in logs and metrics labels.
+package enum BypassReason: String, Sendable, Equatable, CaseIterable {
+    /// A mutation or subscription: only queries are cached.
+    case notAQuery = "not-a-query"
+    /// The request carries a private header (`cache.private_headers`) and its rule is not per-user.
+    case privateRequest = "private-request"
+    /// The origin answered with a status other than 200.
+    case originStatus = "origin-status"
+    /// The origin's answer is not a JSON object with a JSON Content-Type.
+    case notJSON = "not-json"
+    /// The answer has a top-level `errors` member.
+    case graphQLErrors = "graphql-errors"
+    /// The origin set a cookie, which must reach only the client that caused it.
+    case setCookie = "set-cookie"
+    /// The origin said `Cache-Control: no-store`.
+    case originNoStore = "origin-no-store"
+    /// The origin said `Cache-Control: private`.
+    case originPrivate = "origin-private"
+    /// The effective TTL is zero.
+    case zeroTTL = "zero-ttl"
+}
