@@ -41,6 +41,8 @@ struct Demo: ParsableCommand {
         var settings = Configuration()
         settings.server.threads = threads
         settings.server.listen = proxyAddress
+        // The demo keeps its registry in memory: it writes no files.
+        settings.persistedQueries.store = ""
         let service = Service(threads: threads, logger: logger)
         do {
             let demo = DemoOrigin(graphqlPath: settings.server.graphqlPath, testControls: testControls)

@@ -1,0 +1,81 @@
+// One cached response with what the store needs to serve, age, purge and bound it.
+
+/// An immutable cached response, shared by reference between the store and every request it serves.
+///
+/// A hit hands out this object, so the body is never copied on the lookup path.
+package final class CacheEntry: Sendable {
+    /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself,
+    /// its SIEVE slot, its dictionary slot and its places in the operation and document indexes.
+    /// A generous estimate: the memory bound must hold for the process, not only for the bodies.
+    package static let fixedOverhead = 256
+
+    /// Bytes charged for each tag beyond its text: its string storage and its tag-index slot.
+    package static let perTagOverhead = 48
+
+    package let key: CacheKey
+    package let body: [UInt8]
+    package let contentType: String
+    /// A strong entity tag, quoted, as `makeETag(body:hasher:)` makes it.
+    package let etag: String
+    package let storedAt: ContinuousClock.Instant
+    package let ttl: Duration
+    package let staleWhileRevalidate: Duration
+    package let staleIfError: Duration
+    package let documentDigest: SHA256Digest
+    package let operationName: String?
+    /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
+    package let tags: [String]
+    package let isPerUser: Bool
+    /// What the entry counts against the store's memory bound: its body plus `fixedOverhead`, its
+    /// key's and document's digests, its strings, and each tag with `perTagOverhead`.
+    package let cost: Int
+
+    package init(
+        key: CacheKey,
+        body: [UInt8],
+        contentType: String,
+        etag: String,
+        storedAt: ContinuousClock.Instant,
+        ttl: Duration,
+        staleWhileRevalidate: Duration,
+        staleIfError: Duration,
+        documentDigest: SHA256Digest,
+        operationName: String?,
+        tags: [String],
+        isPerUser: Bool
+    ) {
+        self.key = key
+        self.body = body
+        self.contentType = contentType
+        self.etag = etag
+        self.storedAt = storedAt
+        self.ttl = ttl
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfError = staleIfError
+        self.documentDigest = documentDigest
+        self.operationName = operationName
+        self.tags = tags
+        self.isPerUser = isPerUser
+        var cost = body.count + Self.fixedOverhead + 2 * 32
+        cost += contentType.utf8.count + etag.utf8.count + (operationName?.utf8.count ?? 0)
+        for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
+        self.cost = cost
+    }
+
+    /// The strong entity tag of `body`: the first 16 bytes of its SHA-256 in hex, quoted.
+    package static func makeETag(body: [UInt8], hasher: any SHA256Hashing) -> String {
+        "\"\(hasher.sha256(body).hex.prefix(32))\""
+    }
+
+    /// The instant the entry stops being fresh, `staleSince` when a soft purge came earlier.
+    package func expiresAt(staleSince: ContinuousClock.Instant?) -> ContinuousClock.Instant {
+        let end = storedAt + ttl
+        guard let staleSince else { return end }
+        return min(end, staleSince)
+    }
+
+    /// The instant from which the entry can serve nobody, not even a request whose origin failed.
+    package func removableAt(staleSince: ContinuousClock.Instant?) -> ContinuousClock.Instant {
+        expiresAt(staleSince: staleSince) + max(staleWhileRevalidate, staleIfError)
+    }
+}

@@ -1,0 +1,72 @@
+// The response cache's key (SPEC section 5): document hash + operationName + canonical variables
+// + scope, folded into one SHA-256 so that a key is small, fixed-size and cheap to compare.
+
+/// The identity of one cached response: the SHA-256 of an unambiguous encoding of its parts.
+///
+/// Hashing uses the digest's first 8 bytes only: they are already uniformly distributed, so
+/// feeding all 32 to the hasher would cost more and spread no better.
+package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    package let digest: SHA256Digest
+    /// The digest's first 8 bytes, read once so that hashing never touches the array.
+    private let prefix: UInt64
+
+    /// Wraps a digest already computed by `make` (for example one read back from a shared tier).
+    package init(digest: SHA256Digest) {
+        self.digest = digest
+        prefix = digest.bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    }
+
+    /// The key of a response, from the parts SPEC section 5 names.
+    ///
+    /// Every variable-length field is preceded by its length and every optional one by a
+    /// presence byte, so that no two different inputs encode alike: `("ab", "c")` differs from
+    /// `("a", "bc")`, a nil operation name from `""`, and a nil (public) scope from an empty one.
+    package static func make(
+        document: SHA256Digest,
+        operationName: String?,
+        canonicalVariables: [UInt8],
+        scope: [UInt8]?,
+        hasher: any SHA256Hashing
+    ) -> CacheKey {
+        var material: [UInt8] = []
+        // Version, document, two optional fields (presence + length) and one length, then the bytes.
+        material.reserveCapacity(
+            1 + 32 + 2 * 9 + 8 + (operationName?.utf8.count ?? 0) + canonicalVariables.count + (scope?.count ?? 0)
+        )
+        // A version byte, so that a future change of layout can never reuse old keys.
+        material.append(1)
+        material.append(contentsOf: document.bytes)
+        appendOptional(operationName.map { Array($0.utf8) }, to: &material)
+        appendField(canonicalVariables, to: &material)
+        appendOptional(scope, to: &material)
+        return CacheKey(digest: hasher.sha256(material))
+    }
+
+    package static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        lhs.prefix == rhs.prefix && lhs.digest == rhs.digest
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(prefix)
+    }
+
+    package var description: String { digest.hex }
+
+    private static func appendOptional(_ field: [UInt8]?, to material: inout [UInt8]) {
+        guard let field else {
+            material.append(0)
+            return
+        }
+        material.append(1)
+        appendField(field, to: &material)
+    }
+
+    /// Appends the field's length as 8 little-endian bytes, then the field.
+    private static func appendField(_ field: [UInt8], to material: inout [UInt8]) {
+        let length = UInt64(field.count)
+        for shift in stride(from: 0, to: 64, by: 8) {
+            material.append(UInt8(truncatingIfNeeded: length >> UInt64(shift)))
+        }
+        material.append(contentsOf: field)
+    }
+}

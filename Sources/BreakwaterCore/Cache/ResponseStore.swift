@@ -1,0 +1,95 @@
+// The response cache (SPEC section 5): entries by key, bounded in bytes, evicted by SIEVE, purged
+// by operation, document or entity tag, shared by every event loop.
+
+import Synchronization
+
+/// The in-memory response cache: thread-safe, sharded so that event loops rarely contend.
+///
+/// Each key belongs to one of `shardCount` shards, each a `SieveShard` behind its own mutex with
+/// `maxBytes / shardCount` of the budget, so the total never exceeds `maxBytes`. A critical section
+/// is a few dictionary operations: no I/O and no body copy (entries are shared objects). Time is a
+/// parameter of every call, so that tests can age entries without sleeping.
+package final class ResponseStore: Sendable {
+    /// The bound on the summed cost of all entries, `cache.max_bytes`.
+    package let maxBytes: Int
+    /// The largest cost an entry may have and still be stored: one shard's budget.
+    package let maxEntryCost: Int
+    private let shards: [LockedShard]
+
+    package init(maxBytes: Int, shardCount: Int = 16) {
+        precondition(shardCount > 0, "a response store has at least one shard")
+        self.maxBytes = max(0, maxBytes)
+        maxEntryCost = self.maxBytes / shardCount
+        shards = (0..<shardCount).map { [maxEntryCost] _ in LockedShard(budget: maxEntryCost) }
+    }
+
+    /// How the entry for `key` may be served at `now`; a hit marks it recently used for eviction.
+    ///
+    /// An entry past its TTL plus the longer of its stale windows is removed and counted as expired.
+    package func lookup(_ key: CacheKey, now: ContinuousClock.Instant) -> CacheLookup {
+        shard(for: key).state.withLock { $0.lookup(key, now: now) }
+    }
+
+    /// Inserts or replaces `entry`; returns how many other entries were evicted to make room.
+    ///
+    /// An entry whose cost exceeds one shard's budget (`maxEntryCost`) is not stored and is
+    /// counted as rejected; an entry it would have replaced is removed.
+    @discardableResult
+    package func store(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Int {
+        shard(for: entry.key).state.withLock { $0.store(entry, now: now) }
+    }
+
+    package func remove(_ key: CacheKey) {
+        shard(for: key).state.withLock { $0.remove(key) }
+    }
+
+    /// Removes (hard) or marks stale as of `now` (soft) every entry `selector` reaches; returns how many.
+    ///
+    /// A soft-purged entry is served as stale for its `stale_while_revalidate` window after `now`,
+    /// and within `stale_if_error` when the origin fails, then goes like any expired entry.
+    @discardableResult
+    package func purge(_ selector: PurgeSelector, soft: Bool, now: ContinuousClock.Instant) -> Int {
+        shards.reduce(0) { total, shard in
+            total + shard.state.withLock { $0.purge(selector, soft: soft, now: now) }
+        }
+    }
+
+    /// The store's figures, summed over shards (each read under its own lock, so not one instant).
+    package var statistics: StoreStatistics {
+        var statistics = StoreStatistics()
+        statistics.maxBytes = maxBytes
+        for shard in shards {
+            shard.state.withLock { shard in
+                statistics.entries += shard.count
+                statistics.bytes += shard.bytes
+                statistics.evictions += shard.evictions
+                statistics.expired += shard.expired
+                statistics.rejected += shard.rejected
+            }
+        }
+        return statistics
+    }
+
+    /// Every way the shards' bookkeeping is inconsistent; empty when all is well (for tests).
+    package func consistencyProblems() -> [String] {
+        shards.enumerated().flatMap { number, shard in
+            shard.state.withLock { $0.consistencyProblems() }.map { "shard \(number): \($0)" }
+        }
+    }
+
+    /// The key's shard, chosen by digest bytes 8..<16: the dictionaries hash bytes 0..<8, so a
+    /// shard's keys still spread over its dictionary's buckets.
+    private func shard(for key: CacheKey) -> LockedShard {
+        let bits = key.digest.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+        return shards[Int(bits % UInt64(shards.count))]
+    }
+}
+
+/// A shard behind its mutex; a class because an array cannot hold a non-copyable `Mutex` itself.
+private final class LockedShard: Sendable {
+    let state: Mutex<SieveShard>
+
+    init(budget: Int) {
+        state = Mutex(SieveShard(budget: budget))
+    }
+}

@@ -1,0 +1,39 @@
+// Self-checks of a shard's bookkeeping, for tests: the queue, the key map, the byte count and the
+// three indexes must describe the same entries.
+
+extension SieveShard {
+    /// Every way the shard's structures disagree with each other; empty when they are consistent.
+    func consistencyProblems() -> [String] {
+        var problems: [String] = []
+        guard let queued = queuedEntries() else { return ["the queue's links, free list or hand are broken"] }
+        if queued.count != count { problems.append("queue holds \(queued.count) entries, key map \(count)") }
+        let cost = queued.reduce(0) { $0 + $1.cost }
+        if cost != bytes { problems.append("entries cost \(cost), bytes say \(bytes)") }
+        if bytes > budget { problems.append("bytes \(bytes) exceed budget \(budget)") }
+        var byKey: [CacheKey: CacheEntry] = [:]
+        for entry in queued { byKey[entry.key] = entry }
+        if byKey.count != queued.count { problems.append("a key is queued twice") }
+
+        problems += check(
+            tagIndex.allTerms, expected: queued.flatMap { entry in Set(entry.tags).map { ($0, entry.key) } }, "tag")
+        problems += check(
+            operationIndex.allTerms,
+            expected: queued.compactMap { entry in entry.operationName.map { ($0, entry.key) } },
+            "operation"
+        )
+        problems += check(documentIndex.allTerms, expected: queued.map { ($0.documentDigest, $0.key) }, "document")
+        return problems
+    }
+
+    private func check<Term: Hashable>(
+        _ index: [Term: Set<CacheKey>], expected: [(Term, CacheKey)], _ name: String
+    ) -> [String] {
+        var wanted: [Term: Set<CacheKey>] = [:]
+        for (term, key) in expected { wanted[term, default: []].insert(key) }
+        guard index != wanted else { return [] }
+        let ghosts = index.reduce(0) { $0 + $1.value.subtracting(wanted[$1.key] ?? []).count }
+        let missing = wanted.reduce(0) { $0 + $1.value.subtracting(index[$1.key] ?? []).count }
+        let empty = index.values.filter(\.isEmpty).count
+        return ["\(name) index: \(ghosts) ghost keys, \(missing) missing keys, \(empty) empty terms"]
+    }
+}

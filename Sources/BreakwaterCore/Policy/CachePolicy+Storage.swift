@@ -1,0 +1,46 @@
+// Whether an origin answer may be stored, for how long and under which entity tags (SPEC
+// section 5): the cheap header checks first, the body parse last.
+
+extension CachePolicy {
+    /// Decides whether `response`, the origin's answer to the query `operationName`, is stored.
+    ///
+    /// `no-store`, `private` and `Set-Cookie` are honoured even with
+    /// `honor_origin_cache_control: false`: that flag governs lifetimes, never privacy. Any
+    /// top-level `errors` member, even an empty one, keeps the answer out (SPEC section 5).
+    package func storage(of response: HTTPResponse, operationName: String?) -> StorageDecision {
+        guard response.status == 200 else { return .doNotStore(.originStatus) }
+        guard Self.isJSONMediaType(response.headers["Content-Type"]) else { return .doNotStore(.notJSON) }
+        guard !response.headers.contains("Set-Cookie") else { return .doNotStore(.setCookie) }
+        let cacheControl = CacheControl(headerValues: response.headers.values(of: "Cache-Control"))
+        if cacheControl.noStore { return .doNotStore(.originNoStore) }
+        if cacheControl.isPrivate { return .doNotStore(.originPrivate) }
+
+        guard let body = try? JSONParser.parse(response.body), body.isObject else { return .doNotStore(.notJSON) }
+        guard body["errors"] == nil else { return .doNotStore(.graphQLErrors) }
+
+        let ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
+        guard ttl > .zero else { return .doNotStore(.zeroTTL) }
+        return .store(ttl: ttl, tags: body["data"].map(EntityTags.extract(from:)) ?? [])
+    }
+
+    /// The first matching rule's TTL; else the origin's `s-maxage`, then `max-age` (a `no-cache`
+    /// meaning 0) when honoured; else `default_ttl`.
+    package func timeToLive(operationName: String?, cacheControl: CacheControl) -> Duration {
+        if let rule = rule(for: operationName) { return rule.ttl }
+        if settings.honorOriginCacheControl {
+            // no-cache means "revalidate before every reuse"; with no revalidation here, that is 0.
+            if cacheControl.noCache { return .zero }
+            if let seconds = cacheControl.sharedMaxAge ?? cacheControl.maxAge { return .seconds(seconds) }
+        }
+        return settings.defaultTTL
+    }
+
+    /// `application/json` or `application/graphql-response+json`, parameters allowed.
+    private static func isJSONMediaType(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let essence = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            .trimmingWhitespace()
+        return essence.equalsIgnoringASCIICase("application/json")
+            || essence.equalsIgnoringASCIICase("application/graphql-response+json")
+    }
+}

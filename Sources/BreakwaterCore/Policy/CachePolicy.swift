@@ -1,0 +1,59 @@
+// The cache's rules of admission (SPEC sections 2 and 5): which rule an operation falls under
+// and whose entry a request may use. Whether an origin answer may be stored is in
+// CachePolicy+Storage.swift. Pure functions of the settings and the message: no clock, no I/O.
+
+/// Decisions taken from `cache` settings about one operation, request or response.
+package struct CachePolicy: Sendable {
+    package let settings: Configuration.Cache
+
+    package init(_ settings: Configuration.Cache) {
+        self.settings = settings
+    }
+
+    /// The first rule whose `operation` equals `operationName` exactly; nil for anonymous operations.
+    package func rule(for operationName: String?) -> Configuration.CacheRule? {
+        guard let operationName else { return nil }
+        return settings.rules.first { $0.operation == operationName }
+    }
+
+    /// Whether the request may use the shared cache, a per-user entry, or no cache at all.
+    ///
+    /// Under a per-user rule every request gets a per-user entry, credentials or not: anonymous
+    /// requests then share one anonymous entry, which never mixes with a signed-in user's.
+    package func scope(operationName: String?, kind: OperationKind, requestHeaders: HTTPHeaders) -> CacheScopeDecision {
+        guard kind == .query else { return .bypass(.notAQuery) }
+        if rule(for: operationName)?.scope == .perUser {
+            return .perUser(material: userMaterial(requestHeaders))
+        }
+        if settings.privateHeaders.contains(where: { requestHeaders.contains($0) }) {
+            return .bypass(.privateRequest)
+        }
+        return .shared
+    }
+
+    /// Every private header, in configured order: its lower-cased name, then how many values the
+    /// request carries and each value, all length-prefixed.
+    ///
+    /// Length prefixes make the encoding injective (no value can pose as a boundary), and the
+    /// count tells an absent header (0 values) from an empty one (1 value of length 0).
+    private func userMaterial(_ headers: HTTPHeaders) -> [UInt8] {
+        var material: [UInt8] = []
+        for name in settings.privateHeaders {
+            Self.appendField(Array(name.lowercased().utf8), to: &material)
+            let values = headers.values(of: name)
+            Self.appendLength(values.count, to: &material)
+            for value in values { Self.appendField(Array(value.utf8), to: &material) }
+        }
+        return material
+    }
+
+    private static func appendField(_ bytes: [UInt8], to material: inout [UInt8]) {
+        appendLength(bytes.count, to: &material)
+        material += bytes
+    }
+
+    private static func appendLength(_ length: Int, to material: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: length)
+        material += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+    }
+}

@@ -1,0 +1,84 @@
+// CacheKey: equal inputs give equal keys, every field (and nil versus empty) tells keys apart,
+// and no two inputs collide by shifting bytes from one field to the next.
+
+import BreakwaterCore
+import BreakwaterServer
+import Testing
+
+struct CacheKeyTests {
+    struct Parts {
+        var document = OpenSSLSHA256().sha256("{ launches { id } }")
+        var operationName: String? = "GetLaunches"
+        var variables: [UInt8] = Array(#"{"a":1}"#.utf8)
+        var scope: [UInt8]? = nil
+
+        var key: CacheKey {
+            CacheKey.make(
+                document: document, operationName: operationName, canonicalVariables: variables, scope: scope,
+                hasher: OpenSSLSHA256()
+            )
+        }
+    }
+
+    @Test func equalInputsGiveEqualKeysAndHashes() {
+        #expect(Parts().key == Parts().key)
+        #expect(Parts().key.hashValue == Parts().key.hashValue)
+    }
+
+    /// One field changed between two otherwise equal sets of parts.
+    enum Variation: String, CaseIterable, Sendable {
+        case document, operationName, nilVersusEmptyOperationName, variables, emptyVariables
+        case perUserVersusPublicScope, emptyVersusPublicScope, differentUsers
+
+        var parts: (Parts, Parts) {
+            var first = Parts()
+            var second = Parts()
+            switch self {
+            case .document: second.document = OpenSSLSHA256().sha256("{ me { id } }")
+            case .operationName: second.operationName = "GetLaunch"
+            case .nilVersusEmptyOperationName: (first.operationName, second.operationName) = (nil, "")
+            case .variables: second.variables = Array(#"{"a":2}"#.utf8)
+            case .emptyVariables: second.variables = []
+            case .perUserVersusPublicScope: second.scope = Array("user-1".utf8)
+            case .emptyVersusPublicScope: second.scope = []
+            case .differentUsers: (first.scope, second.scope) = (Array("user-1".utf8), Array("user-2".utf8))
+            }
+            return (first, second)
+        }
+    }
+
+    @Test(arguments: Variation.allCases)
+    func changingOneFieldChangesTheKey(_ variation: Variation) {
+        let (first, second) = variation.parts
+        #expect(first.key != second.key)
+    }
+
+    @Test func bytesShiftedBetweenFieldsDoNotCollide() {
+        var first = Parts()
+        first.operationName = "ab"
+        first.variables = Array("c".utf8)
+        var second = Parts()
+        second.operationName = "a"
+        second.variables = Array("bc".utf8)
+        #expect(first.key != second.key)
+
+        var third = Parts()
+        third.variables = Array("ab".utf8)
+        third.scope = Array("c".utf8)
+        var fourth = Parts()
+        fourth.variables = Array("a".utf8)
+        fourth.scope = Array("bc".utf8)
+        #expect(third.key != fourth.key)
+    }
+
+    @Test func hashUsesTheDigestPrefixAndEqualityTheWholeDigest() {
+        var bytes = [UInt8](repeating: 7, count: 32)
+        let first = CacheKey(digest: SHA256Digest(bytes: bytes))
+        bytes[31] = 8
+        let second = CacheKey(digest: SHA256Digest(bytes: bytes))
+        #expect(first.hashValue == second.hashValue)
+        #expect(first != second)
+        let keys: Set = [first, second]
+        #expect(keys.count == 2)
+    }
+}
