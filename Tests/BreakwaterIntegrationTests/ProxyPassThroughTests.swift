@@ -63,10 +63,10 @@ import Testing
             #expect(try connection.post("/graphql", json: Self.launchesQuery).status == 200)
         }
         connection.close()
-        // 12 concurrent slow requests through 2 connections per loop: all answered.
+        // 12 concurrent slow requests (distinct, so none coalesce) through 2 connections per loop.
         let statuses = Statuses()
-        DispatchQueue.concurrentPerform(iterations: 12) { _ in
-            let status = try? proxy.client.post("/graphql", json: #"{"query":"{ slow(ms: 100) }"}"#).status
+        DispatchQueue.concurrentPerform(iterations: 12) { index in
+            let status = try? proxy.client.post("/graphql", json: #"{"query":"{ slow(ms: \#(100 + index)) }"}"#).status
             statuses.append(status ?? -1)
         }
         #expect(statuses.all == Array(repeating: 200, count: 12))

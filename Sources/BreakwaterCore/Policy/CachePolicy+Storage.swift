@@ -9,7 +9,7 @@ extension CachePolicy {
     /// top-level `errors` member, even an empty one, keeps the answer out (SPEC section 5).
     package func storage(of response: HTTPResponse, operationName: String?) -> StorageDecision {
         guard response.status == 200 else { return .doNotStore(.originStatus) }
-        guard Self.isJSONMediaType(response.headers["Content-Type"]) else { return .doNotStore(.notJSON) }
+        guard MediaType.isJSONResponse(response.headers["Content-Type"]) else { return .doNotStore(.notJSON) }
         guard !response.headers.contains("Set-Cookie") else { return .doNotStore(.setCookie) }
         let cacheControl = CacheControl(headerValues: response.headers.values(of: "Cache-Control"))
         if cacheControl.noStore { return .doNotStore(.originNoStore) }
@@ -33,14 +33,5 @@ extension CachePolicy {
             if let seconds = cacheControl.sharedMaxAge ?? cacheControl.maxAge { return .seconds(seconds) }
         }
         return settings.defaultTTL
-    }
-
-    /// `application/json` or `application/graphql-response+json`, parameters allowed.
-    private static func isJSONMediaType(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let essence = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            .trimmingWhitespace()
-        return essence.equalsIgnoringASCIICase("application/json")
-            || essence.equalsIgnoringASCIICase("application/graphql-response+json")
     }
 }

@@ -8,4 +8,13 @@ package enum MediaType {
         let essence = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
         return essence.equalsIgnoringASCIICase("application/json")
     }
+
+    /// Whether a response's `contentType` is JSON: `application/json` or
+    /// `application/graphql-response+json`, parameters allowed.
+    package static func isJSONResponse(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let essence = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
+        return essence.equalsIgnoringASCIICase("application/json")
+            || essence.equalsIgnoringASCIICase("application/graphql-response+json")
+    }
 }

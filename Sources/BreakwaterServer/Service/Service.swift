@@ -49,11 +49,12 @@ package final class Service: @unchecked Sendable {
                 try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
             })
         let endpoint = try Self.makeEndpoint(configuration, logger: logger)
+        let cache = SharedCache(settings: configuration.cache)
         return try addServer(address: configuration.server.listen, limits: limits) { loop throws(ServerError) in
             let pool = try OriginPool(
                 loop: loop, origin: configuration.origin.url, timeout: configuration.origin.timeout,
                 maxConnections: configuration.origin.maxConnections, tlsVerify: configuration.origin.tlsVerify)
-            return ProxyHandler(configuration: configuration, endpoint: endpoint, pool: pool)
+            return ProxyHandler(configuration: configuration, endpoint: endpoint, cache: cache, pool: pool)
         }
     }
 

@@ -1,0 +1,58 @@
+// How each cache outcome is answered (SPEC 5.2): X-Cache, Age, Cache-Control, ETag, 304.
+
+/// The response a client gets for a cache outcome.
+package enum CacheAnswer {
+    /// An answer from a stored entry: `HIT` when fresh, `STALE` past its TTL.
+    package static func fromEntry(
+        _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
+    ) -> HTTPResponse {
+        let remaining = isFresh ? entry.ttl - age : .zero
+        var headers: HTTPHeaders = ["X-Cache": isFresh ? "HIT" : "STALE"]
+        headers.add("Age", CacheResponseHeaders.age(age))
+        headers.add("Cache-Control", cacheControl(for: entry, remaining: remaining, client: client))
+        headers.add("ETag", entry.etag)
+        return finish(entry: entry, headers: headers, client: client)
+    }
+
+    /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
+    package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
+        var headers: HTTPHeaders = ["X-Cache": "MISS"]
+        headers.add("Cache-Control", cacheControl(for: entry, remaining: entry.ttl, client: client))
+        headers.add("ETag", entry.etag)
+        return finish(entry: entry, headers: headers, client: client)
+    }
+
+    /// An origin answer that was fetched and not stored, whatever the reason: `BYPASS`.
+    package static func bypassed(_ origin: HTTPResponse, client: ClientView) -> HTTPResponse {
+        var response = OriginAnswer.relay(origin)
+        if response.status == 200 && MediaType.isJSONResponse(origin.headers["Content-Type"]) {
+            response.headers.replace("Content-Type", with: client.jsonContentType)
+        }
+        response.headers.add("X-Cache", "BYPASS")
+        response.headers.add("Cache-Control", "private, no-store")
+        response.headers.fields += client.extraHeaders.fields
+        return response
+    }
+
+    /// An error Breakwater answers itself after a fetch (502, 504), with the client's CORS headers.
+    package static func failed(_ error: GraphQLErrorResponse, client: ClientView) -> HTTPResponse {
+        var response = error.response
+        response.headers.fields += client.extraHeaders.fields
+        return response
+    }
+
+    private static func cacheControl(for entry: CacheEntry, remaining: Duration, client: ClientView) -> String {
+        CacheResponseHeaders.cacheControl(isPublicGET: client.isGET && !entry.isPerUser, remaining: remaining)
+    }
+
+    /// 200 with the stored body, or 304 when the client already holds it.
+    private static func finish(entry: CacheEntry, headers: HTTPHeaders, client: ClientView) -> HTTPResponse {
+        var headers = headers
+        headers.fields += client.extraHeaders.fields
+        if !client.ifNoneMatch.isEmpty && ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: entry.etag) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers.add("Content-Type", client.wantsGraphQLResponseJSON ? client.jsonContentType : entry.contentType)
+        return HTTPResponse(status: 200, headers: headers, body: entry.body)
+    }
+}
