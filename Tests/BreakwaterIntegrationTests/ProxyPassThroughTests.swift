@@ -65,7 +65,7 @@ import Testing
         connection.close()
         // 12 concurrent slow requests (distinct, so none coalesce) through 2 connections per loop.
         let statuses = Statuses()
-        DispatchQueue.concurrentPerform(iterations: 12) { index in
+        concurrently(12) { index in
             let status = try? proxy.client.post("/graphql", json: #"{"query":"{ slow(ms: \#(100 + index)) }"}"#).status
             statuses.append(status ?? -1)
         }

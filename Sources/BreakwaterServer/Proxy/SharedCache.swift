@@ -22,11 +22,12 @@ final class SharedCache: Sendable {
         self.settings = settings
     }
 
-    /// The key of `operation` in `scope` (per-user material is hashed into it).
+    /// The key of `operation` in `scope` (per-user material is hashed into it). Absent variables
+    /// and `{}` are one and the same.
     func key(for operation: PreparedOperation, scopeMaterial: [UInt8]?) -> CacheKey {
         CacheKey.make(
             document: operation.document.digest, operationName: operation.operationName,
-            canonicalVariables: operation.variables.map(JSONWriter.canonical) ?? [],
+            canonicalVariables: JSONWriter.canonical(operation.variables ?? .object([])),
             scope: scopeMaterial, hasher: hasher)
     }
 

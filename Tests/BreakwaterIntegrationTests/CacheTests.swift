@@ -1,0 +1,179 @@
+// The response cache against the real binary and demo origin (SPEC section 5): keys, policy,
+// headers, conditional requests.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+/// A proxy with cache rules for the demo's operations.
+func cachingProxy(origin: DemoOriginProcess, extra: String = "", cache: String = "") throws -> ProxyProcess {
+    let yaml = """
+        persisted_queries:
+          store: ""
+        cache:
+          stale_while_revalidate: 10s
+          stale_if_error: 5m
+        \(cache)
+          rules:
+            - operation: GetLaunches
+              ttl: 30s
+            - operation: GetLaunchDetail
+              ttl: 30s
+            - operation: Slow
+              ttl: 30s
+            - operation: Me
+              ttl: 1m
+              scope: per-user
+        \(extra)
+        """
+    return try ProxyProcess(origin: origin.url, yaml: yaml)
+}
+
+@Suite(.serialized) struct CacheTests {
+    static let launches = "query GetLaunches($pageSize: Int, $after: String) { launches(pageSize: $pageSize, after: $after) { cursor launches { id } } }"
+    static let detail = "query GetLaunchDetail($id: ID!) { launch(id: $id) { id site } }"
+
+    func post(_ proxy: ProxyProcess, _ document: String, variables: String, headers: [(String, String)] = []) throws -> HTTPClientResponse {
+        try proxy.client.post("/graphql", json: #"{"query":\#(APQ.jsonString(document)),"variables":\#(variables)}"#, headers: headers)
+    }
+
+    func originRequests(_ origin: DemoOriginProcess) throws -> Int { try origin.counters()["requests"] as? Int ?? -1 }
+
+    @Test func missThenHitServesTheStoredBodyWithAgeAndETag() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let miss = try post(proxy, Self.detail, variables: #"{"id":"7"}"#)
+        #expect(miss.status == 200)
+        #expect(miss.header("X-Cache") == "MISS")
+        let hit = try post(proxy, Self.detail, variables: #"{"id":"7"}"#)
+        #expect(hit.header("X-Cache") == "HIT")
+        #expect(hit.body == miss.body)
+        #expect(hit.header("Age") == "0")
+        #expect(hit.header("ETag") == miss.header("ETag"))
+        #expect(hit.header("ETag")?.hasPrefix("\"") == true)
+        #expect(try originRequests(origin) == 1)
+    }
+
+    @Test func getAndPostShareOneEntryAndVariablesAreCanonical() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let first = try post(proxy, Self.launches, variables: #"{"pageSize":2,"after":"50"}"#)
+        #expect(first.header("X-Cache") == "MISS")
+        let reordered = try proxy.client.get(
+            "/graphql?" + URLEncoding.queryString([("query", Self.launches), ("variables", #"{ "after" : "50",  "pageSize":2 }"#)]))
+        #expect(reordered.header("X-Cache") == "HIT")
+        #expect(reordered.body == first.body)
+        let different = try post(proxy, Self.launches, variables: #"{"pageSize":3,"after":"50"}"#)
+        #expect(different.header("X-Cache") == "MISS")
+        #expect(try originRequests(origin) == 2)
+    }
+
+    @Test func cacheControlIsPublicOnlyForGETs() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let viaPOST = try post(proxy, Self.detail, variables: #"{"id":"1"}"#)
+        #expect(viaPOST.header("Cache-Control") == "private, no-store")
+        let viaGET = try proxy.client.get("/graphql?" + URLEncoding.queryString([("query", Self.detail), ("variables", #"{"id":"1"}"#)]))
+        #expect(viaGET.header("X-Cache") == "HIT")
+        let cacheControl = try #require(viaGET.header("Cache-Control"))
+        #expect(cacheControl.hasPrefix("public, max-age="))
+        let maxAge = Int(cacheControl.dropFirst("public, max-age=".count)) ?? -1
+        #expect((29...30).contains(maxAge))
+    }
+
+    @Test func ifNoneMatchWithTheETagGetsNotModified() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let miss = try post(proxy, Self.detail, variables: #"{"id":"2"}"#)
+        let etag = try #require(miss.header("ETag"))
+        let conditional = try post(proxy, Self.detail, variables: #"{"id":"2"}"#, headers: [("If-None-Match", etag)])
+        #expect(conditional.status == 304)
+        #expect(conditional.body.isEmpty)
+        #expect(conditional.header("ETag") == etag)
+        let other = try post(proxy, Self.detail, variables: #"{"id":"2"}"#, headers: [("If-None-Match", "\"nope\"")])
+        #expect(other.status == 200)
+    }
+
+    @Test func acceptingGraphQLResponseJSONChangesTheContentType() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        _ = try post(proxy, Self.detail, variables: #"{"id":"3"}"#)
+        let hit = try post(proxy, Self.detail, variables: #"{"id":"3"}"#, headers: [("Accept", "application/graphql-response+json")])
+        #expect(hit.header("Content-Type") == "application/graphql-response+json")
+        let plain = try post(proxy, Self.detail, variables: #"{"id":"3"}"#)
+        #expect(plain.header("Content-Type") == "application/json")
+    }
+
+    @Test func originCacheControlGivesTheTTLWithoutARule() throws {
+        let origin = try DemoOriginProcess()
+        try origin.setFaults(#"{"cacheControl": "public, max-age=60"}"#)
+        let proxy = try cachingProxy(origin: origin)
+        let document = "query Unruled { launch(id: \"4\") { id } }"
+        #expect(try post(proxy, document, variables: "{}").header("X-Cache") == "MISS")
+        #expect(try post(proxy, document, variables: "{}").header("X-Cache") == "HIT")
+    }
+
+    @Test(arguments: [
+        (#"{"cacheControl": "no-store"}"#, "query GetLaunchDetail { launch(id: \"5\") { id } }"),
+        (#"{"cacheControl": "private, max-age=60"}"#, "query GetLaunchDetail { launch(id: \"5\") { id } }"),
+        (#"{"setCookie": "session=abc"}"#, "query GetLaunchDetail { launch(id: \"5\") { id } }"),
+        (#"{}"#, "query GetLaunchDetail { boom }"),
+        (#"{}"#, "query Unruled { launch(id: \"5\") { id } }"),
+    ])
+    func unstorableAnswersAreBypassedEveryTime(faults: String, document: String) throws {
+        let origin = try DemoOriginProcess()
+        try origin.setFaults(faults)
+        let proxy = try cachingProxy(origin: origin)
+        for _ in 0..<2 {
+            let response = try post(proxy, document, variables: "{}")
+            #expect(response.header("X-Cache") == "BYPASS", "\(faults) \(document)")
+            #expect(response.header("Cache-Control") == "private, no-store")
+        }
+        #expect(try originRequests(origin) == 2)
+    }
+
+    @Test func mutationsAreNeverCached() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let mutation = #"mutation Login { login(email: "a@b.c") }"#
+        for _ in 0..<2 {
+            #expect(try post(proxy, mutation, variables: "{}").header("X-Cache") == "BYPASS")
+        }
+        #expect(try originRequests(origin) == 2)
+    }
+
+    @Test func requestsWithPrivateHeadersNeverTouchTheSharedCache() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let stored = try post(proxy, Self.detail, variables: #"{"id":"6"}"#)
+        #expect(stored.header("X-Cache") == "MISS")
+        for header in [("Authorization", "ada@example.com"), ("Cookie", "session=1")] {
+            let response = try post(proxy, Self.detail, variables: #"{"id":"6"}"#, headers: [header])
+            #expect(response.header("X-Cache") == "BYPASS", "\(header.0)")
+        }
+        #expect(try originRequests(origin) == 3)
+        // And a private request stored nothing: the shared entry is still the first one.
+        #expect(try post(proxy, Self.detail, variables: #"{"id":"6"}"#).header("X-Cache") == "HIT")
+    }
+
+    @Test func perUserScopeKeepsEachUsersDataToThemselves() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let me = "query Me { me { email } }"
+        func email(_ response: HTTPClientResponse) -> String? { (response.data?["me"] as? [String: Any])?["email"] as? String }
+        let ada = try post(proxy, me, variables: "{}", headers: [("Authorization", "ada@example.com")])
+        #expect(ada.header("X-Cache") == "MISS")
+        #expect(email(ada) == "ada@example.com")
+        let bob = try post(proxy, me, variables: "{}", headers: [("Authorization", "bob@example.com")])
+        #expect(bob.header("X-Cache") == "MISS")
+        #expect(email(bob) == "bob@example.com")
+        let adaAgain = try proxy.client.get(
+            "/graphql?" + URLEncoding.queryString([("query", me)]), headers: [("Authorization", "ada@example.com")])
+        #expect(adaAgain.header("X-Cache") == "HIT")
+        #expect(email(adaAgain) == "ada@example.com")
+        #expect(adaAgain.header("Cache-Control") == "private, no-store")
+        let anonymous = try post(proxy, me, variables: "{}")
+        #expect(email(anonymous) == nil)
+        #expect(try originRequests(origin) == 3)
+    }
+}

@@ -1,0 +1,127 @@
+// Request coalescing across event loops, stale-while-revalidate and stale-if-error (SPEC 5),
+// against the real binary; these wait for real time to pass, in fractions of a second.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized) struct CoalescingAndStalenessTests {
+    static let slow = "query Slow { slow(ms: 600) }"
+
+    @Test func fiftyConcurrentMissesSendOneOriginRequest() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let results = Responses()
+        concurrently(50) { _ in
+            results.append(try? proxy.client.post("/graphql", json: #"{"query":\#(APQ.jsonString(Self.slow))}"#))
+        }
+        let all = results.all
+        #expect(all.count == 50)
+        #expect(all.allSatisfy { $0?.status == 200 }, "\(all.map { $0?.status ?? -1 })")
+        #expect(all.allSatisfy { $0?.header("X-Cache") == "MISS" }, "\(all.map { $0?.header("X-Cache") ?? "-" })")
+        #expect(Set(all.map { $0?.body ?? [] }).count == 1)
+        let counters = try origin.counters()
+        #expect((counters["byOperation"] as? [String: Any])?["Slow"] as? Int == 1)
+    }
+
+    @Test func aWaiterThatDisconnectsEvenTheFirstCancelsNothing() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let body = Array(#"{"query":\#(APQ.jsonString(Self.slow))}"#.utf8)
+        // The first client starts the fetch and hangs up at once.
+        let first = try HTTPConnection(port: proxy.port)
+        try first.write(Array("POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+        Thread.sleep(forTimeInterval: 0.1)
+        first.close()
+        let results = Responses()
+        concurrently(5) { _ in
+            results.append(try? proxy.client.post("/graphql", json: String(decoding: body, as: UTF8.self)))
+        }
+        #expect(results.all.allSatisfy { $0?.status == 200 })
+        #expect(((try origin.counters())["byOperation"] as? [String: Any])?["Slow"] as? Int == 1)
+        // The proxy is still healthy.
+        #expect(try proxy.client.post("/graphql", json: String(decoding: body, as: UTF8.self)).header("X-Cache") == "HIT")
+    }
+
+    @Test func staleEntryIsServedAtOnceWhileOneBackgroundRequestRefreshesIt() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(origin: origin.url, yaml: """
+            persisted_queries:
+              store: ""
+            cache:
+              stale_while_revalidate: 30s
+              rules:
+                - operation: GetLaunchDetail
+                  ttl: 300ms
+            """)
+        let query = #"{"query":"query GetLaunchDetail { launch(id: \"11\") { id } }"}"#
+        #expect(try proxy.client.post("/graphql", json: query).header("X-Cache") == "MISS")
+        Thread.sleep(forTimeInterval: 0.4)
+        try origin.setFaults(#"{"delayMs": 400}"#)
+        let started = ContinuousClock.now
+        let stale = Responses()
+        concurrently(5) { _ in
+            stale.append(try? proxy.client.post("/graphql", json: query))
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(350), "stale answers do not wait for the origin")
+        #expect(stale.all.allSatisfy { $0?.header("X-Cache") == "STALE" })
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(((try origin.counters())["byOperation"] as? [String: Any])?["GetLaunchDetail"] as? Int == 2)
+        #expect(try proxy.client.post("/graphql", json: query).header("X-Cache") == "HIT")
+    }
+
+    @Test(arguments: [#"{"status": 500, "statusBody": "html"}"#, #"{"status": 503, "statusBody": "json"}"#, #"{"close": true}"#, #"{"delayMs": 1500}"#])
+    func originFailureServesTheStaleEntry(fault: String) throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(origin: origin.url, yaml: """
+            persisted_queries:
+              store: ""
+            origin:
+              timeout: 400ms
+            cache:
+              stale_while_revalidate: 0s
+              stale_if_error: 5m
+              rules:
+                - operation: GetLaunchDetail
+                  ttl: 200ms
+            """)
+        let query = #"{"query":"query GetLaunchDetail { launch(id: \"12\") { id } }"}"#
+        let fresh = try proxy.client.post("/graphql", json: query)
+        #expect(fresh.header("X-Cache") == "MISS")
+        Thread.sleep(forTimeInterval: 0.3)
+        try origin.setFaults(fault)
+        let response = try proxy.client.post("/graphql", json: query)
+        #expect(response.status == 200, "\(fault)")
+        #expect(response.header("X-Cache") == "STALE")
+        #expect(response.body == fresh.body)
+    }
+
+    @Test func withoutAStaleEntryAnOriginFailureIsReported() throws {
+        let origin = try DemoOriginProcess()
+        try origin.setFaults(#"{"status": 500, "statusBody": "html"}"#)
+        let proxy = try cachingProxy(origin: origin)
+        let response = try proxy.client.post("/graphql", json: #"{"query":"query GetLaunchDetail { launch(id: \"13\") { id } }"}"#)
+        #expect(response.status == 502)
+    }
+}
+
+/// Runs `body` on `count` threads at once (DispatchQueue.concurrentPerform runs only as many as
+/// there are cores) and waits for all of them.
+func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}
+
+final class Responses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [HTTPClientResponse?] = []
+    func append(_ value: HTTPClientResponse?) { lock.withLock { values.append(value) } }
+    var all: [HTTPClientResponse?] { lock.withLock { values } }
+}
