@@ -1,0 +1,140 @@
+// What one event loop has served, as plain values: each loop owns one `RequestStatistics` and
+// changes it only on its own thread, so counting needs no lock and no atomic. The admin endpoint
+// asks every loop for a copy, taken on that loop, and merges the copies (SPEC section 6).
+
+/// Request, cache, upstream and APQ counters with latency histograms, summed on read.
+package struct RequestStatistics: Sendable, Equatable {
+    /// The `X-Cache` answer a request got (SPEC section 5.2).
+    package enum CacheResult: String, Sendable {
+        case hit, stale, miss, bypass
+    }
+
+    /// How an upstream request ended.
+    package enum UpstreamOutcome: Sendable {
+        /// The origin answered, whatever the status.
+        case answered
+        /// The connection or the exchange failed before an answer.
+        case failed
+        /// No answer within `origin.timeout`.
+        case timedOut
+    }
+
+    /// A persisted-query request that could not be served (SPEC section 3).
+    package enum APQEvent: Sendable {
+        /// A hash-only request for a hash the registry does not hold.
+        case notFound
+        /// A registration whose query does not hash to the given hash.
+        case hashMismatch
+    }
+
+    /// At most this many rows in `operations`, `(other)` included, so that clients inventing
+    /// operation names cannot grow the statistics without bound.
+    package static let maxOperationNames = 500
+    /// The row for names that arrive once `operations` is full.
+    package static let otherOperationName = "(other)"
+    /// The row for requests without an `operationName`.
+    package static let anonymousOperationName = "(anonymous)"
+
+    /// Every client request answered, with or without a cache decision.
+    package var requests = 0
+    package var hits = 0
+    package var stale = 0
+    package var misses = 0
+    package var bypass = 0
+    /// Requests sent to the origin, whatever their outcome.
+    package var upstreamRequests = 0
+    /// Upstream requests that failed; timeouts are counted in `upstreamTimeouts` instead.
+    package var upstreamErrors = 0
+    package var upstreamTimeouts = 0
+    package var apqNotFound = 0
+    package var apqHashMismatch = 0
+    /// Client-facing durations of every request.
+    package var requestDurations = LatencyHistogram()
+    /// Durations of every upstream request, failed and timed-out ones included.
+    package var upstreamDurations = LatencyHistogram()
+    /// Per operation name, bounded by `maxOperationNames`.
+    package var operations: [String: OperationStatistics] = [:]
+
+    package init() {}
+
+    /// (hits + stale) / (hits + stale + misses), or 0 before any of them; BYPASS is not counted.
+    package var hitRatio: Double {
+        Self.hitRatio(hits: hits, stale: stale, misses: misses)
+    }
+
+    /// The SPEC's hit ratio, shared with `OperationStatistics`.
+    package static func hitRatio(hits: Int, stale: Int, misses: Int) -> Double {
+        let decided = hits + stale + misses
+        return decided == 0 ? 0 : Double(hits + stale) / Double(decided)
+    }
+
+    /// Counts one client request; `cache` is nil for requests answered without a cache decision
+    /// (a 400, an APQ not-found), which count in `requests` only.
+    package mutating func recordRequest(operationName: String?, cache: CacheResult?, duration: Duration) {
+        requests += 1
+        requestDurations.record(duration)
+        switch cache {
+        case .hit: hits += 1
+        case .stale: stale += 1
+        case .miss: misses += 1
+        case .bypass: bypass += 1
+        case nil: break
+        }
+        let row = rowName(for: operationName ?? Self.anonymousOperationName)
+        operations[row, default: OperationStatistics()].record(cache: cache, duration: duration)
+    }
+
+    /// Counts one upstream request and how it ended.
+    package mutating func recordUpstream(duration: Duration, outcome: UpstreamOutcome) {
+        upstreamRequests += 1
+        upstreamDurations.record(duration)
+        switch outcome {
+        case .answered: break
+        case .failed: upstreamErrors += 1
+        case .timedOut: upstreamTimeouts += 1
+        }
+    }
+
+    /// Counts one persisted-query request that could not be served.
+    package mutating func recordAPQ(_ event: APQEvent) {
+        switch event {
+        case .notFound: apqNotFound += 1
+        case .hashMismatch: apqHashMismatch += 1
+        }
+    }
+
+    /// Adds `other`'s figures to these, keeping `operations` within its bound.
+    ///
+    /// When the merged rows would not fit, `other`'s busiest names take the free rows and the
+    /// rest go to `(other)`, so the names a reader cares about stay visible and the result does
+    /// not depend on dictionary order.
+    package mutating func merge(_ other: Self) {
+        requests += other.requests
+        hits += other.hits
+        stale += other.stale
+        misses += other.misses
+        bypass += other.bypass
+        upstreamRequests += other.upstreamRequests
+        upstreamErrors += other.upstreamErrors
+        upstreamTimeouts += other.upstreamTimeouts
+        apqNotFound += other.apqNotFound
+        apqHashMismatch += other.apqHashMismatch
+        requestDurations.merge(other.requestDurations)
+        upstreamDurations.merge(other.upstreamDurations)
+        let busiestFirst = other.operations.sorted {
+            ($0.value.requests, $1.key) > ($1.value.requests, $0.key)
+        }
+        for (name, row) in busiestFirst {
+            operations[rowName(for: name), default: OperationStatistics()].merge(row)
+        }
+    }
+
+    /// `name` when it has a row or there is room for one, else `(other)`; the last free row is
+    /// kept for `(other)`.
+    private func rowName(for name: String) -> String {
+        if operations.index(forKey: name) != nil || operations.count < Self.maxOperationNames - 1 {
+            return name
+        }
+        return Self.otherOperationName
+    }
+}
