@@ -43,6 +43,13 @@ struct Demo: ParsableCommand {
         settings.server.listen = proxyAddress
         // The demo keeps its registry in memory: it writes no files.
         settings.persistedQueries.store = ""
+        // The demo's operations get the TTLs of the shipped config.yaml, so a second curl hits.
+        settings.cache.rules = [
+            .init(operation: "GetLaunches", ttl: .seconds(30)),
+            .init(operation: "GetLaunch", ttl: .seconds(300)),
+            .init(operation: "GetLaunchDetail", ttl: .seconds(300)),
+            .init(operation: "Me", ttl: .seconds(60), scope: .perUser),
+        ]
         let service = Service(threads: threads, logger: logger)
         do {
             let demo = DemoOrigin(graphqlPath: settings.server.graphqlPath, testControls: testControls)

@@ -1,0 +1,461 @@
+// The operators' live dashboard, served by the admin listener at `GET /` (SPEC section 6).
+
+/// The HTML dashboard: one self-contained document that polls `./stats` every two seconds and
+/// draws the figures, so an operator reads the proxy's health at a glance.
+///
+/// Everything is inline (CSS, JavaScript, the chart as SVG): no external assets, so the page works
+/// offline and behind a path prefix. Request rate and the hit-ratio history are computed in the
+/// page from the change in counters between polls; the proxy keeps no history for it. Every
+/// figure has a stable `id` (`hit-ratio`, `requests`, `cache-fill`, `upstream-p99`, `ops-table`,
+/// …) that `scripts/dashboard-check.sh` reads from the rendered DOM. Operation names come from
+/// clients, so the script writes them with `textContent`, never as markup.
+package enum DashboardPage {
+    /// The document, UTF-8, to be served as `text/html; charset=utf-8`.
+    package static let html: String = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Breakwater</title>
+    <link rel="icon" href="data:,">
+    <style>
+    :root {
+      --bg: #f3f4f6; --card: #ffffff; --line: #dfe2e7; --ink: #16191d; --muted: #5f6873; --faint: #e9ebef;
+      --hit: #2b8a3e; --stale: #e6a700; --miss: #d9480f; --bypass: #868e96; --bad: #c92a2a; --accent: #1c64b8;
+    }
+    * { box-sizing: border-box; }
+    html, body { margin: 0; background: var(--bg); color: var(--ink); }
+    body { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; }
+    .num, td.n, th.n { font-variant-numeric: tabular-nums; }
+    header { display: flex; align-items: center; gap: 14px; padding: 10px 20px; background: var(--ink); color: #fff; }
+    header h1 { margin: 0; font-size: 19px; letter-spacing: .02em; }
+    header .sub { color: #aeb6bf; }
+    header .meta { margin-left: auto; display: flex; gap: 18px; align-items: center; color: #d5dae0; }
+    header .meta b { color: #fff; font-weight: 600; }
+    #status { padding: 2px 10px; border-radius: 10px; font-weight: 700; font-size: 12px; text-transform: uppercase;
+      letter-spacing: .05em; background: #5f6873; color: #fff; }
+    #status.live { background: var(--hit); }
+    #status.disconnected { background: var(--bad); }
+    #banner { display: none; padding: 8px 20px; background: #ffe3e3; color: #8a1c1c; border-bottom: 1px solid #ffc9c9;
+      font-weight: 600; }
+    body.disconnected #banner { display: block; }
+    body.disconnected main { opacity: .55; }
+    main { display: grid; grid-template-columns: repeat(12, 1fr); gap: 12px; padding: 14px 20px 20px; max-width: 1480px;
+      margin: 0 auto; }
+    .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; min-width: 0; }
+    .card h2 { margin: 0 0 4px; font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .07em;
+      color: var(--muted); }
+    .span2 { grid-column: span 2; } .span3 { grid-column: span 3; } .span4 { grid-column: span 4; }
+    .span5 { grid-column: span 5; } .span7 { grid-column: span 7; } .span8 { grid-column: span 8; }
+    .big { font-size: 34px; font-weight: 700; line-height: 1.1; letter-spacing: -.01em; }
+    .unit { font-size: 15px; font-weight: 600; color: var(--muted); margin-left: 3px; }
+    .note { color: var(--muted); margin-top: 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .trio { display: flex; gap: 18px; }
+    .trio > div { flex: 1; min-width: 0; }
+    .trio .label { color: var(--muted); font-weight: 600; }
+    .bar { position: relative; height: 12px; background: var(--faint); border-radius: 3px; overflow: hidden; margin: 8px 0 4px; }
+    .bar > div { position: absolute; top: 0; bottom: 0; left: 0; }
+    #cache-fill-bar { background: var(--accent); width: 0; transition: width .4s; }
+    #cache-fill-bar.high { background: var(--stale); }
+    #result-bar { display: flex; height: 22px; border-radius: 4px; overflow: hidden; background: var(--faint); margin: 8px 0; }
+    #result-bar > div { height: 100%; transition: flex-grow .4s; }
+    .hit { background: var(--hit); } .stale { background: var(--stale); } .miss { background: var(--miss); }
+    .bypass { background: var(--bypass); }
+    .legend { display: grid; grid-template-columns: 12px 1fr auto 52px; gap: 3px 8px; align-items: center; }
+    .legend .sw { width: 12px; height: 12px; border-radius: 2px; }
+    .legend .n { text-align: right; font-weight: 600; }
+    .legend .pct { text-align: right; color: var(--muted); }
+    .kv { display: grid; grid-template-columns: 1fr auto; gap: 3px 10px; }
+    .kv dt { color: var(--muted); } .kv dd { margin: 0; text-align: right; font-weight: 600; }
+    .kv dd.bad, .big.bad { color: var(--bad); }
+    .sep { border-top: 1px solid var(--faint); margin: 8px 0; }
+    #chart { display: block; width: 100%; height: 210px; }
+    #chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: var(--muted); }
+    .chart-head { display: flex; align-items: baseline; gap: 14px; }
+    .chart-head .key { color: var(--muted); display: flex; gap: 12px; margin-left: auto; }
+    .chart-head .key i { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-right: 4px; }
+    table { width: 100%; border-collapse: collapse; }
+    th { text-align: left; font-size: 11px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted);
+      font-weight: 700; border-bottom: 1px solid var(--line); padding: 4px 6px; }
+    td { padding: 4px 6px; border-bottom: 1px solid var(--faint); white-space: nowrap; }
+    td.op { max-width: 260px; overflow: hidden; text-overflow: ellipsis; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+      font-size: 12px; }
+    td.n, th.n { text-align: right; }
+    td.ratio { width: 150px; }
+    .mini { display: inline-block; width: 70px; height: 8px; background: var(--faint); border-radius: 2px; margin-right: 8px;
+      vertical-align: middle; overflow: hidden; }
+    .mini > span { display: block; height: 100%; background: var(--hit); }
+    tr.empty td { color: var(--muted); text-align: center; padding: 14px; }
+    @media (max-width: 1000px) {
+      main { grid-template-columns: repeat(2, 1fr); }
+      .span2, .span3, .span4 { grid-column: span 1; } .span5, .span7, .span8 { grid-column: span 2; }
+      header { flex-wrap: wrap; } header .meta { margin-left: 0; }
+    }
+    </style>
+    </head>
+    <body>
+    <header>
+      <h1>Breakwater</h1>
+      <span class="sub">GraphQL edge cache</span>
+      <div class="meta">
+        <span>uptime <b id="uptime" class="num">—</b></span>
+        <span>updated <b id="updated" class="num">—</b></span>
+        <span id="status">connecting</span>
+      </div>
+    </header>
+    <div id="banner" role="alert">disconnected: <span id="disconnected-reason">no answer from stats</span>.
+      Showing the last figures received; retrying every 2 s.</div>
+    <main>
+      <section class="card span2">
+        <h2>Hit ratio</h2>
+        <div class="big num" id="hit-ratio">—</div>
+        <div class="note">(hits + stale) / (hits + stale + misses)</div>
+      </section>
+      <section class="card span2">
+        <h2>Requests / s</h2>
+        <div class="big num"><span id="requests-per-second">—</span><span class="unit">/s</span></div>
+        <div class="note">over the last poll</div>
+      </section>
+      <section class="card span2">
+        <h2>Requests</h2>
+        <div class="big num" id="requests">—</div>
+        <div class="note">since start</div>
+      </section>
+      <section class="card span3">
+        <h2>Cache fill</h2>
+        <div class="big num" id="cache-fill">—</div>
+        <div class="bar"><div id="cache-fill-bar"></div></div>
+        <div class="note num"><span id="cache-bytes">—</span> of <span id="cache-max-bytes">—</span> ·
+          <span id="cache-entries">—</span> entries</div>
+      </section>
+      <section class="card span3">
+        <h2>Upstream latency</h2>
+        <div class="trio">
+          <div><div class="label">p50</div><div class="big num"><span id="upstream-p50">—</span><span class="unit">ms</span></div></div>
+          <div><div class="label">p90</div><div class="big num"><span id="upstream-p90">—</span><span class="unit">ms</span></div></div>
+          <div><div class="label">p99</div><div class="big num"><span id="upstream-p99">—</span><span class="unit">ms</span></div></div>
+        </div>
+      </section>
+
+      <section class="card span8">
+        <div class="chart-head">
+          <h2>Hit ratio, last 5 minutes</h2>
+          <div class="key"><span><i style="background: var(--hit)"></i>hit ratio per poll</span>
+            <span><i style="background: #c5d5ea; height: 8px"></i>requests / s</span></div>
+        </div>
+        <svg id="chart" role="img" aria-label="hit ratio over the last 5 minutes"></svg>
+      </section>
+      <section class="card span4">
+        <h2>Requests by cache result</h2>
+        <div id="result-bar">
+          <div class="hit" id="result-bar-hit" title="HIT"></div><div class="stale" id="result-bar-stale" title="STALE"></div><div class="miss" id="result-bar-miss" title="MISS"></div><div class="bypass" id="result-bar-bypass" title="BYPASS"></div>
+        </div>
+        <div class="legend num">
+          <span class="sw hit"></span><span>HIT</span><span class="n" id="hits">—</span><span class="pct" id="hits-share">—</span>
+          <span class="sw stale"></span><span>STALE</span><span class="n" id="stale">—</span><span class="pct" id="stale-share">—</span>
+          <span class="sw miss"></span><span>MISS</span><span class="n" id="misses">—</span><span class="pct" id="misses-share">—</span>
+          <span class="sw bypass"></span><span>BYPASS</span><span class="n" id="bypass">—</span><span class="pct" id="bypass-share">—</span>
+        </div>
+        <div class="sep"></div>
+        <dl class="kv num">
+          <dt>Coalesced (waited on another request's fetch)</dt><dd id="coalesced">—</dd>
+        </dl>
+      </section>
+
+      <section class="card span8">
+        <h2>Top operations by requests <span id="ops-count" style="text-transform: none; letter-spacing: 0; font-weight: 400"></span></h2>
+        <table id="ops-table">
+          <thead><tr><th>Operation</th><th class="n">Requests</th><th class="n">Share</th><th>Hit ratio</th>
+            <th class="n">Misses</th><th class="n">Bypass</th><th class="n">p50 ms</th><th class="n">p99 ms</th></tr></thead>
+          <tbody id="ops-rows"><tr class="empty"><td colspan="8">waiting for the first figures</td></tr></tbody>
+        </table>
+      </section>
+      <section class="card span4">
+        <h2>Upstream</h2>
+        <dl class="kv num">
+          <dt>Requests to origin</dt><dd id="upstream-requests">—</dd>
+          <dt>Errors</dt><dd id="upstream-errors">—</dd>
+          <dt>Timeouts</dt><dd id="upstream-timeouts">—</dd>
+          <dt>Failed share</dt><dd id="upstream-failed-share">—</dd>
+        </dl>
+        <div class="sep"></div>
+        <h2>Response cache</h2>
+        <dl class="kv num">
+          <dt>Evictions (to make room)</dt><dd id="cache-evictions">—</dd>
+          <dt>Expired</dt><dd id="cache-expired">—</dd>
+        </dl>
+        <div class="sep"></div>
+        <h2>Automatic persisted queries</h2>
+        <dl class="kv num">
+          <dt>Entries</dt><dd id="apq-entries">—</dd>
+          <dt>Registered</dt><dd id="apq-registered">—</dd>
+          <dt>Not found (client retried with the query)</dt><dd id="apq-not-found">—</dd>
+          <dt>Hash mismatch</dt><dd id="apq-hash-mismatch">—</dd>
+        </dl>
+      </section>
+    </main>
+    <script>
+    "use strict";
+    (function () {
+      const pollMs = 2000, windowMs = 5 * 60 * 1000, topOperations = 10;
+      const samples = [];   // {t, requests, hits, stale, misses}: one per successful poll, last 5 minutes
+      let lastGood = null;
+
+      const $ = (id) => document.getElementById(id);
+      const num = (v) => (typeof v === "number" && isFinite(v) ? v : null);
+      const int = (v) => (num(v) === null ? "—" : Math.round(v).toLocaleString("en-US"));
+      function percent(ratio) {
+        if (num(ratio) === null) return "—";
+        const p = Math.round(ratio * 1000) / 10;
+        return (Number.isInteger(p) ? String(p) : p.toFixed(1)) + "%";
+      }
+      function ms(v) {
+        if (num(v) === null) return "—";
+        return v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US");
+      }
+      function rate(v) {
+        if (num(v) === null) return "—";
+        return v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US");
+      }
+      function bytes(v) {
+        if (num(v) === null) return "—";
+        const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+        let i = 0;
+        while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+        return (i === 0 || v >= 100 ? Math.round(v) : v.toFixed(1)) + " " + units[i];
+      }
+      function duration(s) {
+        if (num(s) === null) return "—";
+        s = Math.floor(s);
+        const d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60), r = s % 60;
+        const two = (x) => String(x).padStart(2, "0");
+        if (d) return d + "d " + two(h) + "h";
+        if (h) return h + "h " + two(m) + "m";
+        if (m) return m + "m " + two(r) + "s";
+        return r + "s";
+      }
+      function set(id, text, bad) {
+        const el = $(id);
+        el.textContent = text;
+        if (bad !== undefined) el.classList.toggle("bad", bad);
+      }
+      // (hits + stale) / (hits + stale + misses), SPEC section 6; null when nothing was cacheable.
+      function ratioOf(hits, stale, misses) {
+        const served = (hits || 0) + (stale || 0), total = served + (misses || 0);
+        return total > 0 ? served / total : null;
+      }
+
+      function render(s, now) {
+        const hits = num(s.hits) || 0, stale = num(s.stale) || 0, misses = num(s.misses) || 0, bypass = num(s.bypass) || 0;
+        const requests = num(s.requests) || 0;
+        const ratio = ratioOf(hits, stale, misses) === null ? null : (num(s.hit_ratio) ?? ratioOf(hits, stale, misses));
+        set("hit-ratio", percent(ratio));
+        set("requests", int(requests));
+        set("uptime", duration(s.uptime_s));
+        document.title = "Breakwater · " + (ratio === null ? "no traffic" : percent(ratio) + " hit");
+
+        const previous = samples[samples.length - 1];
+        if (previous && requests < previous.requests) samples.length = 0;   // the proxy restarted
+        const before = samples[samples.length - 1];
+        samples.push({ t: now, requests, hits, stale, misses });
+        while (samples.length > 2 && samples[1].t < now - windowMs) samples.shift();
+        set("requests-per-second", before && now > before.t ? rate((requests - before.requests) * 1000 / (now - before.t)) : "—");
+
+        const results = { hit: hits, stale, miss: misses, bypass };
+        const resultTotal = hits + stale + misses + bypass;
+        const idOf = { hit: "hits", stale: "stale", miss: "misses", bypass: "bypass" };
+        for (const key in results) {
+          $("result-bar-" + key).style.flexGrow = String(results[key]);
+          $("result-bar-" + key).title = key.toUpperCase() + ": " + int(results[key]);
+          set(idOf[key], int(results[key]));
+          set(idOf[key] + "-share", resultTotal ? percent(results[key] / resultTotal) : "—");
+        }
+        set("coalesced", int(s.coalesced));
+
+        const cache = s.cache || {};
+        const fill = num(cache.max_bytes) ? (num(cache.bytes) || 0) / cache.max_bytes : null;
+        set("cache-fill", percent(fill));
+        $("cache-fill-bar").style.width = fill === null ? "0" : Math.min(100, fill * 100) + "%";
+        $("cache-fill-bar").classList.toggle("high", fill !== null && fill > 0.9);
+        set("cache-bytes", bytes(cache.bytes));
+        set("cache-max-bytes", bytes(cache.max_bytes));
+        set("cache-entries", int(cache.entries));
+        set("cache-evictions", int(cache.evictions));
+        set("cache-expired", int(cache.expired));
+
+        const upstream = s.upstream || {}, latency = upstream.latency_ms || {};
+        set("upstream-p50", ms(latency.p50));
+        set("upstream-p90", ms(latency.p90));
+        set("upstream-p99", ms(latency.p99));
+        set("upstream-requests", int(upstream.requests));
+        set("upstream-errors", int(upstream.errors), (upstream.errors || 0) > 0);
+        set("upstream-timeouts", int(upstream.timeouts), (upstream.timeouts || 0) > 0);
+        const failed = (upstream.errors || 0) + (upstream.timeouts || 0);
+        set("upstream-failed-share", upstream.requests ? percent(failed / upstream.requests) : "—", failed > 0);
+
+        const apq = s.apq || {};
+        set("apq-entries", int(apq.entries));
+        set("apq-registered", int(apq.registered));
+        set("apq-not-found", int(apq.not_found));
+        set("apq-hash-mismatch", int(apq.hash_mismatch), (apq.hash_mismatch || 0) > 0);
+
+        renderOperations(s.operations || {}, requests);
+        renderChart(now);
+      }
+
+      function cell(row, text, className) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        if (className) td.className = className;
+        row.appendChild(td);
+        return td;
+      }
+      function renderOperations(operations, requests) {
+        const names = Object.keys(operations);
+        names.sort((a, b) => (operations[b].requests || 0) - (operations[a].requests || 0) || (a < b ? -1 : 1));
+        const body = document.createElement("tbody");
+        body.id = "ops-rows";
+        for (const name of names.slice(0, topOperations)) {
+          const o = operations[name] || {};
+          const row = document.createElement("tr");
+          row.dataset.operation = name;
+          const label = cell(row, name === "" ? "(anonymous)" : name, "op");
+          label.title = name;
+          cell(row, int(o.requests), "n requests");
+          cell(row, requests ? percent((o.requests || 0) / requests) : "—", "n share");
+          const r = ratioOf(o.hits, o.stale, o.misses) === null ? null : (num(o.hit_ratio) ?? ratioOf(o.hits, o.stale, o.misses));
+          const ratioCell = cell(row, "", "ratio num");
+          const mini = document.createElement("span");
+          mini.className = "mini";
+          const fillBar = document.createElement("span");
+          fillBar.style.width = (r === null ? 0 : r * 100) + "%";
+          mini.appendChild(fillBar);
+          const ratioText = document.createElement("span");
+          ratioText.className = "hit-ratio";
+          ratioText.textContent = percent(r);
+          ratioCell.append(mini, ratioText);
+          cell(row, int(o.misses), "n misses");
+          cell(row, int(o.bypass), "n bypass");
+          cell(row, ms(o.p50_ms), "n p50");
+          cell(row, ms(o.p99_ms), "n p99");
+          body.appendChild(row);
+        }
+        if (!names.length) {
+          const row = document.createElement("tr");
+          row.className = "empty";
+          cell(row, "no operations yet").colSpan = 8;
+          body.appendChild(row);
+        }
+        $("ops-rows").replaceWith(body);
+        set("ops-count", names.length > topOperations ? "(top " + topOperations + " of " + names.length + ")" : "");
+      }
+
+      const svgNS = "http://www.w3.org/2000/svg";
+      function svg(parent, tag, attributes, text) {
+        const el = document.createElementNS(svgNS, tag);
+        for (const k in attributes) el.setAttribute(k, attributes[k]);
+        if (text !== undefined) el.textContent = text;
+        parent.appendChild(el);
+        return el;
+      }
+      // Hit ratio per poll interval from the counters' deltas, over requests/s bars, for the last 5 minutes.
+      function renderChart(now) {
+        const chart = $("chart");
+        const width = Math.max(chart.clientWidth, 300), height = Math.max(chart.clientHeight, 120);
+        const left = 40, right = 56, top = 8, bottom = 20;
+        const plotW = width - left - right, plotH = height - top - bottom;
+        chart.setAttribute("viewBox", "0 0 " + width + " " + height);
+        chart.replaceChildren();
+        const x = (t) => left + plotW * (1 - (now - t) / windowMs);
+        const y = (r) => top + plotH * (1 - r);
+
+        const intervals = [];
+        for (let i = 1; i < samples.length; i++) {
+          const a = samples[i - 1], b = samples[i];
+          intervals.push({
+            from: Math.max(a.t, now - windowMs), to: b.t,
+            ratio: ratioOf(b.hits - a.hits, b.stale - a.stale, b.misses - a.misses),
+            rate: (b.requests - a.requests) * 1000 / Math.max(1, b.t - a.t),
+          });
+        }
+        const maxRate = Math.max(0, ...intervals.map((i) => i.rate));
+        for (const i of intervals) {
+          if (i.rate <= 0 || i.to <= now - windowMs) continue;
+          const h = plotH * i.rate / (maxRate * 1.1);
+          svg(chart, "rect", { x: x(i.from), y: top + plotH - h, width: Math.max(1, x(i.to) - x(i.from) - 1), height: h,
+            fill: "#c5d5ea" });
+        }
+        for (const r of [0, 0.25, 0.5, 0.75, 1]) {
+          svg(chart, "line", { x1: left, x2: left + plotW, y1: y(r), y2: y(r), stroke: r === 0 ? "#aab1ba" : "#e3e6ea" });
+          svg(chart, "text", { x: left - 6, y: y(r) + 4, "text-anchor": "end" }, r * 100 + "%");
+        }
+        for (let m = 5; m >= 0; m--) {
+          svg(chart, "text", { x: x(now - m * 60000), y: height - 4, "text-anchor": m === 5 ? "start" : m === 0 ? "end" : "middle" },
+            m === 0 ? "now" : "−" + m + " min");
+        }
+        if (maxRate > 0) {
+          svg(chart, "text", { x: left + plotW + 6, y: top + plotH - plotH / 1.1 + 4 }, rate(maxRate) + "/s");
+        }
+        let path = "", area = "", run = [];
+        const flush = () => {
+          if (!run.length) return;
+          path += "M" + run.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join("L");
+          area += "M" + run[0][0].toFixed(1) + "," + y(0) + "L" + run.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join("L")
+            + "L" + run[run.length - 1][0].toFixed(1) + "," + y(0) + "Z";
+          run = [];
+        };
+        const points = [];
+        for (const i of intervals) {
+          if (i.ratio === null || i.to <= now - windowMs) { flush(); continue; }
+          run.push([x(i.to), y(i.ratio)]);
+          points.push([x(i.to), y(i.ratio)]);
+        }
+        flush();
+        svg(chart, "path", { d: area, fill: "rgba(43, 138, 62, 0.12)" });
+        svg(chart, "path", { d: path, fill: "none", stroke: "#2b8a3e", "stroke-width": 2, "stroke-linejoin": "round" });
+        if (points.length < 40) for (const p of points) svg(chart, "circle", { cx: p[0], cy: p[1], r: 2.5, fill: "#2b8a3e" });
+        if (!points.length) {
+          svg(chart, "text", { x: left + plotW / 2, y: top + plotH / 2, "text-anchor": "middle" },
+            samples.length < 2 ? "collecting: a point every 2 s" : "no cacheable traffic in the last 5 minutes");
+        }
+      }
+
+      function setStatus(live, reason) {
+        document.body.classList.toggle("disconnected", !live);
+        const status = $("status");
+        status.className = live ? "live" : "disconnected";
+        status.textContent = live ? "live" : "disconnected";
+        if (!live) set("disconnected-reason", reason);
+      }
+
+      async function poll() {
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), pollMs * 2);
+        try {
+          const response = await fetch("./stats", { cache: "no-store", signal: controller.signal,
+            headers: { Accept: "application/json" } });
+          if (!response.ok) throw new Error("stats answered HTTP " + response.status);
+          const stats = await response.json();
+          const now = Date.now();
+          lastGood = now;
+          render(stats, now);
+          set("updated", new Date(now).toLocaleTimeString("en-GB"));
+          setStatus(true);
+        } catch (error) {
+          setStatus(false, error && error.name === "AbortError" ? "stats did not answer within " + pollMs * 2 / 1000 + " s"
+            : (error && error.message) || "no answer from stats");
+          if (lastGood) set("updated", new Date(lastGood).toLocaleTimeString("en-GB") + " (stale)");
+        } finally {
+          clearTimeout(timer);
+          setTimeout(poll, pollMs);
+        }
+      }
+      addEventListener("resize", () => { if (samples.length) renderChart(samples[samples.length - 1].t); });
+      poll();
+    })();
+    </script>
+    </body>
+    </html>
+    """#
+}

@@ -1,0 +1,98 @@
+// `GET /stats`: the report as compact JSON with exactly the keys of SPEC section 6, written
+// straight into bytes since every key and type is fixed.
+
+extension StatsReport {
+    /// The report as compact JSON: counts as integers, ratios and milliseconds to 3 decimals.
+    package func json() -> [UInt8] {
+        var writer = CompactJSON()
+        writer.bytes.reserveCapacity(640 + requests.operations.count * 128)
+        writer.openObject()
+        writer.decimal("uptime_s", Self.seconds(uptime))
+        writer.integer("requests", requests.requests)
+        writer.integer("hits", requests.hits)
+        writer.integer("misses", requests.misses)
+        writer.integer("stale", requests.stale)
+        writer.integer("bypass", requests.bypass)
+        writer.decimal("hit_ratio", requests.hitRatio)
+        writer.integer("coalesced", coalesced)
+
+        writer.openObject("cache")
+        writer.integer("entries", cache.entries)
+        writer.integer("bytes", cache.bytes)
+        writer.integer("max_bytes", cache.maxBytes)
+        writer.integer("evictions", cache.evictions)
+        writer.integer("expired", cache.expired)
+        writer.closeObject()
+
+        writer.openObject("apq")
+        writer.integer("entries", apqEntries)
+        writer.integer("registered", apqRegistered)
+        writer.integer("not_found", requests.apqNotFound)
+        writer.integer("hash_mismatch", requests.apqHashMismatch)
+        writer.closeObject()
+
+        writer.openObject("upstream")
+        writer.integer("requests", requests.upstreamRequests)
+        writer.integer("errors", requests.upstreamErrors)
+        writer.integer("timeouts", requests.upstreamTimeouts)
+        writer.openObject("latency_ms")
+        for (key, p) in [("p50", 50.0), ("p90", 90), ("p99", 99)] {
+            writer.decimal(key, Self.milliseconds(requests.upstreamDurations.percentile(p)))
+        }
+        writer.closeObject()
+        writer.closeObject()
+
+        writer.openObject("operations")
+        for (name, row) in operationsBusiestFirst {
+            writer.openObject(name)
+            writer.integer("requests", row.requests)
+            writer.integer("hits", row.hits)
+            writer.integer("misses", row.misses)
+            writer.integer("stale", row.stale)
+            writer.integer("bypass", row.bypass)
+            writer.decimal("hit_ratio", row.hitRatio)
+            writer.decimal("p50_ms", Self.milliseconds(row.latency.percentile(50)))
+            writer.decimal("p99_ms", Self.milliseconds(row.latency.percentile(99)))
+            writer.closeObject()
+        }
+        writer.closeObject()
+        writer.closeObject()
+        return writer.bytes
+    }
+}
+
+/// Appends object members with their commas; just enough JSON for a fixed shape.
+private struct CompactJSON {
+    var bytes: [UInt8] = []
+    private var needsComma = false
+
+    mutating func openObject(_ key: String? = nil) {
+        if let key { memberKey(key) }
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func closeObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func integer(_ key: String, _ value: Int) {
+        memberKey(key)
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// A ratio or a duration, to 3 decimals at most.
+    mutating func decimal(_ key: String, _ value: Double) {
+        memberKey(key)
+        DecimalText.append(value, fractionDigits: 3, into: &bytes)
+        needsComma = true
+    }
+
+    private mutating func memberKey(_ key: String) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        JSONWriter.quotedString(key, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+    }
+}

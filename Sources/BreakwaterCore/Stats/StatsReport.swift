@@ -1,0 +1,53 @@
+// The figures the admin endpoints show (SPEC section 6), gathered in one value: the merged
+// per-loop request statistics plus the shared store's and registry's counts. Rendered as JSON
+// in `StatsReport+JSON.swift` and as Prometheus text in `StatsReport+Prometheus.swift`.
+
+/// Everything `GET /stats` and `GET /metrics` report, read at one moment.
+package struct StatsReport: Sendable {
+    /// Time since the proxy started.
+    package var uptime: Duration
+    /// Every event loop's statistics, merged.
+    package var requests: RequestStatistics
+    /// The response store's figures.
+    package var cache: StoreStatistics
+    /// Persisted queries held now.
+    package var apqEntries: Int
+    /// Persisted queries registered since start.
+    package var apqRegistered: Int
+    /// Requests that waited on another request's upstream fetch instead of sending their own.
+    package var coalesced: Int
+
+    package init(
+        uptime: Duration,
+        requests: RequestStatistics,
+        cache: StoreStatistics,
+        apqEntries: Int,
+        apqRegistered: Int,
+        coalesced: Int
+    ) {
+        self.uptime = uptime
+        self.requests = requests
+        self.cache = cache
+        self.apqEntries = apqEntries
+        self.apqRegistered = apqRegistered
+        self.coalesced = coalesced
+    }
+
+    /// The operation rows, busiest first and then by name, so both renderings list them alike.
+    var operationsBusiestFirst: [(name: String, statistics: OperationStatistics)] {
+        requests.operations
+            .sorted { ($0.value.requests, $1.key) > ($1.value.requests, $0.key) }
+            .map { (name: $0.key, statistics: $0.value) }
+    }
+
+    /// `duration` in seconds, to the attosecond as far as a `Double` holds it.
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+
+    /// `duration` in milliseconds.
+    static func milliseconds(_ duration: Duration) -> Double {
+        seconds(duration) * 1_000
+    }
+}
