@@ -24,6 +24,7 @@ enum LogSetup {
     /// Sends logs to stderr at `level`; only `main` bootstraps logging (swift-log's rule).
     static func bootstrap(level: Configuration.LogLevel) -> Logger {
         LoggingSystem.bootstrap { label in
+            if label == "breakwater.access" { return AccessLogHandler() }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: level.rawValue) ?? .info
             return handler

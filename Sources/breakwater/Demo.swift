@@ -15,6 +15,9 @@ struct Demo: ParsableCommand {
     @Option(name: .customLong("origin-listen"), help: "Address of the demo origin, HOST:PORT.")
     var originListen = "127.0.0.1:4000"
 
+    @Option(name: .customLong("admin-listen"), help: "Address of the admin endpoints, HOST:PORT.")
+    var adminListen = "127.0.0.1:9090"
+
     @Option(help: "Event loops, 0 = one per core.")
     var threads = 0
 
@@ -34,13 +37,16 @@ struct Demo: ParsableCommand {
     var logLevel = "info"
 
     func run() throws {
-        guard let proxyAddress = HostPort(parsing: listen), let originAddress = HostPort(parsing: originListen) else {
+        guard let proxyAddress = HostPort(parsing: listen), let originAddress = HostPort(parsing: originListen),
+            let adminAddress = HostPort(parsing: adminListen)
+        else {
             throw ValidationError("addresses are HOST:PORT")
         }
         let logger = LogSetup.bootstrap(level: Configuration.LogLevel(rawValue: logLevel) ?? .info)
         var settings = Configuration()
         settings.server.threads = threads
         settings.server.listen = proxyAddress
+        settings.admin.listen = adminAddress
         // The demo keeps its registry in memory: it writes no files.
         settings.persistedQueries.store = ""
         // The demo's operations get the TTLs of the shipped config.yaml, so a second curl hits.
@@ -62,9 +68,10 @@ struct Demo: ParsableCommand {
             Console.ready("demo origin listening on \(originURL)")
             if !originOnly {
                 settings.origin.url = OriginURL(parsing: originURL)!
-                let proxy = try service.addProxy(configuration: settings)
-                let proxyURL = "http://\(proxyAddress.withPort(proxy.port))\(settings.server.graphqlPath)"
+                let servers = try service.addProxy(configuration: settings)
+                let proxyURL = "http://\(proxyAddress.withPort(servers.proxy.port))\(settings.server.graphqlPath)"
                 Console.ready("listening on \(proxyURL)")
+                Console.ready("admin listening on http://\(adminAddress.withPort(servers.admin.port)) (stats, metrics, dashboard)")
                 Console.line("\nTry it (Ctrl-C stops):\n")
                 for example in DemoOrigin.curlExamples(proxyURL: proxyURL) { Console.line(example + "\n") }
             }

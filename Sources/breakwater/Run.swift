@@ -17,16 +17,20 @@ struct Run: ParsableCommand {
         let settings = try overrides.apply(to: ConfigurationFile.load(config))
         let logger = LogSetup.bootstrap(level: settings.logging.level)
         let service = Service(threads: settings.server.threads, logger: logger)
-        let proxy: HTTPServer
+        let servers: (proxy: HTTPServer, admin: HTTPServer)
         do {
-            proxy = try service.addProxy(configuration: settings)
+            servers = try service.addProxy(configuration: settings)
         } catch {
             logger.critical("\(error)")
             throw ExitCode(1)
         }
         let scheme = settings.server.tls == nil ? "http" : "https"
-        Console.ready("listening on \(scheme)://\(settings.server.listen.withPort(proxy.port))\(settings.server.graphqlPath)")
+        Console.ready(
+            "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxy.port))\(settings.server.graphqlPath)")
+        Console.ready("admin listening on http://\(settings.admin.listen.withPort(servers.admin.port))")
         Console.ready("origin \(settings.origin.url)")
+        let path = config, overrides = self.overrides
+        service.reloadOnHangup { try overrides.apply(to: ConfigurationLoader.load(path: path)) }
         service.run(drainTimeout: settings.server.drainTimeout)
         logger.info("stopped")
     }

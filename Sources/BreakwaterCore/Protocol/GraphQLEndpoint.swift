@@ -4,8 +4,9 @@
 
 /// What to do with one client request.
 package enum EndpointDecision: Sendable {
-    /// Answer at once (errors, preflights, APQ answers).
-    case respond(HTTPResponse)
+    /// Answer at once (errors, preflights, APQ answers); `apqEvent` names the APQ answers the
+    /// statistics count.
+    case respond(HTTPResponse, apqEvent: RequestStatistics.APQEvent?)
     /// Fetch from the origin (or, later, the cache) and answer with the result.
     case forward(PreparedOperation)
 }
@@ -33,8 +34,8 @@ package struct GraphQLEndpoint: Sendable {
     private let originPath: String
     private let originPrefersGET: Bool
     private let maxGetTargetBytes: Int
-    private let resolver: DocumentResolver
-    private let documents: DocumentCache
+    package let resolver: DocumentResolver
+    package let documents: DocumentCache
 
     package init(configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache) {
         graphqlPath = configuration.server.graphqlPath
@@ -56,7 +57,7 @@ package struct GraphQLEndpoint: Sendable {
         } catch let answer as EarlyAnswer {
             var response = answer.response
             response.headers.fields += corsHeaders.fields
-            return .respond(response)
+            return .respond(response, apqEvent: answer.apqEvent)
         } catch {
             preconditionFailure("prepare throws only EarlyAnswer")
         }
@@ -65,7 +66,17 @@ package struct GraphQLEndpoint: Sendable {
     /// An answer decided before any fetch; thrown to leave `prepare` early.
     private struct EarlyAnswer: Error {
         let response: HTTPResponse
-        init(_ error: GraphQLErrorResponse) { response = error.response }
+        var apqEvent: RequestStatistics.APQEvent?
+
+        init(_ error: GraphQLErrorResponse) {
+            response = error.response
+            switch error.code {
+            case GraphQLErrorResponse.persistedQueryNotFound.code: apqEvent = .notFound
+            case GraphQLErrorResponse.hashMismatch.code: apqEvent = .hashMismatch
+            default: apqEvent = nil
+            }
+        }
+
         init(_ response: HTTPResponse) { self.response = response }
     }
 

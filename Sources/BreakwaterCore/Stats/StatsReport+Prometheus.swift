@@ -19,24 +19,31 @@ extension StatsReport {
     package func prometheus() -> String {
         var text = Exposition()
         let stats = requests
-        text.family("breakwater_requests_total", .counter, "Client requests answered with a cache decision, by X-Cache.")
-        for (result, value) in [("hit", stats.hits), ("stale", stats.stale), ("miss", stats.misses), ("bypass", stats.bypass)] {
+        text.family("breakwater_requests_total", .counter, "Client requests with a cache decision, by X-Cache.")
+        let byResult = [("hit", stats.hits), ("stale", stats.stale), ("miss", stats.misses), ("bypass", stats.bypass)]
+        for (result, value) in byResult {
             text.sample("breakwater_requests_total", label: ("cache", result), value)
         }
-        text.single("breakwater_requests_all_total", .counter, "Client requests answered, with or without a cache decision.", stats.requests)
-        text.single("breakwater_upstream_requests_total", .counter, "Requests sent to the origin.", stats.upstreamRequests)
-        text.single("breakwater_upstream_errors_total", .counter, "Origin requests that failed, timeouts excluded.", stats.upstreamErrors)
-        text.single("breakwater_upstream_timeouts_total", .counter, "Origin requests that timed out.", stats.upstreamTimeouts)
-        text.single("breakwater_cache_entries", .gauge, "Responses held in the cache.", cache.entries)
-        text.single("breakwater_cache_bytes", .gauge, "Bytes held in the cache.", cache.bytes)
-        text.single("breakwater_cache_max_bytes", .gauge, "The configured cache.max_bytes.", cache.maxBytes)
-        text.single("breakwater_cache_evictions_total", .counter, "Entries evicted to make room.", cache.evictions)
-        text.single("breakwater_cache_expired_total", .counter, "Entries removed after they expired.", cache.expired)
-        text.single("breakwater_apq_entries", .gauge, "Persisted queries held.", apqEntries)
-        text.single("breakwater_apq_registered_total", .counter, "Persisted queries registered.", apqRegistered)
-        text.single("breakwater_apq_not_found_total", .counter, "Hash-only requests for unknown hashes.", stats.apqNotFound)
-        text.single("breakwater_apq_hash_mismatch_total", .counter, "Registrations whose query did not match its hash.", stats.apqHashMismatch)
-        text.single("breakwater_coalesced_total", .counter, "Requests that waited on another request's origin fetch.", coalesced)
+        let singles: [(name: String, kind: Exposition.Kind, help: String, value: Int)] = [
+            ("breakwater_requests_all_total", .counter, "Client requests, decided or not.", stats.requests),
+            ("breakwater_upstream_requests_total", .counter, "Requests sent to the origin.", stats.upstreamRequests),
+            ("breakwater_upstream_errors_total", .counter, "Failed origin requests.", stats.upstreamErrors),
+            ("breakwater_upstream_timeouts_total", .counter, "Origin requests that timed out.", stats.upstreamTimeouts),
+            ("breakwater_cache_entries", .gauge, "Responses held in the cache.", cache.entries),
+            ("breakwater_cache_bytes", .gauge, "Bytes held in the cache.", cache.bytes),
+            ("breakwater_cache_max_bytes", .gauge, "The configured cache.max_bytes.", cache.maxBytes),
+            ("breakwater_cache_evictions_total", .counter, "Entries evicted to make room.", cache.evictions),
+            ("breakwater_cache_expired_total", .counter, "Entries removed after they expired.", cache.expired),
+            ("breakwater_apq_entries", .gauge, "Persisted queries held.", apqEntries),
+            ("breakwater_apq_registered_total", .counter, "Persisted queries registered.", apqRegistered),
+            ("breakwater_apq_not_found_total", .counter, "Hash-only requests for unknown hashes.", stats.apqNotFound),
+            ("breakwater_apq_hash_mismatch_total", .counter, "Queries not matching their hash.", stats.apqHashMismatch),
+            ("breakwater_coalesced_total", .counter, "Requests that waited on another's origin fetch.", coalesced),
+        ]
+        for single in singles {
+            text.family(single.name, single.kind, single.help)
+            text.sample(single.name, single.value)
+        }
         text.family("breakwater_uptime_seconds", .gauge, "Seconds since the proxy started.")
         text.sample("breakwater_uptime_seconds", seconds: Self.seconds(uptime), fractionDigits: 3)
         text.histogram("breakwater_request_duration_seconds", "Client request durations.", stats.requestDurations)
@@ -60,12 +67,6 @@ private struct Exposition {
     /// The `# HELP` and `# TYPE` lines that open a family; `help` holds no backslash or newline.
     mutating func family(_ name: String, _ kind: Kind, _ help: String) {
         append("# HELP \(name) \(help)\n# TYPE \(name) \(kind.rawValue)\n")
-    }
-
-    /// A family of one unlabelled sample.
-    mutating func single(_ name: String, _ kind: Kind, _ help: String, _ value: Int) {
-        family(name, kind, help)
-        sample(name, value)
     }
 
     mutating func sample(_ name: String, label: (name: String, value: String)? = nil, _ value: Int) {

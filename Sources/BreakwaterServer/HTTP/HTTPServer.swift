@@ -47,6 +47,13 @@ package final class HTTPServer: Sendable {
         }
     }
 
+    /// Applies new size and idle limits to every loop's evhttp (for new requests).
+    package func updateLimits(_ limits: HTTPLimits) {
+        for endpoint in endpoints {
+            endpoint.loop.execute { endpoint.apply(limits) }
+        }
+    }
+
     /// Frees the listeners and evhttp objects; call after the loops stopped.
     package func close() {
         for endpoint in endpoints { endpoint.free() }
@@ -86,10 +93,7 @@ private final class Endpoint: @unchecked Sendable {
         // Every method reaches the handler, which answers 405 itself (evhttp would say 501).
         let allMethods: UInt16 = 0x1FF
         evhttp_set_allowed_methods(http, allMethods)
-        evhttp_set_max_headers_size(http, limits.maxHeaderBytes)
-        evhttp_set_max_body_size(http, limits.maxBodyBytes)
-        var idle = timeval(duration: limits.idleTimeout)
-        evhttp_set_timeout_tv(http, &idle)
+        Self.apply(limits, to: http)
         evhttp_set_default_content_type(http, "application/json")
         evhttp_set_gencb(http, httpServerRequestCallback, Unmanaged.passUnretained(self).toOpaque())
         if tls != nil {
@@ -101,6 +105,17 @@ private final class Endpoint: @unchecked Sendable {
     }
 
     var fileDescriptor: Int32 { evconnlistener_get_fd(listener) }
+
+    func apply(_ limits: HTTPLimits) {
+        if let http { Self.apply(limits, to: http) }
+    }
+
+    private static func apply(_ limits: HTTPLimits, to http: OpaquePointer) {
+        evhttp_set_max_headers_size(http, limits.maxHeaderBytes)
+        evhttp_set_max_body_size(http, limits.maxBodyBytes)
+        var idle = timeval(duration: limits.idleTimeout)
+        evhttp_set_timeout_tv(http, &idle)
+    }
 
     func disable() {
         if let listener { evconnlistener_disable(listener) }

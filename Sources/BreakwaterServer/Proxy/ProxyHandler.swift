@@ -4,36 +4,60 @@
 
 import BreakwaterCore
 
-/// Serves client requests on one event loop.
+/// Serves client requests on one event loop. Its settings and pool are replaced on its own
+/// loop when the configuration is reloaded.
 final class ProxyHandler: HTTPHandler, @unchecked Sendable {
-    private let endpoint: GraphQLEndpoint
+    let loop: EventLoop
+    private(set) var settings: ProxySettings
+    private var pool: OriginPool
     private let cache: SharedCache
-    private let upstreamHeaders: UpstreamHeaders
-    private let pool: OriginPool
+    let statistics: LoopStatistics
 
-    init(configuration: Configuration, endpoint: GraphQLEndpoint, cache: SharedCache, pool: OriginPool) {
-        self.endpoint = endpoint
+    init(loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics) throws(ServerError) {
+        self.loop = loop
+        self.settings = settings
+        pool = try settings.makePool(loop: loop)
         self.cache = cache
-        upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
-        self.pool = pool
+        self.statistics = statistics
+    }
+
+    /// Takes new settings for the requests that arrive from now on; call on this loop.
+    func apply(_ settings: ProxySettings) throws(ServerError) {
+        if settings.configuration.origin != self.settings.configuration.origin {
+            pool = try settings.makePool(loop: loop)
+        }
+        self.settings = settings
     }
 
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
-        switch endpoint.decide(request) {
-        case .respond(let response):
-            responder.respond(response)
+        let started = ContinuousClock.now
+        switch settings.endpoint.decide(request) {
+        case .respond(let response, let apqEvent):
+            if let apqEvent { statistics.record { $0.recordAPQ(apqEvent) } }
+            context(for: request, responder: responder, started: started, operation: nil).finish(response)
         case .forward(let operation):
-            serve(operation, for: request, responder: responder)
+            serve(operation, context: context(for: request, responder: responder, started: started, operation: operation), request: request)
         }
     }
 
-    private func serve(_ operation: PreparedOperation, for request: HTTPRequest, responder: any HTTPResponder) {
-        let client = ClientView(request: request, operation: operation)
+    private func context(
+        for request: HTTPRequest, responder: any HTTPResponder, started: ContinuousClock.Instant,
+        operation: PreparedOperation?
+    ) -> RequestContext {
+        RequestContext(
+            responder: responder,
+            client: operation.map { ClientView(request: request, operation: $0) }
+                ?? ClientView(isGET: request.method == "GET", ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:]),
+            started: started, method: request.method, operationName: operation?.operationName,
+            documentHash: operation?.document.digest, statistics: statistics, accessLog: settings.accessLog)
+    }
+
+    private func serve(_ operation: PreparedOperation, context: RequestContext, request: HTTPRequest) {
         let scopeMaterial: [UInt8]?
-        switch cache.policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
+        switch settings.policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
         case .bypass:
-            return fetch(operation, for: request) { result in
-                responder.respond(Self.answerWithoutStoring(result, client: client))
+            return fetch(operation, for: request) { result, upstream in
+                context.finish(Self.answerWithoutStoring(result, client: context.client), upstream: upstream)
             }
         case .shared:
             scopeMaterial = nil
@@ -43,14 +67,14 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let key = cache.key(for: operation, scopeMaterial: scopeMaterial)
         switch cache.store.lookup(key, now: .now) {
         case .fresh(let entry, let age):
-            responder.respond(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client))
+            context.finish(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: context.client))
         case .stale(let entry, let age):
-            responder.respond(CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: client))
+            context.finish(CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: context.client))
             if cache.inFlight.beginRefresh(key) == .startRefresh {
                 fetchAndStore(key, operation, for: request, isPerUser: scopeMaterial != nil)
             }
         case .staleIfErrorOnly, .miss:
-            if cache.inFlight.join(key, waiter: CacheWaiter(responder: responder, client: client)) == .startFetch {
+            if cache.inFlight.join(key, waiter: context) == .startFetch {
                 fetchAndStore(key, operation, for: request, isPerUser: scopeMaterial != nil)
             }
         }
@@ -61,16 +85,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// nothing.
     private func fetchAndStore(_ key: CacheKey, _ operation: PreparedOperation, for request: HTTPRequest, isPerUser: Bool) {
         let cache = self.cache
-        fetch(operation, for: request) { result in
+        let settings = self.settings
+        fetch(operation, for: request) { result, upstream in
             let now = ContinuousClock.now
             let outcome: (ClientView) -> HTTPResponse
             switch result {
             case .response(let answer) where answer.status < 500:
-                switch cache.policy.storage(of: answer, operationName: operation.operationName) {
+                switch settings.policy.storage(of: answer, operationName: operation.operationName) {
                 case .store(let ttl, let tags):
                     let entry = cache.makeEntry(
                         key: key, answer: answer, ttl: ttl, tags: tags, operation: operation, isPerUser: isPerUser,
-                        now: now)
+                        settings: settings.configuration.cache, now: now)
                     cache.store.store(entry, now: now)
                     outcome = { CacheAnswer.stored(entry, client: $0) }
                 case .doNotStore:
@@ -86,7 +111,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                 }
             }
             for waiter in cache.inFlight.complete(key) {
-                waiter.responder.respond(outcome(waiter.client))
+                waiter.finish(outcome(waiter.client), upstream: upstream)
             }
         }
     }
@@ -98,13 +123,31 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    private func fetch(_ operation: PreparedOperation, for request: HTTPRequest, completion: @escaping (OriginResult) -> Void) {
-        var headers = upstreamHeaders.make(
+    /// Sends `operation` to the origin through this loop's pool and counts the upstream request.
+    private func fetch(
+        _ operation: PreparedOperation, for request: HTTPRequest,
+        completion: @escaping (OriginResult, Duration) -> Void
+    ) {
+        var headers = settings.upstreamHeaders.make(
             from: request.headers, remoteAddress: request.remoteAddress, isSecure: request.isSecure)
         if operation.origin.method == "GET" { headers.remove("Content-Type") }
         let upstream = UpstreamRequest(
             method: operation.origin.method, target: operation.origin.target, headers: headers,
             body: operation.origin.body)
-        pool.send(upstream, completion: completion)
+        let started = ContinuousClock.now
+        let statistics = self.statistics
+        pool.send(upstream) { result in
+            let duration = ContinuousClock.now - started
+            statistics.record { $0.recordUpstream(duration: duration, outcome: Self.upstreamOutcome(result)) }
+            completion(result, duration)
+        }
+    }
+
+    private static func upstreamOutcome(_ result: OriginResult) -> RequestStatistics.UpstreamOutcome {
+        switch result {
+        case .response(let answer): answer.status >= 500 ? .failed : .answered
+        case .failure(.timeout): .timedOut
+        case .failure: .failed
+        }
     }
 }

@@ -2,24 +2,15 @@
 
 import BreakwaterCore
 
-/// A client waiting for a fetch in flight: answered on its own loop (responders hop there).
-struct CacheWaiter: Sendable {
-    let responder: any HTTPResponder
-    let client: ClientView
-}
-
 /// The response cache as the proxy uses it (SPEC section 5).
 final class SharedCache: Sendable {
     let store: ResponseStore
-    let inFlight = InFlightTable<CacheKey, CacheWaiter>()
-    let policy: CachePolicy
-    let settings: Configuration.Cache
+    /// Clients waiting for a fetch in flight, answered on their own loops (responders hop there).
+    let inFlight = InFlightTable<CacheKey, RequestContext>()
     let hasher = OpenSSLSHA256()
 
-    init(settings: Configuration.Cache) {
-        store = ResponseStore(maxBytes: settings.maxBytes.bytes)
-        policy = CachePolicy(settings)
-        self.settings = settings
+    init(maxBytes: Int) {
+        store = ResponseStore(maxBytes: maxBytes)
     }
 
     /// The key of `operation` in `scope` (per-user material is hashed into it). Absent variables
@@ -34,7 +25,7 @@ final class SharedCache: Sendable {
     /// A new entry for an origin answer the policy allows storing.
     func makeEntry(
         key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
-        isPerUser: Bool, now: ContinuousClock.Instant
+        isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant
     ) -> CacheEntry {
         CacheEntry(
             key: key, body: answer.body, contentType: answer.headers["Content-Type"] ?? "application/json",

@@ -11,8 +11,11 @@ import Synchronization
 package final class Service: @unchecked Sendable {
     package let group: EventLoopGroup
     private var servers: [HTTPServer] = []
+    /// The client-facing servers: a stop drains these, while the admin (health answers 503)
+    /// and an embedded demo origin keep serving until the process exits.
+    private var drainedServers: [HTTPServer] = []
     private let logger: Logger
-    private let draining = Atomic<Bool>(false)
+    private let draining = DrainFlag()
     private var signalEvents: [OpaquePointer] = []
     private var drainTimeout = Duration.seconds(10)
     private var drainDeadline = ContinuousClock.now
@@ -24,7 +27,7 @@ package final class Service: @unchecked Sendable {
     }
 
     /// Whether a stop signal arrived and the service is finishing in-flight requests.
-    package var isDraining: Bool { draining.load(ordering: .relaxed) }
+    package var isDraining: Bool { draining.value.load(ordering: .relaxed) }
 
     /// Serves `address` on every loop with the handlers `makeHandler` makes.
     @discardableResult
@@ -36,32 +39,52 @@ package final class Service: @unchecked Sendable {
         return server
     }
 
-    /// Serves the GraphQL proxy of `configuration` on `server.listen`.
+    /// Serves the GraphQL proxy of `configuration` on `server.listen`, and its admin endpoints
+    /// on `admin.listen`; returns both servers (for their bound ports).
     @discardableResult
-    package func addProxy(configuration: Configuration) throws(ServerError) -> HTTPServer {
-        // evhttp's own limits sit at twice the configured ones, so that the endpoint answers
-        // 413 and 431 with GraphQL bodies; beyond twice, evhttp refuses by itself.
-        let limits = HTTPLimits(
+    package func addProxy(configuration: Configuration) throws(ServerError) -> (proxy: HTTPServer, admin: HTTPServer) {
+        let registry = try Self.makeRegistry(configuration, logger: logger)
+        let resolver = DocumentResolver(mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
+        let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
+        let settings = ProxySettings(configuration: configuration, resolver: resolver, documents: documents)
+        let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
+        let statistics = group.loops.map { _ in LoopStatistics() }
+        var handlers: [ProxyHandler] = []
+        let proxy = try addServer(address: configuration.server.listen, limits: try Self.limits(configuration)) {
+            loop throws(ServerError) in
+            let handler = try ProxyHandler(
+                loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index])
+            handlers.append(handler)
+            return handler
+        }
+        proxyHandlers = handlers
+        proxyServer = proxy
+        drainedServers.append(proxy)
+        currentConfiguration = configuration
+        let state = AdminState(
+            cache: cache, registry: registry, statistics: statistics, started: .now,
+            isDraining: { [draining] in draining.value.load(ordering: .relaxed) })
+        let admin = AdminHandler(state: state, token: configuration.admin.token)
+        let adminServer = try addServer(address: configuration.admin.listen, limits: HTTPLimits()) { _ in admin }
+        return (proxy, adminServer)
+    }
+
+    /// The listener limits of `configuration`. evhttp's own limits sit at twice the configured
+    /// ones, so that the endpoint answers 413 and 431 with GraphQL bodies; beyond twice, evhttp
+    /// refuses by itself.
+    private static func limits(_ configuration: Configuration) throws(ServerError) -> HTTPLimits {
+        HTTPLimits(
             maxHeaderBytes: 2 * configuration.server.maxHeaderBytes.bytes,
             maxBodyBytes: 2 * configuration.server.maxBodyBytes.bytes,
             idleTimeout: configuration.server.idleTimeout,
             tls: try configuration.server.tls.map { tls throws(ServerError) in
                 try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
             })
-        let endpoint = try Self.makeEndpoint(configuration, logger: logger)
-        let cache = SharedCache(settings: configuration.cache)
-        return try addServer(address: configuration.server.listen, limits: limits) { loop throws(ServerError) in
-            let pool = try OriginPool(
-                loop: loop, origin: configuration.origin.url, timeout: configuration.origin.timeout,
-                maxConnections: configuration.origin.maxConnections, tlsVerify: configuration.origin.tlsVerify)
-            return ProxyHandler(configuration: configuration, endpoint: endpoint, cache: cache, pool: pool)
-        }
     }
 
-    /// The endpoint rules with their shared state: the persisted-query registry (store and
-    /// manifest loaded) and the parsed-document cache.
-    private static func makeEndpoint(_ configuration: Configuration, logger: Logger) throws(ServerError)
-        -> GraphQLEndpoint
+    /// The persisted-query registry with its store and manifest loaded.
+    private static func makeRegistry(_ configuration: Configuration, logger: Logger) throws(ServerError)
+        -> PersistedQueryRegistry
     {
         let settings = configuration.persistedQueries
         let hasher = OpenSSLSHA256()
@@ -73,16 +96,72 @@ package final class Service: @unchecked Sendable {
             let registry = try PersistedQueryRegistry(
                 maxEntries: settings.maxEntries, store: store, manifest: manifest, hasher: hasher,
                 mode: settings.mode, logger: logger)
-            let resolver = DocumentResolver(mode: settings.mode, registry: registry, hasher: hasher)
             logger.info(
                 "persisted queries loaded",
                 metadata: ["mode": "\(settings.mode.rawValue)", "entries": "\(registry.entries)"])
-            return GraphQLEndpoint(
-                configuration: configuration, resolver: resolver,
-                documents: DocumentCache(capacity: max(1024, min(settings.maxEntries, 100_000))))
+            return registry
         } catch {
             throw .setup("\(error)")
         }
+    }
+
+    // MARK: - Reload
+
+    private var proxyHandlers: [ProxyHandler] = []
+    private var proxyServer: HTTPServer?
+    private var currentConfiguration: Configuration?
+    private var loadConfiguration: (@Sendable () throws -> Configuration)?
+
+    /// Re-reads the configuration on SIGHUP through `load`.
+    package func reloadOnHangup(_ load: @escaping @Sendable () throws -> Configuration) {
+        loadConfiguration = load
+    }
+
+    /// Applies a re-read configuration to new requests on every loop, without dropping
+    /// connections; a bad file is logged and the old configuration stays. Runs on loop 0.
+    fileprivate func reload() {
+        guard let loadConfiguration, let current = currentConfiguration, let first = proxyHandlers.first else { return }
+        let next: Configuration
+        do {
+            next = try loadConfiguration()
+        } catch {
+            logger.error("reload failed, keeping the running configuration: \(error)")
+            return
+        }
+        for (setting, changed) in Self.restartOnlyChanges(from: current, to: next) where changed {
+            logger.warning("reload: \(setting) changed; it takes effect after a restart")
+        }
+        let settings = first.settings.reloaded(with: next)
+        let limits: HTTPLimits
+        do {
+            limits = try Self.limits(next)
+        } catch {
+            logger.error("reload failed, keeping the running configuration: \(error)")
+            return
+        }
+        for handler in proxyHandlers {
+            handler.loop.execute { [logger] in
+                do {
+                    try handler.apply(settings)
+                } catch {
+                    logger.error("reload: loop \(handler.loop.index) keeps its origin: \(error)")
+                }
+            }
+        }
+        proxyServer?.updateLimits(limits)
+        currentConfiguration = next
+        logger.notice("configuration reloaded")
+    }
+
+    private static func restartOnlyChanges(from a: Configuration, to b: Configuration) -> [(String, Bool)] {
+        [
+            ("server.listen", a.server.listen != b.server.listen),
+            ("server.threads", a.server.threads != b.server.threads),
+            ("server.tls", a.server.tls != b.server.tls),
+            ("cache.max_bytes", a.cache.maxBytes != b.cache.maxBytes),
+            ("persisted_queries", a.persistedQueries != b.persistedQueries),
+            ("admin", a.admin != b.admin),
+        ]
     }
 
     /// Runs every loop until SIGTERM or SIGINT has drained the servers; returns then.
@@ -90,7 +169,7 @@ package final class Service: @unchecked Sendable {
         self.drainTimeout = drainTimeout
         let first = group.loops[0]
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for signalNumber in [SIGTERM, SIGINT] {
+        for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
             if let event = CLibevent_signal_new(first.base, signalNumber, serviceSignalCallback, context) {
                 event_add(event, nil)
                 signalEvents.append(event)
@@ -102,20 +181,24 @@ package final class Service: @unchecked Sendable {
         for server in servers { server.close() }
     }
 
-    fileprivate func beginDrain(signal: Int32) {
-        guard !draining.exchange(true, ordering: .relaxed) else {
+    fileprivate func signalled(_ signal: Int32) {
+        if signal == SIGHUP { reload() } else { beginDrain(signal: signal) }
+    }
+
+    private func beginDrain(signal: Int32) {
+        guard !draining.value.exchange(true, ordering: .relaxed) else {
             logger.warning("second stop signal: exiting without waiting", metadata: ["signal": "\(signal)"])
             group.loops.forEach { $0.stop() }
             return
         }
         logger.info("stopping: finishing in-flight requests", metadata: ["drain_timeout": "\(drainTimeout)"])
-        for server in servers { server.stopAccepting() }
+        for server in drainedServers { server.stopAccepting() }
         drainDeadline = .now + drainTimeout
         checkDrained()
     }
 
     private func checkDrained() {
-        let inFlight = servers.reduce(0) { $0 + $1.requestsInFlight }
+        let inFlight = drainedServers.reduce(0) { $0 + $1.requestsInFlight }
         if inFlight == 0 || ContinuousClock.now >= drainDeadline {
             if inFlight > 0 { logger.warning("drain timeout: \(inFlight) requests still in flight") }
             group.loops.forEach { $0.stop() }
@@ -127,5 +210,10 @@ package final class Service: @unchecked Sendable {
 
 private func serviceSignalCallback(_ signalNumber: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
     guard let context else { return }
-    Unmanaged<Service>.fromOpaque(context).takeUnretainedValue().beginDrain(signal: signalNumber)
+    Unmanaged<Service>.fromOpaque(context).takeUnretainedValue().signalled(signalNumber)
+}
+
+/// Set once a stop signal arrived; read by the health endpoint.
+final class DrainFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }

@@ -46,29 +46,45 @@ final class DemoOriginProcess: @unchecked Sendable {
 final class ProxyProcess: @unchecked Sendable {
     let process: ManagedProcess
     let port: Int
+    let adminPort: Int
     let directory: URL
+    let configPath: String
     var client: HTTPClient { HTTPClient(port: port) }
+    var admin: HTTPClient { HTTPClient(port: adminPort) }
 
     /// Starts `breakwater run` with `yaml` (the origin is usually given by `origin`).
     init(
         origin: String, yaml: String = "", threads: Int = 2, extraArguments: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], logLevel: String = "warning"
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("config.yaml")
+        configPath = config.path
         try (yaml.isEmpty ? "persisted_queries:\n  store: \"\"\n" : yaml).write(
             to: config, atomically: true, encoding: .utf8)
         process = ManagedProcess(
             executable: try BreakwaterBinary.path(),
             arguments: [
                 "run", "--config", config.path, "--listen", "127.0.0.1:0", "--origin", origin,
-                "--threads", String(threads), "--admin-listen", "127.0.0.1:0", "--log-level", "warning",
+                "--threads", String(threads), "--admin-listen", "127.0.0.1:0", "--log-level", logLevel,
             ] + extraArguments, environment: environment)
         try process.start()
         let line = try process.waitForLine(
             matching: { $0.contains("breakwater: listening on") }, timeout: .seconds(20))
         port = try #require(ManagedProcess.listeningPort(in: line))
+        let adminLine = try process.waitForLine(containing: "admin listening on", timeout: .seconds(5))
+        adminPort = try #require(ManagedProcess.listeningPort(in: adminLine))
+    }
+
+    /// The admin's `/stats` JSON.
+    func stats() throws -> [String: Any] {
+        try #require(try admin.get("/stats").jsonObject)
+    }
+
+    /// Rewrites the config file (for reload tests).
+    func rewriteConfig(_ yaml: String) throws {
+        try yaml.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
     deinit {

@@ -1,0 +1,36 @@
+// What a configuration file decides for the proxy's request path; replaced as a whole when
+// SIGHUP reloads the file, so that every request sees one consistent set.
+
+import BreakwaterCore
+import Logging
+
+/// The reloadable part of the proxy: endpoint rules, cache policy, header forwarding, logging.
+struct ProxySettings: Sendable {
+    let endpoint: GraphQLEndpoint
+    let policy: CachePolicy
+    let upstreamHeaders: UpstreamHeaders
+    /// Where access-log lines go, when `logging.access_log` is on.
+    let accessLog: Logger?
+    /// The configuration these came from (origin settings make the loops' pools).
+    let configuration: Configuration
+
+    init(configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache) {
+        endpoint = GraphQLEndpoint(configuration: configuration, resolver: resolver, documents: documents)
+        policy = CachePolicy(configuration.cache)
+        upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
+        accessLog = configuration.logging.accessLog ? Logger(label: "breakwater.access") : nil
+        self.configuration = configuration
+    }
+
+    /// The same settings read from a new configuration, keeping the shared registry and caches.
+    func reloaded(with configuration: Configuration) -> ProxySettings {
+        ProxySettings(configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents)
+    }
+
+    func makePool(loop: EventLoop) throws(ServerError) -> OriginPool {
+        let origin = configuration.origin
+        return try OriginPool(
+            loop: loop, origin: origin.url, timeout: origin.timeout, maxConnections: origin.maxConnections,
+            tlsVerify: origin.tlsVerify)
+    }
+}

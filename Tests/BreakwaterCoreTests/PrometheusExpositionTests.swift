@@ -1,0 +1,106 @@
+// StatsReport.prometheus(): every required family with HELP and TYPE, well-formed sample lines,
+// cumulative histogram buckets ending in +Inf = _count, and escaped label values.
+
+import BreakwaterCore
+import Testing
+
+struct PrometheusExpositionTests {
+    static let families: [(name: String, type: String)] = [
+        ("breakwater_requests_total", "counter"), ("breakwater_requests_all_total", "counter"),
+        ("breakwater_upstream_requests_total", "counter"), ("breakwater_upstream_errors_total", "counter"),
+        ("breakwater_upstream_timeouts_total", "counter"), ("breakwater_cache_entries", "gauge"),
+        ("breakwater_cache_bytes", "gauge"), ("breakwater_cache_max_bytes", "gauge"),
+        ("breakwater_cache_evictions_total", "counter"), ("breakwater_cache_expired_total", "counter"),
+        ("breakwater_apq_entries", "gauge"), ("breakwater_apq_registered_total", "counter"),
+        ("breakwater_apq_not_found_total", "counter"), ("breakwater_apq_hash_mismatch_total", "counter"),
+        ("breakwater_coalesced_total", "counter"), ("breakwater_uptime_seconds", "gauge"),
+        ("breakwater_request_duration_seconds", "histogram"), ("breakwater_upstream_duration_seconds", "histogram"),
+        ("breakwater_operation_requests_total", "counter"),
+    ]
+
+    let text = StatsReportSample.make().prometheus()
+
+    @Test func printsASampleForReaders() {
+        print("GET /metrics sample:\n\(text)")
+        #expect(text.hasSuffix("\n"))
+    }
+
+    @Test(arguments: families)
+    func everyFamilyHasHelpTypeAndASample(_ name: String, _ type: String) {
+        let lines = text.split(separator: "\n").map(String.init)
+        let help = lines.firstIndex { $0.hasPrefix("# HELP \(name) ") }
+        #expect(help != nil)
+        #expect(lines.contains("# TYPE \(name) \(type)"))
+        #expect(lines.contains { !$0.hasPrefix("#") && $0.hasPrefix(name) })
+    }
+
+    @Test func everyLineIsACommentOrANameLabelsValueSample() throws {
+        let sampleLine = try Regex(#"^[a-z_]+(\{[a-z]+="([^"\\\n]|\\[\\"n])*"\})? -?[0-9]+(\.[0-9]+)?$"#)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            let isComment = line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ")
+            #expect(isComment || line.wholeMatch(of: sampleLine) != nil, "\(line)")
+        }
+    }
+
+    @Test func requestsTotalHasOneSeriesPerCacheResult() {
+        for (result, count) in [("hit", 3), ("stale", 1), ("miss", 2), ("bypass", 1)] {
+            #expect(text.contains("\nbreakwater_requests_total{cache=\"\(result)\"} \(count)\n"))
+        }
+        #expect(text.contains("\nbreakwater_requests_all_total 9\n"))
+        #expect(text.contains("\nbreakwater_upstream_timeouts_total 1\n"))
+    }
+
+    @Test(arguments: ["breakwater_request_duration_seconds", "breakwater_upstream_duration_seconds"])
+    func histogramBucketsAreCumulativeAndEndWithCount(_ name: String) throws {
+        let buckets = samples(named: name + "_bucket")
+        let bounds = [
+            "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10",
+            "+Inf",
+        ]
+        #expect(buckets.map(\.labels) == bounds.map { "le=\"\($0)\"" })
+        let counts = buckets.compactMap { Int($0.value) }
+        #expect(counts.count == bounds.count)
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 <= $1 })
+        let total = try #require(samples(named: name + "_count").first.flatMap { Int($0.value) })
+        #expect(counts.last == total)
+        #expect(samples(named: name + "_sum").count == 1)
+    }
+
+    @Test func requestDurationBucketsCountTheSampleRequests() {
+        // Sample durations: 80, 300, 450, 700 µs, 2, 3, 14, 30, 40 ms.
+        let counts = samples(named: "breakwater_request_duration_seconds_bucket").map(\.value)
+        #expect(counts == ["3", "4", "5", "6", "6", "7", "9", "9", "9", "9", "9", "9", "9", "9", "9"])
+        #expect(samples(named: "breakwater_request_duration_seconds_sum").first?.value == "0.09053")
+    }
+
+    @Test func operationLabelValuesAreEscaped() {
+        #expect(text.contains(#"breakwater_operation_requests_total{operation="Launch \"92\"\n"} 1"#))
+        #expect(text.contains(#"breakwater_operation_requests_total{operation="(anonymous)"} 3"#))
+        var stats = RequestStatistics()
+        stats.recordRequest(operationName: #"a\b"#, cache: nil, duration: .zero)
+        let report = StatsReport(
+            uptime: .zero, requests: stats, cache: StoreStatistics(), apqEntries: 0, apqRegistered: 0, coalesced: 0
+        )
+        #expect(report.prometheus().contains(#"{operation="a\\b"} 1"#))
+    }
+
+    @Test func emptyReportStillListsEveryFamily() {
+        let empty = StatsReportSample.empty().prometheus()
+        for family in Self.families {
+            #expect(empty.contains("# TYPE \(family.name) \(family.type)\n"))
+        }
+        #expect(empty.contains("breakwater_request_duration_seconds_bucket{le=\"+Inf\"} 0\n"))
+    }
+
+    /// The samples of one series name, as (label text, value text).
+    private func samples(named name: String) -> [(labels: String, value: String)] {
+        text.split(separator: "\n").compactMap { line in
+            guard !line.hasPrefix("#"), let space = line.lastIndex(of: " ") else { return nil }
+            let series = line[..<space]
+            let value = String(line[line.index(after: space)...])
+            if series == name { return ("", value) }
+            guard series.hasPrefix(name + "{"), series.hasSuffix("}") else { return nil }
+            return (String(series.dropFirst(name.count + 1).dropLast()), value)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+// The operators' endpoints (SPEC §6) against the real binary: stats and metrics move as
+// requests flow, purge, the token, health while draining, reload on SIGHUP, the access log.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized) struct AdminTests {
+    static let detail = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { __typename id site } }"}"#
+
+    @Test func statsHaveSpecKeysAndCountersMoveWithRequests() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let before = try proxy.stats()
+        for key in ["uptime_s", "requests", "hits", "misses", "stale", "bypass", "hit_ratio", "coalesced", "cache", "apq", "upstream", "operations"] {
+            #expect(before[key] != nil, "missing \(key)")
+        }
+        let cache = try #require(before["cache"] as? [String: Any])
+        for key in ["entries", "bytes", "max_bytes", "evictions", "expired"] { #expect(cache[key] != nil, "cache.\(key)") }
+        let apq = try #require(before["apq"] as? [String: Any])
+        for key in ["entries", "registered", "not_found", "hash_mismatch"] { #expect(apq[key] != nil, "apq.\(key)") }
+        let upstream = try #require(before["upstream"] as? [String: Any])
+        #expect((upstream["latency_ms"] as? [String: Any])?["p99"] != nil)
+        #expect(before["requests"] as? Int == 0)
+
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "MISS")
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "HIT")
+        _ = try proxy.client.post("/graphql", json: APQ.hashOnlyPOST("{ unknown }", operationName: nil))
+        let after = try proxy.stats()
+        #expect(after["requests"] as? Int == 3)
+        #expect(after["hits"] as? Int == 1)
+        #expect(after["misses"] as? Int == 1)
+        #expect(after["hit_ratio"] as? Double == 0.5)
+        #expect((after["cache"] as? [String: Any])?["entries"] as? Int == 1)
+        #expect((after["apq"] as? [String: Any])?["not_found"] as? Int == 1)
+        #expect((after["upstream"] as? [String: Any])?["requests"] as? Int == 1)
+        let operation = (after["operations"] as? [String: Any])?["GetLaunchDetail"] as? [String: Any]
+        #expect(operation?["requests"] as? Int == 2)
+        #expect(operation?["hits"] as? Int == 1)
+    }
+
+    @Test func metricsAreThePrometheusForm() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        let metrics = try proxy.admin.get("/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.header("Content-Type")?.hasPrefix("text/plain") == true)
+        let text = metrics.text
+        for name in [
+            "breakwater_upstream_requests_total", "breakwater_upstream_errors_total", "breakwater_upstream_timeouts_total",
+            "breakwater_cache_entries", "breakwater_cache_bytes", "breakwater_cache_evictions_total", "breakwater_apq_entries",
+            "breakwater_coalesced_total", "breakwater_request_duration_seconds_bucket", "breakwater_upstream_duration_seconds_bucket",
+        ] {
+            #expect(text.contains("\n\(name)") || text.hasPrefix(name), "missing \(name)")
+        }
+        #expect(text.contains(#"breakwater_requests_total{cache="hit"} 1"#))
+        #expect(text.contains(#"breakwater_requests_total{cache="miss"} 1"#))
+    }
+
+    @Test func dashboardIsAnHTMLPage() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let page = try proxy.admin.get("/")
+        #expect(page.status == 200)
+        #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+        #expect(page.text.contains("Breakwater"))
+        for external in ["src=\"http", "href=\"http", "url(http", "@import", "src=\"//", "href=\"//"] {
+            #expect(!page.text.contains(external), "no external assets: \(external)")
+        }
+    }
+
+    @Test func adminPathsAreNotOnTheGraphQLListenerAndUnknownOnesAre404() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        #expect(try proxy.client.get("/stats").status == 404)
+        #expect(try proxy.client.send(method: "POST", target: "/purge", body: Array(#"{"all":true}"#.utf8)).status == 404)
+        #expect(try proxy.admin.get("/nope").status == 404)
+        #expect(try proxy.admin.get("/healthz").text == "ok\n")
+    }
+
+    @Test(arguments: [
+        (#"{"operation":"GetLaunchDetail"}"#, 1), (#"{"all":true}"#, 1), (#"{"type":"Launch","id":"92"}"#, 1),
+        (#"{"type":"Launch"}"#, 1), (#"{"type":"Launch","id":"93"}"#, 0), (#"{"operation":"Other"}"#, 0),
+    ])
+    func purgeRemovesTheMatchingEntries(body: String, purged: Int) throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        let response = try proxy.admin.post("/purge", json: body)
+        #expect(response.status == 200)
+        #expect(response.jsonObject?["purged"] as? Int == purged)
+        let next = try proxy.client.post("/graphql", json: Self.detail)
+        #expect(next.header("X-Cache") == (purged == 1 ? "MISS" : "HIT"))
+        #expect((try proxy.stats()["cache"] as? [String: Any])?["entries"] as? Int == 1)
+    }
+
+    @Test func purgeByDocumentHash() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let document = #"query GetLaunchDetail { launch(id: "92") { __typename id site } }"#
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        let response = try proxy.admin.post("/purge", json: #"{"hash":"\#(APQ.hash(document))"}"#)
+        #expect(response.jsonObject?["purged"] as? Int == 1)
+    }
+
+    @Test func softPurgeTurnsEntriesStale() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        #expect(try proxy.admin.post("/purge", json: #"{"all":true,"soft":true}"#).jsonObject?["purged"] as? Int == 1)
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "STALE")
+    }
+
+    @Test func purgeOfOneUsersEntryNeverExposesItToAnother() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let me = #"{"query":"query Me { me { email } }"}"#
+        _ = try proxy.client.post("/graphql", json: me, headers: [("Authorization", "ada@example.com")])
+        _ = try proxy.client.post("/graphql", json: me, headers: [("Authorization", "bob@example.com")])
+        #expect(try proxy.admin.post("/purge", json: #"{"operation":"Me","soft":true}"#).jsonObject?["purged"] as? Int == 2)
+        let bob = try proxy.client.post("/graphql", json: me, headers: [("Authorization", "bob@example.com")])
+        #expect(bob.header("X-Cache") == "STALE")
+        #expect((bob.data?["me"] as? [String: Any])?["email"] as? String == "bob@example.com")
+    }
+
+    @Test func malformedPurgeIsBadRequest() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        for body in ["{", "{}", #"{"everything":true}"#] {
+            #expect(try proxy.admin.post("/purge", json: body).status == 400, "\(body)")
+        }
+    }
+
+    @Test func adminTokenGuardsPosts() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "admin:\n  token: s3cret\n")
+        #expect(try proxy.admin.post("/purge", json: #"{"all":true}"#).status == 401)
+        #expect(try proxy.admin.post("/purge", json: #"{"all":true}"#, headers: [("Authorization", "Bearer wrong")]).status == 403)
+        #expect(try proxy.admin.post("/purge", json: #"{"all":true}"#, headers: [("Authorization", "Bearer s3cret")]).status == 200)
+        #expect(try proxy.admin.get("/stats").status == 200, "GETs stay open")
+    }
+
+    @Test func healthIsUnavailableWhileDraining() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let client = proxy.client
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? client.post("/graphql", json: #"{"query":"{ slow(ms: 1000) }"}"#)
+            done.signal()
+        }.start()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while (try origin.counters()["requests"] as? Int ?? 0) == 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        proxy.process.signal(SIGTERM)
+        Thread.sleep(forTimeInterval: 0.1)
+        let health = try proxy.admin.get("/healthz")
+        #expect(health.status == 503)
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(proxy.process.waitForExit(timeout: .seconds(5)) == 0)
+    }
+
+    @Test func sighupReloadsRulesAndABadFileKeepsTheRunningOnes() throws {
+        let origin = try DemoOriginProcess()
+        let base = "persisted_queries:\n  store: \"\"\n"
+        let proxy = try ProxyProcess(origin: origin.url, yaml: base, logLevel: "notice")
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "BYPASS")
+        try proxy.rewriteConfig(base + "cache:\n  rules:\n    - operation: GetLaunchDetail\n      ttl: 30s\n")
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "MISS")
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "HIT")
+        try proxy.rewriteConfig(base + "cache:\n  rulez: []\n")
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "reload failed", timeout: .seconds(5))
+        #expect(proxy.process.isRunning)
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "HIT")
+    }
+
+    @Test func accessLogWritesOneJSONLinePerRequest() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  level: info\n  access_log: true\n")
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        let line = try proxy.process.waitForLine(containing: #""operation":"GetLaunchDetail""#, timeout: .seconds(5))
+        let json = try #require(line.firstIndex(of: "{").map { String(line[$0...]) })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["cache"] as? String == "MISS")
+        #expect(object["status"] as? Int == 200)
+        #expect(object["method"] as? String == "POST")
+        #expect((object["hash"] as? String)?.count == 12)
+        for key in ["time", "upstream_ms", "total_ms", "bytes"] { #expect(object[key] != nil, "\(key)") }
+    }
+}

@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# Checks the operators' HTML dashboard (SPEC section 6, admin `GET /`) in a real browser: starts the
+# demo origin and the proxy on loopback, sends traffic, renders the page in headless Chromium, and
+# asserts from the rendered DOM that the figures match the traffic. Leaves a screenshot behind.
+#
+# Usage: bash scripts/dashboard-check.sh [--stand-in]
+#   BREAKWATER_BIN  the binary to test (default .build/debug/breakwater; build it with `swift build`)
+#   DASHBOARD_OUT   folder for dashboard.png and dashboard-dom.html (default /tmp)
+#   --stand-in      serve the page and /stats from a small Python server instead of the proxy's admin
+#                   listener (the page is taken from DashboardPage.swift, /stats from
+#                   Tests/fixtures/stats-sample.json with the counters of the traffic sent)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+bin=${BREAKWATER_BIN:-.build/debug/breakwater}
+out=${DASHBOARD_OUT:-/tmp}
+page_source=Sources/BreakwaterCore/Stats/DashboardPage.swift
+fixture=Tests/fixtures/stats-sample.json
+requests_to_send=20
+stand_in=0
+case "${1:-}" in
+  "") ;;
+  --stand-in) stand_in=1 ;;
+  *) echo "usage: bash scripts/dashboard-check.sh [--stand-in]" >&2; exit 2 ;;
+esac
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in ${pids[@]+"${pids[@]}"}; do kill "$pid" 2>/dev/null || true; done
+  for pid in ${pids[@]+"${pids[@]}"}; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0
+failures=()
+check() { # name, then a command that succeeds when the check passes
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); echo "  ok    $name"; else failures+=("$name"); echo "  FAIL  $name"; fi
+}
+die() { echo "dashboard check: $*" >&2; exit 1; }
+
+# MARK: Tools
+
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v python3 >/dev/null || missing+=(python3)
+command -v curl >/dev/null || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 \
+    || { $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}" >/dev/null; }
+fi
+[ -x "$bin" ] || die "no breakwater binary at $bin (run \`swift build\`, or set BREAKWATER_BIN)"
+mkdir -p "$out"
+
+# Prints the first match of a pattern in a process's log, waiting up to $3 seconds while it runs.
+wait_for() { # log, pattern, seconds, pid
+  local i
+  for ((i = 0; i < $3 * 10; i++)); do
+    grep -m1 -oE "$2" "$1" && return 0
+    kill -0 "$4" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -m1 -oE "$2" "$1"
+}
+
+# A loopback HTTP server for the stand-in admin and the disconnect test: serves index.html at `/` and
+# stats.json at `/stats`; with --once, /stats answers 503 after its first answer.
+cat > "$work/serve.py" <<'PY'
+import http.server, sys
+folder, once = sys.argv[1], "--once" in sys.argv
+served = 0
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        global served
+        path = self.path.split("?")[0]
+        if path == "/":
+            self.answer(200, "text/html; charset=utf-8", open(folder + "/index.html", "rb").read())
+        elif path == "/stats" and not (once and served):
+            served += 1
+            self.answer(200, "application/json", open(folder + "/stats.json", "rb").read())
+        elif path == "/stats":
+            self.answer(503, "text/plain", b"draining\n")
+        else:
+            self.answer(404, "text/plain", b"not found\n")
+    def answer(self, status, kind, body):
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print("serving on http://127.0.0.1:%d/" % server.server_port, flush=True)
+server.serve_forever()
+PY
+
+start_server() { # folder, log, extra args; sets server_url
+  python3 -u "$work/serve.py" "$1" "${@:3}" >"$2" 2>&1 &
+  pids+=($!)
+  server_url=$(wait_for "$2" 'http://127\.0\.0\.1:[0-9]+/' 10 "$!") || die "stand-in server did not start: $(cat "$2")"
+}
+
+# Headless Chromium with nothing but loopback: no sync, no component updates, no first-run pings.
+browse() { # what (--screenshot=FILE | --dump-dom), URL
+  local flags=(--headless=new --disable-gpu --hide-scrollbars --no-first-run --no-default-browser-check
+    --disable-background-networking --disable-component-update --disable-sync --disable-extensions
+    --user-data-dir="$work/chromium" --window-size=1280,900 --virtual-time-budget=6000)
+  [ "$(id -u)" -ne 0 ] || flags+=(--no-sandbox)
+  timeout -k 5 120 chromium "${flags[@]}" "$1" "$2" 2>>"$work/chromium.log"
+}
+
+# Prints `id<TAB>text` for every element with an id, and `op<TAB>name<TAB>requests<TAB>hit ratio`
+# for every row of the operations table.
+cat > "$work/read-dom.py" <<'PY'
+import html.parser, sys
+class Reader(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.open, self.texts, self.rows, self.row = [], {}, [], None
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("br", "meta", "link", "input", "img", "hr"):
+            return
+        self.open.append((tag, attrs.get("id")))
+        if tag == "tr" and "data-operation" in attrs:
+            self.row = {"name": attrs["data-operation"], "cells": {}, "cell": None}
+        if tag in ("td", "span") and self.row is not None and attrs.get("class"):
+            self.row["cell"] = attrs["class"].split()
+    def handle_endtag(self, tag):
+        while self.open:
+            opened, _ = self.open.pop()
+            if opened == tag:
+                break
+        if tag == "tr" and self.row is not None:
+            self.rows.append(self.row)
+            self.row = None
+    def handle_data(self, data):
+        for _, element_id in self.open:
+            if element_id:
+                self.texts[element_id] = self.texts.get(element_id, "") + data
+        if self.row is not None and self.row["cell"]:
+            for name in self.row["cell"]:
+                self.row["cells"][name] = self.row["cells"].get(name, "") + data
+reader = Reader()
+reader.feed(open(sys.argv[1], encoding="utf-8").read())
+for element_id, text in reader.texts.items():
+    print("%s\t%s" % (element_id, " ".join(text.split())))
+for row in reader.rows:
+    cells = row["cells"]
+    print("op\t%s\t%s\t%s" % (row["name"], cells.get("requests", ""), cells.get("hit-ratio", "")))
+PY
+
+# MARK: Origin, proxy, traffic
+
+"$bin" demo --origin-only --test-controls --origin-listen 127.0.0.1:0 >"$work/origin.log" 2>&1 &
+pids+=($!)
+origin_url=$(wait_for "$work/origin.log" 'http://127\.0\.0\.1:[0-9]+/graphql' 20 "$!") \
+  || die "the demo origin did not start: $(cat "$work/origin.log")"
+
+cat > "$work/config.yaml" <<'YAML'
+cache:
+  rules:
+    - operation: GetLaunches
+      ttl: 30s
+persisted_queries:
+  store: ""
+YAML
+"$bin" run --config "$work/config.yaml" --listen 127.0.0.1:0 --origin "$origin_url" --admin-listen 127.0.0.1:0 \
+  >"$work/proxy.log" 2>&1 &
+proxy_pid=$!
+pids+=($proxy_pid)
+proxy_url=$(wait_for "$work/proxy.log" 'listening on http://127\.0\.0\.1:[0-9]+/graphql' 20 $proxy_pid) \
+  || die "the proxy did not start: $(cat "$work/proxy.log")"
+proxy_url=${proxy_url#listening on }
+
+body='{"query":"query GetLaunches { launches(pageSize: 3) { cursor } }","operationName":"GetLaunches"}'
+results=()
+for ((i = 0; i < requests_to_send; i++)); do
+  result=$(curl -s -o /dev/null -D - --max-time 10 -H 'Content-Type: application/json' --data "$body" "$proxy_url" \
+    | tr -d '\r' | awk -F': ' 'tolower($1) == "x-cache" { print $2 }')
+  results+=("${result:-none}")
+done
+count() { local n=0 r; for r in "${results[@]}"; do [ "$r" = "$1" ] && n=$((n + 1)); done; echo $n; }
+hits=$(count HIT); stale=$(count STALE); misses=$(count MISS); bypass=$(count BYPASS)
+
+# MARK: The dashboard
+
+if [ $stand_in -eq 1 ]; then
+  mode="stand-in admin"
+  mkdir "$work/stand-in"
+  awk '/static let html: String = #"""$/ { inside = 1; next } /^    """#$/ { inside = 0 } inside { sub(/^    /, ""); print }' \
+    "$page_source" >"$work/stand-in/index.html"
+  python3 - "$fixture" "$work/stand-in/stats.json" "$hits" "$stale" "$misses" "$bypass" <<'PY'
+import json, sys
+stats = json.load(open(sys.argv[1]))
+hits, stale, misses, bypass = map(int, sys.argv[3:7])
+cacheable = hits + stale + misses
+counts = {"requests": hits + stale + misses + bypass, "hits": hits, "misses": misses, "stale": stale, "bypass": bypass,
+          "hit_ratio": (hits + stale) / cacheable if cacheable else 0}
+stats.update(counts)
+stats["operations"] = {"GetLaunches": dict(counts, p50_ms=0.3, p99_ms=2.1)}
+json.dump(stats, open(sys.argv[2], "w"))
+PY
+  start_server "$work/stand-in" "$work/stand-in.log"
+  admin_url=$server_url
+else
+  mode="admin listener"
+  admin_url=$(wait_for "$work/proxy.log" 'admin listening on http://127\.0\.0\.1:[0-9]+' 10 $proxy_pid) \
+    || die "the proxy printed no 'admin listening on' line (no admin listener in this build?);" \
+      "try \`bash scripts/dashboard-check.sh --stand-in\`"
+  admin_url="${admin_url#admin listening on }/"
+fi
+echo "dashboard check against the $mode at $admin_url"
+
+curl -s -D "$work/page.headers" -o "$work/page.html" --max-time 10 "$admin_url" || true
+browse --screenshot="$work/dashboard.png" "$admin_url" >/dev/null
+browse --dump-dom "$admin_url" >"$work/dom.html" || true
+cp "$work/dom.html" "$out/dashboard-dom.html"
+[ ! -s "$work/dashboard.png" ] || cp "$work/dashboard.png" "$out/dashboard.png"
+python3 "$work/read-dom.py" "$work/dom.html" >"$work/dom.txt" || true
+
+text_of() { awk -F'\t' -v id="$1" '$1 == id { print $2; exit }' "$work/dom.txt"; }
+plain() { text_of "$1" | tr -d ','; }
+is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+near() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a - b <= 0.15 && b - a <= 0.15) }'; }
+expected_ratio=$(awk -v h=$((hits + stale)) -v m="$misses" 'BEGIN { if (h + m) printf "%.4f", 100 * h / (h + m) }')
+shown_ratio=$(text_of hit-ratio)
+operation_row=$(awk -F'\t' '$1 == "op" && $2 == "GetLaunches" { print $3 "\t" $4; exit }' "$work/dom.txt")
+
+traffic_as_expected() { [ "${results[0]}" = MISS ] && [ "$hits" -eq $((requests_to_send - 1)) ]; }
+page_is_html() { grep -qiE '^HTTP/[0-9.]+ 200' "$work/page.headers" && grep -qiE '^content-type: *text/html' "$work/page.headers"; }
+page_is_self_contained() {
+  ! grep -qiE '(src|href) *= *["'\'']?(https?:)?//|url\( *["'\'']?(https?:)?//|@import' "$work/page.html" \
+    && grep -q '"\./stats"' "$work/page.html"
+}
+ratio_matches() { [[ $shown_ratio =~ ^([0-9.]+)%$ ]] && near "${BASH_REMATCH[1]}" "$expected_ratio"; }
+operation_listed() {
+  [ "$(cut -f1 <<<"$operation_row" | tr -d ',')" = "$requests_to_send" ] \
+    && [[ $(cut -f2 <<<"$operation_row") =~ ^([0-9.]+)%$ ]] && near "${BASH_REMATCH[1]}" "$expected_ratio"
+}
+cache_has_entries() { is_number "$(plain cache-entries)" && [ "$(plain cache-entries)" -ge 1 ] && [[ $(text_of cache-fill) =~ %$ ]]; }
+screenshot_written() { [ "$(head -c 8 "$out/dashboard.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] && [ "$(wc -c <"$out/dashboard.png")" -gt 10000 ]; }
+
+check "traffic: first request MISS, then HIT ($requests_to_send sent: ${results[*]})" traffic_as_expected
+check "GET / answers 200 text/html" page_is_html
+check "page is self-contained (no external assets) and polls ./stats" page_is_self_contained
+check "title and heading read Breakwater" grep -q '<title>Breakwater.*<h1>Breakwater</h1>' <(tr -d '\n' <"$work/dom.html")
+check "status reads live (got '$(text_of status)')" test "$(text_of status)" = live
+check "hit ratio shows $(printf '%.1f' "${expected_ratio:-0}")% (got '$shown_ratio')" ratio_matches
+check "requests shows $requests_to_send (got '$(text_of requests)')" test "$(plain requests)" = "$requests_to_send"
+check "HIT count shows $hits (got '$(text_of hits)')" test "$(plain hits)" = "$hits"
+check "MISS count shows $misses (got '$(text_of misses)')" test "$(plain misses)" = "$misses"
+check "requests/s computed from two polls (got '$(text_of requests-per-second)')" is_number "$(plain requests-per-second)"
+check "ops table lists GetLaunches with $requests_to_send requests (got '${operation_row//$'\t'/ }')" operation_listed
+check "cache fill shows a percentage and entries >= 1 (got '$(text_of cache-fill)', '$(text_of cache-entries)')" cache_has_entries
+check "upstream p99 shows milliseconds (got '$(text_of upstream-p99)')" is_number "$(plain upstream-p99)"
+check "uptime shown (got '$(text_of uptime)')" test -n "$(text_of uptime | tr -d '—')"
+check "hit-ratio chart drawn" grep -q '<svg id="chart"[^>]*>.*now</text>' "$work/dom.html"
+check "screenshot written to $out/dashboard.png" screenshot_written
+
+# A stats source that answers once and then fails: the page must say so and keep the figures.
+mkdir "$work/failing"
+cp "$work/page.html" "$work/failing/index.html"
+curl -s --max-time 10 "${admin_url}stats" >"$work/failing/stats.json" || true
+[ -s "$work/failing/stats.json" ] || cp "$fixture" "$work/failing/stats.json"
+start_server "$work/failing" "$work/failing.log" --once
+browse --dump-dom "$server_url" >"$work/dom.html" || true
+python3 "$work/read-dom.py" "$work/dom.html" >"$work/dom.txt" || true
+check "when /stats fails: status reads disconnected (got '$(text_of status)')" test "$(text_of status)" = disconnected
+check "when /stats fails: the last figures stay (hit ratio '$(text_of hit-ratio)')" \
+  test "$(text_of hit-ratio | tr -d '—')" != ""
+
+if [ ${#failures[@]} -eq 0 ]; then
+  echo "dashboard check: $passed passed, 0 failed ($mode; screenshot $out/dashboard.png)"
+else
+  echo "dashboard check: $passed passed, ${#failures[@]} failed ($mode; screenshot $out/dashboard.png, DOM $out/dashboard-dom.html):"
+  printf '  - %s\n' "${failures[@]}"
+  [ ! -s "$work/chromium.log" ] || { echo "chromium said:"; tail -n 20 "$work/chromium.log"; }
+  exit 1
+fi
