@@ -25,7 +25,7 @@ struct StatsReportJSONTests {
         expectIntegers(json["apq"], ["entries", "registered", "not_found", "hash_mismatch"])
         let upstream = json["upstream"]
         #expect(keys(of: upstream) == ["requests", "errors", "timeouts", "latency_ms"])
-        expectIntegers(upstream, ["requests", "errors", "timeouts"])
+        #expect(["requests", "errors", "timeouts"].allSatisfy { isInteger(upstream?[$0]) })
         let latency = upstream?["latency_ms"]
         #expect(keys(of: latency) == ["p50", "p90", "p99"])
         #expect(["p50", "p90", "p99"].allSatisfy { isNumber(latency?[$0]) })

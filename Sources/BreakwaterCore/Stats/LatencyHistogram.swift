@@ -58,12 +58,14 @@ package struct LatencyHistogram: Sendable, Equatable {
 
     /// The nearest-rank `p`th percentile (`p` in 0 … 100), or zero when nothing was recorded.
     ///
-    /// The value of rank ⌈p/100 × count⌉ lies in the bucket found; its midpoint is returned,
-    /// kept within the lowest and highest recorded values.
+    /// The first and last ranks are the exact lowest and highest recorded values. Any other rank,
+    /// ⌈p/100 × count⌉, lies in the bucket found; its midpoint is returned, kept within those two.
     package func percentile(_ p: Double) -> Duration {
         guard count > 0 else { return .zero }
         let fraction = p.isNaN ? 0 : min(max(p, 0), 100) / 100
         let rank = max(1, Int((fraction * Double(count)).rounded(.up)))
+        if rank == 1 { return .microseconds(lowestMicroseconds) }
+        if rank >= count { return .microseconds(highestRecordedMicroseconds) }
         var seen = 0
         for index in counts.indices {
             seen += counts[index]
