@@ -50,14 +50,32 @@ package struct GraphQLEndpoint: Sendable {
         self.documents = documents
     }
 
-    package func decide(_ request: HTTPRequest) -> EndpointDecision {
+    /// What `request` gets. With a `memo`, a request whose raw parameters resolved before is
+    /// not parsed again (the header-dependent checks still run).
+    package func decide(_ request: HTTPRequest, memo: OperationMemo? = nil) -> EndpointDecision {
+        decideRemembering(request, memo: memo).decision
+    }
+
+    /// `decide`, also returning the memo key under which the operation is (or now is) kept.
+    package func decideRemembering(_ request: HTTPRequest, memo: OperationMemo?)
+        -> (decision: EndpointDecision, memoKey: OperationMemo.Key?)
+    {
         let corsHeaders = cors?.responseHeaders(origin: request.headers["Origin"]) ?? HTTPHeaders()
         do {
-            return .forward(try prepare(request, corsHeaders: corsHeaders))
+            try check(request)
+            let memoKey = memo != nil ? OperationMemo.key(for: request) : nil
+            if let memoKey, var known = memo?[memoKey]?.operation {
+                known.responseHeaders = corsHeaders
+                return (.forward(known), memoKey)
+            }
+            var operation = try resolve(request)
+            if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
+            operation.responseHeaders = corsHeaders
+            return (.forward(operation), memoKey)
         } catch let answer as EarlyAnswer {
             var response = answer.response
             response.headers.fields += corsHeaders.fields
-            return .respond(response, apqEvent: answer.apqEvent)
+            return (.respond(response, apqEvent: answer.apqEvent), nil)
         } catch {
             preconditionFailure("prepare throws only EarlyAnswer")
         }
@@ -80,7 +98,9 @@ package struct GraphQLEndpoint: Sendable {
         init(_ response: HTTPResponse) { self.response = response }
     }
 
-    private func prepare(_ request: HTTPRequest, corsHeaders: HTTPHeaders) throws(EarlyAnswer) -> PreparedOperation {
+    /// The checks every request passes before its parameters are read: limits, route, method,
+    /// media type, preflight.
+    private func check(_ request: HTTPRequest) throws(EarlyAnswer) {
         // The request-target is what CDNs limit; measure it before anything else.
         let targetLength = request.target.utf8.count
         if targetLength > maxURIBytes { throw EarlyAnswer(.uriTooLong(length: targetLength, limit: maxURIBytes)) }
@@ -104,6 +124,10 @@ package struct GraphQLEndpoint: Sendable {
         default:
             throw EarlyAnswer(.methodNotAllowed(request.method))
         }
+    }
+
+    /// Parses, resolves and analyses a request that passed `check`.
+    private func resolve(_ request: HTTPRequest) throws(EarlyAnswer) -> PreparedOperation {
         do {
             let graphQLRequest = try GraphQLRequestParser.parse(request)
             let document = try resolver.resolve(graphQLRequest)
@@ -119,7 +143,7 @@ package struct GraphQLEndpoint: Sendable {
                     document: document.text, operationName: graphQLRequest.operationName,
                     variables: graphQLRequest.variables, path: originPath, preferGET: originPrefersGET,
                     isQuery: operation.kind == .query, maxGetTargetBytes: maxGetTargetBytes),
-                responseHeaders: corsHeaders)
+                responseHeaders: [:])
         } catch {
             throw EarlyAnswer(error)
         }

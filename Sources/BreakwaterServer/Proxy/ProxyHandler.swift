@@ -12,6 +12,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private var pool: OriginPool
     private let cache: SharedCache
     let statistics: LoopStatistics
+    /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
+    private let memo = OperationMemo()
 
     init(loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics) throws(ServerError) {
         self.loop = loop
@@ -27,16 +29,19 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             pool = try settings.makePool(loop: loop)
         }
         self.settings = settings
+        memo.removeAll()
     }
 
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
         let started = ContinuousClock.now
-        switch settings.endpoint.decide(request) {
+        let (decision, memoKey) = settings.endpoint.decideRemembering(request, memo: memo)
+        switch decision {
         case .respond(let response, let apqEvent):
             if let apqEvent { statistics.record { $0.recordAPQ(apqEvent) } }
             context(for: request, responder: responder, started: started, operation: nil).finish(response)
         case .forward(let operation):
-            serve(operation, context: context(for: request, responder: responder, started: started, operation: operation), request: request)
+            let context = context(for: request, responder: responder, started: started, operation: operation)
+            serve(operation, context: context, request: request, memoKey: memoKey)
         }
     }
 
@@ -52,7 +57,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             documentHash: operation?.document.digest, statistics: statistics, accessLog: settings.accessLog)
     }
 
-    private func serve(_ operation: PreparedOperation, context: RequestContext, request: HTTPRequest) {
+    private func serve(
+        _ operation: PreparedOperation, context: RequestContext, request: HTTPRequest, memoKey: OperationMemo.Key?
+    ) {
         let scopeMaterial: [UInt8]?
         switch settings.policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
         case .bypass:
@@ -64,7 +71,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .perUser(let material):
             scopeMaterial = material
         }
-        let key = cache.key(for: operation, scopeMaterial: scopeMaterial)
+        let key = sharedOrUserKey(for: operation, scopeMaterial: scopeMaterial, memoKey: memoKey)
         switch cache.store.lookup(key, now: .now) {
         case .fresh(let entry, let age):
             context.finish(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: context.client))
@@ -78,6 +85,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                 fetchAndStore(key, operation, for: request, isPerUser: scopeMaterial != nil)
             }
         }
+    }
+
+    /// The cache key: a shared-scope key is computed once per distinct request and remembered.
+    private func sharedOrUserKey(
+        for operation: PreparedOperation, scopeMaterial: [UInt8]?, memoKey: OperationMemo.Key?
+    ) -> CacheKey {
+        guard scopeMaterial == nil, let memoKey else { return cache.key(for: operation, scopeMaterial: scopeMaterial) }
+        if let known = memo[memoKey]?.sharedCacheKey { return known }
+        let key = cache.key(for: operation, scopeMaterial: nil)
+        memo[memoKey]?.sharedCacheKey = key
+        return key
     }
 
     /// Fetches once for every waiter of `key`, stores what the policy allows, answers them all.
