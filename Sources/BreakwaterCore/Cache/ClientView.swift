@@ -22,13 +22,28 @@ package struct ClientView: Sendable {
             isGET: operation.clientMethod == .get,
             ifNoneMatch: request.headers.values(of: "If-None-Match"),
             wantsGraphQLResponseJSON: request.headers.values(of: "Accept").contains {
-                $0.range(of: "application/graphql-response+json", options: []) != nil
+                $0.utf8.containsSequence(Self.graphQLResponseJSON)
             },
             extraHeaders: operation.responseHeaders)
     }
 
+    private static let graphQLResponseJSON = Array("application/graphql-response+json".utf8)
+
     /// The Content-Type of a successful JSON answer (SPEC 5.2).
     package var jsonContentType: String {
         wantsGraphQLResponseJSON ? "application/graphql-response+json" : "application/json"
+    }
+}
+
+extension Collection where Element == UInt8 {
+    /// Whether `needle` occurs in this collection (a plain scan: needles here are short).
+    package func containsSequence(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, count >= needle.count else { return needle.isEmpty }
+        var start = startIndex
+        while let first = self[start...].firstIndex(of: needle[0]) {
+            if self[first...].starts(with: needle) { return true }
+            start = index(after: first)
+        }
+        return false
     }
 }

@@ -19,11 +19,6 @@ package enum OriginAnswer {
         guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
             first == UInt8(ascii: "{")
         else { return false }
-        let needle = Array("\"errors\"".utf8)
-        guard body.count >= needle.count else { return false }
-        for start in 0...(body.count - needle.count) where body[start] == needle[0] {
-            if Array(body[start..<start + needle.count]) == needle { return true }
-        }
-        return false
+        return body.containsSequence(Array("\"errors\"".utf8))
     }
 }

@@ -43,25 +43,35 @@ package enum DashboardPage {
     body.disconnected main { opacity: .55; }
     main { display: grid; grid-template-columns: repeat(12, 1fr); gap: 12px; padding: 14px 20px 20px; max-width: 1480px;
       margin: 0 auto; }
-    .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; min-width: 0; }
+    .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px;
+      min-width: 0; }
     .card h2 { margin: 0 0 4px; font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .07em;
       color: var(--muted); }
-    .span2 { grid-column: span 2; } .span3 { grid-column: span 3; } .span4 { grid-column: span 4; }
-    .span5 { grid-column: span 5; } .span7 { grid-column: span 7; } .span8 { grid-column: span 8; }
+    .span4 { grid-column: span 4; } .span8 { grid-column: span 8; }
     .big { font-size: 34px; font-weight: 700; line-height: 1.1; letter-spacing: -.01em; }
     .unit { font-size: 15px; font-weight: 600; color: var(--muted); margin-left: 3px; }
-    .note { color: var(--muted); margin-top: 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-    .trio { display: flex; gap: 18px; }
+    .big.long { font-size: 26px; line-height: 1.3; }
+    .note { color: var(--muted); margin-top: 2px; font-size: 12px; white-space: nowrap; overflow: hidden;
+      text-overflow: ellipsis; }
+    .figures { display: grid; gap: 12px; grid-column: span 12;
+      grid-template-columns: repeat(2, minmax(0, 1fr)) repeat(2, minmax(0, 1.3fr)) minmax(0, 1.9fr) minmax(0, 1.3fr); }
+    .trio { display: flex; gap: 12px; }
     .trio > div { flex: 1; min-width: 0; }
     .trio .label { color: var(--muted); font-weight: 600; }
-    .bar { position: relative; height: 12px; background: var(--faint); border-radius: 3px; overflow: hidden; margin: 8px 0 4px; }
+    .trio .big { font-size: 30px; }
+    .trio .unit { font-size: 13px; }
+    .bar { position: relative; height: 12px; background: var(--faint); border-radius: 3px; overflow: hidden;
+      margin: 8px 0 4px; }
     .bar > div { position: absolute; top: 0; bottom: 0; left: 0; }
     #cache-fill-bar { background: var(--accent); width: 0; transition: width .4s; }
     #cache-fill-bar.high { background: var(--stale); }
-    #result-bar { display: flex; height: 22px; border-radius: 4px; overflow: hidden; background: var(--faint); margin: 8px 0; }
+    #result-bar { display: flex; height: 22px; border-radius: 4px; overflow: hidden; background: var(--faint);
+      margin: 8px 0; }
     #result-bar > div { height: 100%; transition: flex-grow .4s; }
-    .hit { background: var(--hit); } .stale { background: var(--stale); } .miss { background: var(--miss); }
-    .bypass { background: var(--bypass); }
+    .sw.hit, #result-bar .hit { background: var(--hit); }
+    .sw.stale, #result-bar .stale { background: var(--stale); }
+    .sw.miss, #result-bar .miss { background: var(--miss); }
+    .sw.bypass, #result-bar .bypass { background: var(--bypass); }
     .legend { display: grid; grid-template-columns: 12px 1fr auto 52px; gap: 3px 8px; align-items: center; }
     .legend .sw { width: 12px; height: 12px; border-radius: 2px; }
     .legend .n { text-align: right; font-weight: 600; }
@@ -75,21 +85,23 @@ package enum DashboardPage {
     .chart-head { display: flex; align-items: baseline; gap: 14px; }
     .chart-head .key { color: var(--muted); display: flex; gap: 12px; margin-left: auto; }
     .chart-head .key i { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-right: 4px; }
+    .table-wrap { overflow-x: auto; }
     table { width: 100%; border-collapse: collapse; }
     th { text-align: left; font-size: 11px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted);
       font-weight: 700; border-bottom: 1px solid var(--line); padding: 4px 6px; }
     td { padding: 4px 6px; border-bottom: 1px solid var(--faint); white-space: nowrap; }
-    td.op { max-width: 260px; overflow: hidden; text-overflow: ellipsis; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
-      font-size: 12px; }
+    td.op { max-width: 260px; overflow: hidden; text-overflow: ellipsis; font-size: 12px;
+      font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
     td.n, th.n { text-align: right; }
     td.ratio { width: 150px; }
-    .mini { display: inline-block; width: 70px; height: 8px; background: var(--faint); border-radius: 2px; margin-right: 8px;
-      vertical-align: middle; overflow: hidden; }
+    .mini { display: inline-block; width: 70px; height: 8px; background: var(--faint); border-radius: 2px;
+      margin-right: 8px; vertical-align: middle; overflow: hidden; }
+    #ops-count { text-transform: none; letter-spacing: 0; font-weight: 400; }
     .mini > span { display: block; height: 100%; background: var(--hit); }
     tr.empty td { color: var(--muted); text-align: center; padding: 14px; }
     @media (max-width: 1000px) {
-      main { grid-template-columns: repeat(2, 1fr); }
-      .span2, .span3, .span4 { grid-column: span 1; } .span5, .span7, .span8 { grid-column: span 2; }
+      main { grid-template-columns: minmax(0, 1fr); } .figures { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+      .figures, .span4, .span8 { grid-column: span 1; }
       header { flex-wrap: wrap; } header .meta { margin-left: 0; }
     }
     </style>
@@ -107,36 +119,50 @@ package enum DashboardPage {
     <div id="banner" role="alert">disconnected: <span id="disconnected-reason">no answer from stats</span>.
       Showing the last figures received; retrying every 2 s.</div>
     <main>
-      <section class="card span2">
+      <div class="figures">
+      <section class="card">
         <h2>Hit ratio</h2>
         <div class="big num" id="hit-ratio">—</div>
-        <div class="note">(hits + stale) / (hits + stale + misses)</div>
+        <div class="note">BYPASS not counted</div>
       </section>
-      <section class="card span2">
+      <section class="card">
         <h2>Requests / s</h2>
         <div class="big num"><span id="requests-per-second">—</span><span class="unit">/s</span></div>
-        <div class="note">over the last poll</div>
+        <div class="note">since the last poll</div>
       </section>
-      <section class="card span2">
+      <section class="card">
         <h2>Requests</h2>
         <div class="big num" id="requests">—</div>
         <div class="note">since start</div>
       </section>
-      <section class="card span3">
+      <section class="card">
         <h2>Cache fill</h2>
         <div class="big num" id="cache-fill">—</div>
         <div class="bar"><div id="cache-fill-bar"></div></div>
-        <div class="note num"><span id="cache-bytes">—</span> of <span id="cache-max-bytes">—</span> ·
-          <span id="cache-entries">—</span> entries</div>
+        <div class="note num"><span id="cache-bytes">—</span> of <span id="cache-max-bytes">—</span></div>
+        <div class="note num"><span id="cache-entries">—</span> entries</div>
       </section>
-      <section class="card span3">
+      <section class="card">
         <h2>Upstream latency</h2>
         <div class="trio">
-          <div><div class="label">p50</div><div class="big num"><span id="upstream-p50">—</span><span class="unit">ms</span></div></div>
-          <div><div class="label">p90</div><div class="big num"><span id="upstream-p90">—</span><span class="unit">ms</span></div></div>
-          <div><div class="label">p99</div><div class="big num"><span id="upstream-p99">—</span><span class="unit">ms</span></div></div>
+          <div><div class="label">p50</div>
+            <div class="big num"><span id="upstream-p50">—</span><span class="unit">ms</span></div></div>
+          <div><div class="label">p90</div>
+            <div class="big num"><span id="upstream-p90">—</span><span class="unit">ms</span></div></div>
+          <div><div class="label">p99</div>
+            <div class="big num"><span id="upstream-p99">—</span><span class="unit">ms</span></div></div>
         </div>
       </section>
+      <section class="card">
+        <h2>Upstream failures</h2>
+        <div class="trio">
+          <div><div class="label">errors</div><div class="big num" id="upstream-errors">—</div></div>
+          <div><div class="label">timeouts</div><div class="big num" id="upstream-timeouts">—</div></div>
+        </div>
+        <div class="note num"><span id="upstream-failed-share">—</span> of
+          <span id="upstream-requests">—</span> to origin</div>
+      </section>
+      </div>
 
       <section class="card span8">
         <div class="chart-head">
@@ -149,13 +175,20 @@ package enum DashboardPage {
       <section class="card span4">
         <h2>Requests by cache result</h2>
         <div id="result-bar">
-          <div class="hit" id="result-bar-hit" title="HIT"></div><div class="stale" id="result-bar-stale" title="STALE"></div><div class="miss" id="result-bar-miss" title="MISS"></div><div class="bypass" id="result-bar-bypass" title="BYPASS"></div>
+          <div class="hit" id="result-bar-hit" title="HIT"></div>
+          <div class="stale" id="result-bar-stale" title="STALE"></div>
+          <div class="miss" id="result-bar-miss" title="MISS"></div>
+          <div class="bypass" id="result-bar-bypass" title="BYPASS"></div>
         </div>
         <div class="legend num">
-          <span class="sw hit"></span><span>HIT</span><span class="n" id="hits">—</span><span class="pct" id="hits-share">—</span>
-          <span class="sw stale"></span><span>STALE</span><span class="n" id="stale">—</span><span class="pct" id="stale-share">—</span>
-          <span class="sw miss"></span><span>MISS</span><span class="n" id="misses">—</span><span class="pct" id="misses-share">—</span>
-          <span class="sw bypass"></span><span>BYPASS</span><span class="n" id="bypass">—</span><span class="pct" id="bypass-share">—</span>
+          <span class="sw hit"></span><span>HIT</span>
+          <span class="n" id="hits">—</span><span class="pct" id="hits-share">—</span>
+          <span class="sw stale"></span><span>STALE</span>
+          <span class="n" id="stale">—</span><span class="pct" id="stale-share">—</span>
+          <span class="sw miss"></span><span>MISS</span>
+          <span class="n" id="misses">—</span><span class="pct" id="misses-share">—</span>
+          <span class="sw bypass"></span><span>BYPASS</span>
+          <span class="n" id="bypass">—</span><span class="pct" id="bypass-share">—</span>
         </div>
         <div class="sep"></div>
         <dl class="kv num">
@@ -164,22 +197,15 @@ package enum DashboardPage {
       </section>
 
       <section class="card span8">
-        <h2>Top operations by requests <span id="ops-count" style="text-transform: none; letter-spacing: 0; font-weight: 400"></span></h2>
-        <table id="ops-table">
+        <h2>Top operations by requests <span id="ops-count"></span></h2>
+        <div class="table-wrap"><table id="ops-table">
           <thead><tr><th>Operation</th><th class="n">Requests</th><th class="n">Share</th><th>Hit ratio</th>
-            <th class="n">Misses</th><th class="n">Bypass</th><th class="n">p50 ms</th><th class="n">p99 ms</th></tr></thead>
+            <th class="n">Misses</th><th class="n">Bypass</th><th class="n">p50 ms</th><th class="n">p99 ms</th>
+          </tr></thead>
           <tbody id="ops-rows"><tr class="empty"><td colspan="8">waiting for the first figures</td></tr></tbody>
-        </table>
+        </table></div>
       </section>
       <section class="card span4">
-        <h2>Upstream</h2>
-        <dl class="kv num">
-          <dt>Requests to origin</dt><dd id="upstream-requests">—</dd>
-          <dt>Errors</dt><dd id="upstream-errors">—</dd>
-          <dt>Timeouts</dt><dd id="upstream-timeouts">—</dd>
-          <dt>Failed share</dt><dd id="upstream-failed-share">—</dd>
-        </dl>
-        <div class="sep"></div>
         <h2>Response cache</h2>
         <dl class="kv num">
           <dt>Evictions (to make room)</dt><dd id="cache-evictions">—</dd>
@@ -246,12 +272,19 @@ package enum DashboardPage {
         return total > 0 ? served / total : null;
       }
 
+      // The proxy's own figure when it reports one, else computed; "—" rather than 0% before any cacheable request.
+      function shownRatio(reported, hits, stale, misses) {
+        const computed = ratioOf(hits, stale, misses);
+        return computed === null ? null : (num(reported) ?? computed);
+      }
+
       function render(s, now) {
-        const hits = num(s.hits) || 0, stale = num(s.stale) || 0, misses = num(s.misses) || 0, bypass = num(s.bypass) || 0;
-        const requests = num(s.requests) || 0;
-        const ratio = ratioOf(hits, stale, misses) === null ? null : (num(s.hit_ratio) ?? ratioOf(hits, stale, misses));
+        const hits = num(s.hits) || 0, stale = num(s.stale) || 0, misses = num(s.misses) || 0;
+        const bypass = num(s.bypass) || 0, requests = num(s.requests) || 0;
+        const ratio = shownRatio(s.hit_ratio, hits, stale, misses);
         set("hit-ratio", percent(ratio));
         set("requests", int(requests));
+        $("requests").classList.toggle("long", int(requests).length > 8);
         set("uptime", duration(s.uptime_s));
         document.title = "Breakwater · " + (ratio === null ? "no traffic" : percent(ratio) + " hit");
 
@@ -260,7 +293,8 @@ package enum DashboardPage {
         const before = samples[samples.length - 1];
         samples.push({ t: now, requests, hits, stale, misses });
         while (samples.length > 2 && samples[1].t < now - windowMs) samples.shift();
-        set("requests-per-second", before && now > before.t ? rate((requests - before.requests) * 1000 / (now - before.t)) : "—");
+        const perSecond = before && now > before.t ? (requests - before.requests) * 1000 / (now - before.t) : null;
+        set("requests-per-second", rate(perSecond));
 
         const results = { hit: hits, stale, miss: misses, bypass };
         const resultTotal = hits + stale + misses + bypass;
@@ -324,7 +358,7 @@ package enum DashboardPage {
           label.title = name;
           cell(row, int(o.requests), "n requests");
           cell(row, requests ? percent((o.requests || 0) / requests) : "—", "n share");
-          const r = ratioOf(o.hits, o.stale, o.misses) === null ? null : (num(o.hit_ratio) ?? ratioOf(o.hits, o.stale, o.misses));
+          const r = shownRatio(o.hit_ratio, o.hits, o.stale, o.misses);
           const ratioCell = cell(row, "", "ratio num");
           const mini = document.createElement("span");
           mini.className = "mini";
@@ -387,12 +421,14 @@ package enum DashboardPage {
             fill: "#c5d5ea" });
         }
         for (const r of [0, 0.25, 0.5, 0.75, 1]) {
-          svg(chart, "line", { x1: left, x2: left + plotW, y1: y(r), y2: y(r), stroke: r === 0 ? "#aab1ba" : "#e3e6ea" });
+          const stroke = r === 0 ? "#aab1ba" : "#e3e6ea";
+          svg(chart, "line", { x1: left, x2: left + plotW, y1: y(r), y2: y(r), stroke });
           svg(chart, "text", { x: left - 6, y: y(r) + 4, "text-anchor": "end" }, r * 100 + "%");
         }
         for (let m = 5; m >= 0; m--) {
-          svg(chart, "text", { x: x(now - m * 60000), y: height - 4, "text-anchor": m === 5 ? "start" : m === 0 ? "end" : "middle" },
-            m === 0 ? "now" : "−" + m + " min");
+          const anchor = m === 5 ? "start" : m === 0 ? "end" : "middle";
+          const label = m ? "−" + m + " min" : "now";
+          svg(chart, "text", { x: x(now - m * 60000), y: height - 4, "text-anchor": anchor }, label);
         }
         if (maxRate > 0) {
           svg(chart, "text", { x: left + plotW + 6, y: top + plotH - plotH / 1.1 + 4 }, rate(maxRate) + "/s");
@@ -400,9 +436,10 @@ package enum DashboardPage {
         let path = "", area = "", run = [];
         const flush = () => {
           if (!run.length) return;
-          path += "M" + run.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join("L");
-          area += "M" + run[0][0].toFixed(1) + "," + y(0) + "L" + run.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join("L")
-            + "L" + run[run.length - 1][0].toFixed(1) + "," + y(0) + "Z";
+          const line = run.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join("L");
+          path += "M" + line;
+          const first = run[0][0].toFixed(1), last = run[run.length - 1][0].toFixed(1);
+          area += "M" + first + "," + y(0) + "L" + line + "L" + last + "," + y(0) + "Z";
           run = [];
         };
         const points = [];
@@ -414,7 +451,9 @@ package enum DashboardPage {
         flush();
         svg(chart, "path", { d: area, fill: "rgba(43, 138, 62, 0.12)" });
         svg(chart, "path", { d: path, fill: "none", stroke: "#2b8a3e", "stroke-width": 2, "stroke-linejoin": "round" });
-        if (points.length < 40) for (const p of points) svg(chart, "circle", { cx: p[0], cy: p[1], r: 2.5, fill: "#2b8a3e" });
+        if (points.length < 40) {
+          for (const p of points) svg(chart, "circle", { cx: p[0], cy: p[1], r: 2.5, fill: "#2b8a3e" });
+        }
         if (!points.length) {
           svg(chart, "text", { x: left + plotW / 2, y: top + plotH / 2, "text-anchor": "middle" },
             samples.length < 2 ? "collecting: a point every 2 s" : "no cacheable traffic in the last 5 minutes");
@@ -443,7 +482,8 @@ package enum DashboardPage {
           set("updated", new Date(now).toLocaleTimeString("en-GB"));
           setStatus(true);
         } catch (error) {
-          setStatus(false, error && error.name === "AbortError" ? "stats did not answer within " + pollMs * 2 / 1000 + " s"
+          const timedOut = error && error.name === "AbortError";
+          setStatus(false, timedOut ? "stats did not answer within " + pollMs * 2 / 1000 + " s"
             : (error && error.message) || "no answer from stats");
           if (lastGood) set("updated", new Date(lastGood).toLocaleTimeString("en-GB") + " (stale)");
         } finally {

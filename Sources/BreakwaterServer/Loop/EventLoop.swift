@@ -15,7 +15,8 @@ package final class EventLoop: @unchecked Sendable {
 
     private let wakeEvent: OpaquePointer
     private let pending = Mutex<[@Sendable () -> Void]>([])
-    private let threadID = Mutex<pthread_t?>(nil)
+    /// The running thread's `pthread_self()`, 0 while not running: read on every reply.
+    private let threadID = Atomic<UInt>(0)
 
     package init(index: Int) {
         EventLoop.enableThreadingOnce
@@ -45,8 +46,8 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Whether the calling thread is the one running this loop.
     package var inEventLoop: Bool {
-        guard let owner = threadID.withLock({ $0 }) else { return false }
-        return pthread_equal(owner, pthread_self()) != 0
+        let owner = threadID.load(ordering: .acquiring)
+        return owner != 0 && pthread_equal(owner, pthread_self()) != 0
     }
 
     /// Runs `work` on this loop's thread: at once when already there, else at its next turn.
@@ -73,9 +74,9 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop on the calling thread until `stop()`.
     package func run() {
-        threadID.withLock { $0 = pthread_self() }
+        threadID.store(pthread_self(), ordering: .releasing)
         event_base_loop(base, 0)
-        threadID.withLock { $0 = nil }
+        threadID.store(0, ordering: .releasing)
     }
 
     /// Makes `run()` return after the current turn; callable from any thread.

@@ -33,7 +33,7 @@ final class RequestContext: Sendable {
     /// Counts the answer in this request's loop statistics, logs it, and sends it.
     func finish(_ response: HTTPResponse, upstream: Duration? = nil) {
         let total = ContinuousClock.now - started
-        let cache = response.headers["X-Cache"].flatMap { RequestStatistics.CacheResult(rawValue: $0.lowercased()) }
+        let cache = Self.cacheResult(response.headers["X-Cache"])
         statistics.record { $0.recordRequest(operationName: operationName, cache: cache, duration: total) }
         accessLog?.info("\(accessLine(response, cache: cache, upstream: upstream, total: total))")
         responder.respond(response)
@@ -51,6 +51,16 @@ final class RequestContext: Sendable {
         line += ",\"total_ms\":" + DecimalText.string(Self.milliseconds(total), fractionDigits: 3)
         line += ",\"bytes\":\(response.body.count)}"
         return line
+    }
+
+    private static func cacheResult(_ header: String?) -> RequestStatistics.CacheResult? {
+        switch header {
+        case "HIT": .hit
+        case "STALE": .stale
+        case "MISS": .miss
+        case "BYPASS": .bypass
+        default: nil
+        }
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {

@@ -60,7 +60,7 @@ package final class Service: @unchecked Sendable {
         proxyHandlers = handlers
         proxyServer = proxy
         drainedServers.append(proxy)
-        currentConfiguration = configuration
+        startupConfiguration = configuration
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now,
             isDraining: { [draining] in draining.value.load(ordering: .relaxed) })
@@ -109,7 +109,8 @@ package final class Service: @unchecked Sendable {
 
     private var proxyHandlers: [ProxyHandler] = []
     private var proxyServer: HTTPServer?
-    private var currentConfiguration: Configuration?
+    /// What the process started with: restart-only settings keep these values until a restart.
+    private var startupConfiguration: Configuration?
     private var loadConfiguration: (@Sendable () throws -> Configuration)?
 
     /// Re-reads the configuration on SIGHUP through `load`.
@@ -120,7 +121,7 @@ package final class Service: @unchecked Sendable {
     /// Applies a re-read configuration to new requests on every loop, without dropping
     /// connections; a bad file is logged and the old configuration stays. Runs on loop 0.
     fileprivate func reload() {
-        guard let loadConfiguration, let current = currentConfiguration, let first = proxyHandlers.first else { return }
+        guard let loadConfiguration, let startup = startupConfiguration, let first = proxyHandlers.first else { return }
         let next: Configuration
         do {
             next = try loadConfiguration()
@@ -128,7 +129,7 @@ package final class Service: @unchecked Sendable {
             logger.error("reload failed, keeping the running configuration: \(error)")
             return
         }
-        for (setting, changed) in Self.restartOnlyChanges(from: current, to: next) where changed {
+        for (setting, changed) in Self.restartOnlyChanges(from: startup, to: next) where changed {
             logger.warning("reload: \(setting) changed; it takes effect after a restart")
         }
         let settings = first.settings.reloaded(with: next)
@@ -149,7 +150,6 @@ package final class Service: @unchecked Sendable {
             }
         }
         proxyServer?.updateLimits(limits)
-        currentConfiguration = next
         logger.notice("configuration reloaded")
     }
 
