@@ -177,3 +177,34 @@ func cachingProxy(origin: DemoOriginProcess, extra: String = "", cache: String =
         #expect(try originRequests(origin) == 3)
     }
 }
+
+@Suite(.serialized) struct CacheBoundTests {
+    @Test func storedBytesStayWithinMaxBytesUnderChurn() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(origin: origin.url, yaml: """
+            persisted_queries:
+              store: ""
+            cache:
+              max_bytes: 64KiB
+              rules:
+                - operation: GetLaunches
+                  ttl: 1h
+            """)
+        let document = "query GetLaunches($after: String) { launches(pageSize: 5, after: $after) { cursor launches { id site mission { name } } } }"
+        for round in 0..<3 {
+            for id in 1...100 {
+                let response = try proxy.client.post(
+                    "/graphql", json: #"{"query":\#(APQ.jsonString(document)),"variables":{"after":"\#(id)"}}"#)
+                #expect(response.status == 200)
+                _ = round
+            }
+            let cache = try #require(try proxy.stats()["cache"] as? [String: Any])
+            let bytes = try #require(cache["bytes"] as? Int)
+            #expect(bytes <= 64 * 1024, "round \(round): \(bytes) bytes stored")
+            #expect((cache["max_bytes"] as? Int) == 64 * 1024)
+        }
+        let cache = try #require(try proxy.stats()["cache"] as? [String: Any])
+        #expect((cache["evictions"] as? Int ?? 0) > 0)
+        #expect((cache["entries"] as? Int ?? 0) > 10)
+    }
+}

@@ -140,7 +140,7 @@ package enum DashboardPage {
         <div class="big num" id="cache-fill">—</div>
         <div class="bar"><div id="cache-fill-bar"></div></div>
         <div class="note num"><span id="cache-bytes">—</span> of <span id="cache-max-bytes">—</span></div>
-        <div class="note num"><span id="cache-entries">—</span> entries</div>
+        <div class="note num"><span id="cache-entries">—</span> <span id="cache-entries-unit">entries</span></div>
       </section>
       <section class="card">
         <h2>Upstream latency</h2>
@@ -291,6 +291,10 @@ package enum DashboardPage {
         const previous = samples[samples.length - 1];
         if (previous && requests < previous.requests) samples.length = 0;   // the proxy restarted
         const before = samples[samples.length - 1];
+        const uptime = num(s.uptime_s);
+        if (!before && uptime > 0 && uptime * 1000 < windowMs) {
+          samples.push({ t: now - uptime * 1000, requests: 0, hits: 0, stale: 0, misses: 0 });   // all 0 at start
+        }
         samples.push({ t: now, requests, hits, stale, misses });
         while (samples.length > 2 && samples[1].t < now - windowMs) samples.shift();
         const perSecond = before && now > before.t ? (requests - before.requests) * 1000 / (now - before.t) : null;
@@ -309,12 +313,13 @@ package enum DashboardPage {
 
         const cache = s.cache || {};
         const fill = num(cache.max_bytes) ? (num(cache.bytes) || 0) / cache.max_bytes : null;
-        set("cache-fill", percent(fill));
-        $("cache-fill-bar").style.width = fill === null ? "0" : Math.min(100, fill * 100) + "%";
+        set("cache-fill", fill > 0 && fill < 0.001 ? "<0.1%" : percent(fill));
+        $("cache-fill-bar").style.width = fill === null ? "0" : Math.min(100, Math.max(fill ? 0.5 : 0, fill * 100)) + "%";
         $("cache-fill-bar").classList.toggle("high", fill !== null && fill > 0.9);
         set("cache-bytes", bytes(cache.bytes));
         set("cache-max-bytes", bytes(cache.max_bytes));
         set("cache-entries", int(cache.entries));
+        set("cache-entries-unit", cache.entries === 1 ? "entry" : "entries");
         set("cache-evictions", int(cache.evictions));
         set("cache-expired", int(cache.expired));
 
