@@ -1,7 +1,7 @@
 # The verbs a newcomer needs. Each installs what it is missing first.
 SWIFT ?= swift
 
-.PHONY: deps build release demo test clean
+.PHONY: deps build release demo test dashboard-check microbench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -16,9 +16,24 @@ release: deps
 demo: build
 	.build/debug/breakwater demo
 
-## Build, then run every test: core unit tests and live tests against the real binary.
+## Build, then run every test: core unit tests, live tests against the real binary, and the
+## dashboard in a real headless Chromium.
 test: build
 	$(SWIFT) test
+	bash scripts/dashboard-check.sh
+
+## The admin dashboard against a running proxy in headless Chromium (installs chromium).
+dashboard-check: build
+	bash scripts/dashboard-check.sh
+
+## Micro-benchmarks of the core (parsing, keys, store, endpoint), built in release by the plugin.
+microbench: deps
+	$(SWIFT) package --allow-writing-to-package-directory benchmark --target BreakwaterBenchmarks
 
 clean:
 	rm -rf .build
+
+## Breakwater against nginx proxy_cache, side by side (bench/run.sh; BENCH_QUICK=1 for a smoke test).
+.PHONY: bench
+bench:
+	bash bench/run.sh

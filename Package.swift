@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // Breakwater: a caching edge proxy for GraphQL, on libevent and OpenSSL.
 import PackageDescription
 
@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // MARK: C libraries (module map + shim header only)
@@ -98,6 +99,18 @@ let package = Package(
             name: "BreakwaterIntegrationTests",
             dependencies: ["BreakwaterTesting", "BreakwaterServer"],
             swiftSettings: swiftSettings
+        ),
+
+        // MARK: Micro-benchmarks of the core, no sockets (`make microbench`)
+        .executableTarget(
+            name: "BreakwaterBenchmarks",
+            dependencies: [
+                "BreakwaterCore", "BreakwaterServer",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/BreakwaterBenchmarks",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]
 )

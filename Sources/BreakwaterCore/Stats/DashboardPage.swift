@@ -314,7 +314,8 @@ package enum DashboardPage {
         const cache = s.cache || {};
         const fill = num(cache.max_bytes) ? (num(cache.bytes) || 0) / cache.max_bytes : null;
         set("cache-fill", fill > 0 && fill < 0.001 ? "<0.1%" : percent(fill));
-        $("cache-fill-bar").style.width = fill === null ? "0" : Math.min(100, Math.max(fill ? 0.5 : 0, fill * 100)) + "%";
+        const fillWidth = fill === null ? 0 : Math.min(100, Math.max(fill > 0 ? 0.5 : 0, fill * 100));
+        $("cache-fill-bar").style.width = fillWidth + "%";
         $("cache-fill-bar").classList.toggle("high", fill !== null && fill > 0.9);
         set("cache-bytes", bytes(cache.bytes));
         set("cache-max-bytes", bytes(cache.max_bytes));
@@ -393,7 +394,10 @@ package enum DashboardPage {
       const svgNS = "http://www.w3.org/2000/svg";
       function svg(parent, tag, attributes, text) {
         const el = document.createElementNS(svgNS, tag);
-        for (const k in attributes) el.setAttribute(k, attributes[k]);
+        for (const k in attributes) {
+          const value = attributes[k];
+          el.setAttribute(k, typeof value === "number" ? String(Math.round(value * 10) / 10) : value);
+        }
         if (text !== undefined) el.textContent = text;
         parent.appendChild(el);
         return el;

@@ -1,0 +1,226 @@
+# Helpers shared by bench/run.sh and bench/memory.sh (sourced, not run).
+#
+# Every process a script starts goes through `bench_start`, which records its pid; the EXIT
+# trap installed by `bench_install_traps` stops exactly those pids (and, for nginx, the
+# workers of a recorded master), nothing found by name.
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
+BENCH_PIDS=()
+BENCH_TMP=""
+
+bench_log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+bench_die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
+
+# --- installation and build -----------------------------------------------------------------
+
+# Installs the Debian packages given when missing (sudo when not root; `apt-get update` once
+# if the first install fails).
+bench_install_packages() {
+  local missing=() package sudo=""
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null || bench_die "missing ${missing[*]} and no apt-get to install them"
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  bench_log "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $sudo apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+bench_install_all() {
+  bench_install_packages nginx wrk curl jq util-linux iproute2 procps
+  "$REPO_DIR/scripts/install-deps.sh"
+}
+
+# Sets BREAKWATER to the release binary, building it first (BENCH_BIN overrides the path and
+# skips the build: handy to bench a binary built elsewhere).
+bench_build() {
+  if [ -n "${BENCH_BIN:-}" ]; then
+    BREAKWATER=$BENCH_BIN
+    [ -x "$BREAKWATER" ] || bench_die "BENCH_BIN=$BENCH_BIN is not an executable"
+    bench_log "using $BREAKWATER (BENCH_BIN, not rebuilt)"
+    return 0
+  fi
+  bench_log "building: swift build -c release --product breakwater"
+  local log="${BENCH_TMP:-/tmp}/swift-build.log"
+  if ! (cd "$REPO_DIR" && swift build -c release --product breakwater) >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    bench_die "release build failed (full log above: $log)"
+  fi
+  BREAKWATER="$REPO_DIR/.build/release/breakwater"
+  [ -x "$BREAKWATER" ] || bench_die "no binary at $BREAKWATER after the build"
+}
+
+# nginx lives in /usr/sbin, which is not on every user's PATH.
+bench_nginx_bin() {
+  if command -v nginx >/dev/null; then command -v nginx; elif [ -x /usr/sbin/nginx ]; then echo /usr/sbin/nginx; else
+    bench_die "nginx not found"
+  fi
+}
+
+# --- processes ------------------------------------------------------------------------------
+
+# bench_start VAR LOG CMD...: starts CMD in the background with its output in LOG, records its
+# pid for the cleanup and stores it in VAR. (`taskset -c N cmd` execs cmd: same pid.)
+bench_start() {
+  local __bench_var=$1 __bench_log=$2
+  shift 2
+  "$@" >"$__bench_log" 2>&1 </dev/null &
+  BENCH_PIDS+=("$!")
+  printf -v "$__bench_var" '%s' "$!"
+}
+
+bench_alive() { kill -0 "$1" 2>/dev/null; }
+
+# Stops one pid we started: SIGTERM, up to 5 s, then SIGKILL; nginx workers (children of a
+# master we started) are collected first and killed by pid if they outlive their master.
+bench_stop() {
+  local pid=$1 children i
+  bench_alive "$pid" || { wait "$pid" 2>/dev/null || true; return 0; }
+  children=$(pgrep -P "$pid" 2>/dev/null || true)
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 1 50); do
+    bench_alive "$pid" || break
+    sleep 0.1
+  done
+  if bench_alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  wait "$pid" 2>/dev/null || true
+  for i in $children; do
+    if bench_alive "$i"; then kill -KILL "$i" 2>/dev/null || true; fi
+  done
+  local kept=()
+  for i in "${BENCH_PIDS[@]}"; do [ "$i" = "$pid" ] || kept+=("$i"); done
+  BENCH_PIDS=("${kept[@]+"${kept[@]}"}")
+}
+
+bench_stop_all() {
+  local i
+  for ((i = ${#BENCH_PIDS[@]} - 1; i >= 0; i--)); do
+    bench_stop "${BENCH_PIDS[$i]}"
+  done
+  BENCH_PIDS=()
+}
+
+bench_cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  bench_stop_all
+  if [ -n "$BENCH_TMP" ] && [ -d "$BENCH_TMP" ] && [ -z "${BENCH_KEEP_TMP:-}" ]; then rm -rf "$BENCH_TMP"; fi
+  exit "$status"
+}
+
+# Creates the temp dir and the traps that stop everything on any exit.
+bench_install_traps() {
+  BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/breakwater-bench.XXXXXX")
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+# bench_wait_line PID LOG REGEX [SECONDS]: waits for a line matching REGEX in LOG, prints it.
+bench_wait_line() {
+  local pid=$1 log=$2 regex=$3 seconds=${4:-30} i line
+  for ((i = 0; i < seconds * 10; i++)); do
+    line=$(grep -E -m1 "$regex" "$log" 2>/dev/null || true)
+    if [ -n "$line" ]; then printf '%s\n' "$line"; return 0; fi
+    if ! bench_alive "$pid"; then
+      cat "$log" >&2
+      bench_die "process $pid exited before printing /$regex/ (log above)"
+    fi
+    sleep 0.1
+  done
+  cat "$log" >&2
+  bench_die "timed out waiting for /$regex/ in $log"
+}
+
+# The port of the first http://HOST:PORT in a line.
+bench_port_of() { grep -oE 'http://[^/ ]+' <<<"$1" | head -n1 | sed -E 's/.*:([0-9]+)$/\1/'; }
+
+# A free high TCP port on loopback (nothing bound to it, nothing listening on it).
+bench_free_port() {
+  local port i
+  for i in $(seq 1 200); do
+    port=$((20000 + RANDOM % 40000))
+    if command -v ss >/dev/null; then
+      [ -z "$(ss -Htan "( sport = :$port )" 2>/dev/null)" ] || continue
+    fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
+    echo "$port"
+    return 0
+  done
+  bench_die "found no free port"
+}
+
+# bench_wait_http PID URL: waits until URL answers at all.
+bench_wait_http() {
+  local pid=$1 url=$2 i
+  for i in $(seq 1 100); do
+    curl -s -o /dev/null --max-time 1 "$url" && return 0
+    bench_alive "$pid" || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# --- Breakwater and the demo origin ---------------------------------------------------------
+
+# bench_start_origin VAR_PID VAR_URL: the demo origin on an ephemeral loopback port.
+bench_start_origin() {
+  local log="$BENCH_TMP/origin.log" pid line
+  bench_start pid "$log" "$BREAKWATER" demo --origin-only --origin-listen 127.0.0.1:0 --threads 1 --log-level warning
+  line=$(bench_wait_line "$pid" "$log" 'demo origin listening on http://')
+  printf -v "$1" '%s' "$pid"
+  printf -v "$2" 'http://127.0.0.1:%s/graphql' "$(bench_port_of "$line")"
+}
+
+# bench_start_breakwater NAME CONFIG THREADS CPU(or "") VAR_PID VAR_URL VAR_ADMIN
+bench_start_breakwater() {
+  local name=$1 config=$2 threads=$3 cpu=$4 log="$BENCH_TMP/$1.log" pid line admin
+  local command=("$BREAKWATER" run --config "$config" --threads "$threads" --listen 127.0.0.1:0
+    --admin-listen 127.0.0.1:0 --log-level warning)
+  if [ -n "$cpu" ]; then command=(taskset -c "$cpu" "${command[@]}"); fi
+  bench_start pid "$log" "${command[@]}"
+  line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on http://')
+  admin=$(bench_wait_line "$pid" "$log" 'admin listening on http://')
+  printf -v "$5" '%s' "$pid"
+  printf -v "$6" 'http://127.0.0.1:%s/graphql' "$(bench_port_of "$line")"
+  printf -v "$7" 'http://127.0.0.1:%s' "$(bench_port_of "$admin")"
+}
+
+# Resident set size of a pid, in KiB.
+bench_rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+# --- JSON and URLs --------------------------------------------------------------------------
+
+bench_uri() { jq -rn --arg s "$1" '$s|@uri'; }
+
+# The APQ hash of a document, by the binary under test.
+bench_hash() { printf '%s' "$1" | "$BREAKWATER" hash; }
+
+# --- wrk ------------------------------------------------------------------------------------
+
+# bench_parse_wrk FILE: prints "rps p50_ms p99_ms errors" (errors: non-2xx/3xx + socket errors).
+bench_parse_wrk() {
+  awk '
+    function ms(v) {
+      if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
+      if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
+      if (v ~ /m$/) return substr(v, 1, length(v) - 1) * 60000
+      if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1000
+      return v + 0
+    }
+    /^[ \t]*50%/ { p50 = ms($2) }
+    /^[ \t]*99%/ { p99 = ms($2) }
+    /^Requests\/sec:/ { rps = $2 }
+    /Non-2xx or 3xx responses:/ { errors += $NF }
+    /Socket errors:/ { for (i = 3; i <= NF; i++) { v = $i; gsub(",", "", v); if (v ~ /^[0-9]+$/) errors += v } }
+    END {
+      if (rps == "") { print "0 0 0 -1"; exit }
+      printf "%.0f %.3f %.3f %d\n", rps, p50, p99, errors
+    }' "$1"
+}

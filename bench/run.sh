@@ -1,0 +1,422 @@
+#!/usr/bin/env bash
+# `make bench`: Breakwater against nginx proxy_cache, side by side, in one run (SPEC section 8).
+#
+# Starts the demo origin, Breakwater and nginx (as an equivalent proxy_cache) on loopback,
+# checks that both serve the same body bytes, then runs each scenario with wrk, interleaved
+# (breakwater, nginx, breakwater, nginx, ...), and prints the median run of each as one table,
+# also written to bench/results/latest.md. Then bench/memory.sh (unless BENCH_SKIP_MEMORY=1).
+#
+# Environment:
+#   BENCH_DURATION=10s   length of each measured wrk run
+#   BENCH_RUNS=3         runs per scenario and server (the median by req/s is reported)
+#   BENCH_QUICK=1        smoke test: 2s, 1 run
+#   BENCH_SKIP_MEMORY=1  skip bench/memory.sh
+#   BENCH_CHURN_SECONDS  passed on to bench/memory.sh (default 120)
+#   BENCH_BIN=PATH       bench this binary instead of building .build/release/breakwater
+#   BENCH_KEEP_TMP=1     keep the temp dir (configs, logs, raw wrk output)
+#
+# Layout: CPU 0 runs the server under test (Breakwater's single loop via taskset, nginx's single
+# worker via worker_cpu_affinity), CPU 1 runs wrk; scenario (e) is unpinned on both sides.
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DURATION=${BENCH_DURATION:-10s}
+RUNS=${BENCH_RUNS:-3}
+WARM_DURATION=1s
+if [ "${BENCH_QUICK:-0}" = "1" ]; then
+  DURATION=2s
+  RUNS=1
+fi
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || bench_die "BENCH_RUNS must be a positive integer"
+
+bench_install_traps
+bench_install_all
+bench_build
+NGINX=$(bench_nginx_bin)
+[ "$(nproc)" -ge 2 ] || bench_log "warning: fewer than 2 CPUs; the pinned layout (server CPU 0, wrk CPU 1) overlaps"
+
+# --- the documents ----------------------------------------------------------------------------
+
+# About 1 KiB of JSON: one launch in full, plus the next three launches.
+SELECTION='{ launch(id: $id) { id site isBooked mission { name small: missionPatch(size: SMALL) large: missionPatch(size: LARGE) } rocket { id name type } } upcoming: launches(pageSize: 3) { cursor hasMore launches { id site mission { name missionPatch } rocket { id name type } } } }'
+DETAIL="query GetLaunchDetail(\$id: ID!) $SELECTION"
+# The same selection under an operation with TTL 0: every request goes to the origin (BYPASS).
+LIVE="query GetLaunchLive(\$id: ID!) $SELECTION"
+DETAIL_HASH=$(bench_hash "$DETAIL")
+HIT_VARIABLES='{"id":"60"}'
+POST_VARIABLES='{"id":"42"}'
+
+apq_extensions() { printf '{"persistedQuery":{"version":1,"sha256Hash":"%s"}}' "$1"; }
+# Path of a hashed GET (what Apollo clients send once the document is registered).
+hashed_get_path() { # operation variables hash
+  printf '/graphql?operationName=%s&variables=%s&extensions=%s' \
+    "$1" "$(bench_uri "$2")" "$(bench_uri "$(apq_extensions "$3")")"
+}
+# Path of a GET with the full query (what nginx, which has no APQ, gets instead).
+full_get_path() { # operation variables query
+  printf '/graphql?query=%s&operationName=%s&variables=%s' "$(bench_uri "$3")" "$1" "$(bench_uri "$2")"
+}
+post_body() { # query operation variables [hash]
+  if [ -n "${4:-}" ]; then
+    jq -cn --arg q "$1" --arg o "$2" --argjson v "$3" --argjson e "$(apq_extensions "$4")" \
+      '{query: $q, operationName: $o, variables: $v, extensions: $e}'
+  else
+    jq -cn --arg q "$1" --arg o "$2" --argjson v "$3" '{query: $q, operationName: $o, variables: $v}'
+  fi
+}
+
+BW_HIT_PATH=$(hashed_get_path GetLaunchDetail "$HIT_VARIABLES" "$DETAIL_HASH")
+NGINX_HIT_PATH=$(full_get_path GetLaunchDetail "$HIT_VARIABLES" "$DETAIL")
+post_body "$DETAIL" GetLaunchDetail "$POST_VARIABLES" >"$BENCH_TMP/post-hit.json"
+post_body "$LIVE" GetLaunchLive "$HIT_VARIABLES" >"$BENCH_TMP/post-live.json"
+
+# --- the servers ------------------------------------------------------------------------------
+
+bench_start_origin ORIGIN_PID ORIGIN_URL
+ORIGIN_HOSTPORT=${ORIGIN_URL#http://}
+ORIGIN_HOSTPORT=${ORIGIN_HOSTPORT%%/*}
+ORIGIN_BASE="http://$ORIGIN_HOSTPORT"
+bench_log "demo origin at $ORIGIN_URL"
+
+# The body every hit scenario serves, straight from the origin.
+curl -sf -o "$BENCH_TMP/body.json" "$ORIGIN_BASE$NGINX_HIT_PATH" || bench_die "the origin does not answer the GET"
+BODY_BYTES=$(wc -c <"$BENCH_TMP/body.json")
+grep -q '"errors"' "$BENCH_TMP/body.json" && bench_die "the origin answered with errors: $(cat "$BENCH_TMP/body.json")"
+
+cat >"$BENCH_TMP/bench-config.yaml" <<EOF
+server:
+  listen: "127.0.0.1:0"
+origin:
+  url: "$ORIGIN_URL"
+persisted_queries:
+  mode: automatic
+  store: ""
+cache:
+  max_bytes: 1GiB
+  rules:
+    - operation: GetLaunches
+      ttl: 1h
+    - operation: GetLaunchDetail
+      ttl: 1h
+    - operation: GetLaunchLive
+      ttl: 0s
+EOF
+"$BREAKWATER" validate --config "$BENCH_TMP/bench-config.yaml" >"$BENCH_TMP/validate.log" 2>&1 \
+  || { cat "$BENCH_TMP/validate.log" >&2; bench_die "bench-config.yaml does not validate"; }
+
+bench_start_breakwater breakwater1 "$BENCH_TMP/bench-config.yaml" 1 0 BW1_PID BW1_URL BW1_ADMIN
+bench_start_breakwater breakwater2 "$BENCH_TMP/bench-config.yaml" 2 "" BW2_PID BW2_URL BW2_ADMIN
+bench_log "breakwater (1 loop, CPU 0) at $BW1_URL; (2 loops, unpinned) at $BW2_URL"
+
+# nginx's `return` text is a complex value: escape \ and ', and spell $ as ${dollar}.
+STATIC_TEXT=$(sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g" -e 's/\$/${dollar}/g' "$BENCH_TMP/body.json")
+
+# write_nginx_conf DIR PORT WORKERS AFFINITY(or "")
+write_nginx_conf() {
+  local dir=$1 port=$2 workers=$3 affinity=$4
+  mkdir -p "$dir/cache" "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
+  {
+    echo "worker_processes $workers;"
+    [ -n "$affinity" ] && echo "worker_cpu_affinity $affinity;"
+    # As root, nginx would switch its workers to nobody, who cannot write our temp dir.
+    [ "$(id -u)" -eq 0 ] && echo "user root;"
+    cat <<EOF
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events {
+    worker_connections 4096;
+}
+http {
+    access_log off;
+    client_body_temp_path $dir/client_body;
+    proxy_temp_path $dir/proxy_temp;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    keepalive_requests 1000000;
+    keepalive_timeout 65s;
+
+    upstream origin {
+        server $ORIGIN_HOSTPORT;
+        keepalive 32;
+        keepalive_requests 1000000;
+    }
+    proxy_cache_path $dir/cache levels=1:2 keys_zone=graphql:16m max_size=1g inactive=1h use_temp_path=off;
+    geo \$dollar { default "\$"; }
+
+    server {
+        listen 127.0.0.1:$port;
+
+        location = /graphql {
+            client_body_buffer_size 64k;
+            proxy_pass http://origin;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering on;
+            proxy_cache graphql;
+            proxy_cache_methods GET HEAD POST;
+            proxy_cache_key "\$request_method\$request_uri\$request_body";
+            proxy_cache_valid 200 1h;
+            proxy_ignore_headers Cache-Control Expires Set-Cookie;
+            add_header X-Cache \$upstream_cache_status;
+        }
+
+        location = /static {
+            default_type application/json;
+            return 200 '$STATIC_TEXT';
+        }
+    }
+}
+EOF
+  } >"$dir/nginx.conf"
+}
+
+# start_nginx NAME WORKERS AFFINITY VAR_PID VAR_BASE
+start_nginx() {
+  local name=$1 dir="$BENCH_TMP/$1" port pid
+  port=$(bench_free_port)
+  write_nginx_conf "$dir" "$port" "$2" "$3"
+  "$NGINX" -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" \
+    || { cat "$dir/error.log" >&2 2>/dev/null || true; bench_die "nginx rejects $dir/nginx.conf"; }
+  bench_start pid "$dir/stdout.log" "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g "daemon off;"
+  bench_wait_http "$pid" "http://127.0.0.1:$port/static" \
+    || { cat "$dir/error.log" "$dir/stdout.log" >&2 2>/dev/null || true; bench_die "$name did not start"; }
+  printf -v "$4" '%s' "$pid"
+  printf -v "$5" 'http://127.0.0.1:%s' "$port"
+}
+
+start_nginx nginx1 1 01 NGINX1_PID NGINX1_BASE
+start_nginx nginx2 2 "" NGINX2_PID NGINX2_BASE
+bench_log "nginx (1 worker, CPU 0) at $NGINX1_BASE; (2 workers, unpinned) at $NGINX2_BASE"
+
+# --- same bytes from both, then warm ----------------------------------------------------------
+
+# same_body LABEL FILE_A FILE_B: abort, printing both, unless identical.
+same_body() {
+  if ! cmp -s "$2" "$3"; then
+    printf '\n%s: the bodies differ\n--- %s\n%s\n--- %s\n%s\n' "$1" "$2" "$(cat "$2")" "$3" "$(cat "$3")" >&2
+    bench_die "$1: Breakwater and nginx do not serve the same bytes"
+  fi
+}
+
+# register BW_BASE_URL: registers the hit document (APQ POST with query and hash).
+register() {
+  local out="$BENCH_TMP/register.json"
+  curl -sf -o "$out" "$1" -H 'Content-Type: application/json' \
+    --data-binary "$(post_body "$DETAIL" GetLaunchDetail "$HIT_VARIABLES" "$DETAIL_HASH")" \
+    || bench_die "APQ registration at $1 failed"
+  same_body "APQ registration" "$BENCH_TMP/body.json" "$out"
+}
+
+# expect_hit NAME CURL_ARGS...: the X-Cache header must say HIT.
+expect_hit() {
+  local name=$1 header
+  shift
+  header=$(curl -s -o /dev/null -D - "$@" | tr -d '\r' | awk -F': ' 'tolower($1) == "x-cache" {print $2}')
+  [ "$header" = "HIT" ] || bench_die "$name: expected X-Cache: HIT after warming, got '${header:-none}'"
+}
+
+warm() { wrk -t1 -c8 -d"$WARM_DURATION" "$@" >/dev/null; }
+
+for bw in "$BW1_URL" "$BW2_URL"; do
+  register "$bw"
+  bw_base=${bw%/graphql}
+  curl -sf -o "$BENCH_TMP/bw-get.json" "$bw_base$BW_HIT_PATH"
+  curl -sf -o "$BENCH_TMP/bw-post.json" "$bw" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-hit.json"
+  curl -sf -o "$BENCH_TMP/bw-live.json" "$bw" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-live.json"
+  warm "$bw_base$BW_HIT_PATH"
+  warm -s "$BENCH_DIR/lua/post.lua" "$bw" -- "$BENCH_TMP/post-hit.json"
+  expect_hit "breakwater hashed GET" "$bw_base$BW_HIT_PATH"
+  expect_hit "breakwater POST" "$bw" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-hit.json"
+done
+for ng in "$NGINX1_BASE" "$NGINX2_BASE"; do
+  curl -sf -o "$BENCH_TMP/ng-get.json" "$ng$NGINX_HIT_PATH"
+  curl -sf -o "$BENCH_TMP/ng-post.json" "$ng/graphql" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-hit.json"
+  curl -sf -o "$BENCH_TMP/ng-static.json" "$ng/static"
+  same_body "hashed GET vs full GET" "$BENCH_TMP/bw-get.json" "$BENCH_TMP/ng-get.json"
+  same_body "POST with variables" "$BENCH_TMP/bw-post.json" "$BENCH_TMP/ng-post.json"
+  same_body "nginx return 200" "$BENCH_TMP/body.json" "$BENCH_TMP/ng-static.json"
+  warm "$ng$NGINX_HIT_PATH"
+  warm -s "$BENCH_DIR/lua/post.lua" "$ng/graphql" -- "$BENCH_TMP/post-hit.json"
+  warm "$ng/static"
+  expect_hit "nginx full GET" "$ng$NGINX_HIT_PATH"
+  expect_hit "nginx POST" "$ng/graphql" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-hit.json"
+done
+curl -sf -o "$BENCH_TMP/origin-live.json" "$ORIGIN_URL" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-live.json"
+same_body "miss path (Breakwater vs origin alone)" "$BENCH_TMP/bw-live.json" "$BENCH_TMP/origin-live.json"
+warm -s "$BENCH_DIR/lua/post.lua" "$BW1_URL" -- "$BENCH_TMP/post-live.json"
+warm -s "$BENCH_DIR/lua/post.lua" "$ORIGIN_URL" -- "$BENCH_TMP/post-live.json"
+bench_log "both serve the same $BODY_BYTES bytes; warm"
+
+# --- measuring ----------------------------------------------------------------------------------
+
+declare -A RESULTS=()
+WRK_SEQ=0
+PINNED=(taskset -c 1 wrk -t1 -c50 -d"$DURATION" --latency)
+LOW_LOAD=(taskset -c 1 wrk -t1 -c1 -d"$DURATION" --latency)
+UNPINNED=(wrk -t2 -c100 -d"$DURATION" --latency)
+
+# measure SCENARIO SERVER WRK_COMMAND...: one run, appended to RESULTS[SCENARIO|SERVER].
+measure() {
+  local key="$1|$2" out
+  shift 2
+  WRK_SEQ=$((WRK_SEQ + 1))
+  out="$BENCH_TMP/wrk-$WRK_SEQ-${key//[^a-z0-9]/_}.txt"
+  echo "$*" >"$out.cmd"
+  "$@" >"$out" 2>&1 || { cat "$out" >&2; bench_die "wrk failed: $*"; }
+  local figures
+  figures=$(bench_parse_wrk "$out")
+  RESULTS[$key]+="$figures;"
+  bench_log "  $key run: $figures (req/s p50_ms p99_ms errors)"
+}
+
+stat_of() { curl -sf "$1/stats" | jq -r "$2"; }
+
+bench_log "measuring: $RUNS run(s) of $DURATION per scenario and server, interleaved"
+for run in $(seq 1 "$RUNS"); do
+  measure a breakwater "${PINNED[@]}" "${BW1_URL%/graphql}$BW_HIT_PATH"
+  measure a nginx "${PINNED[@]}" "$NGINX1_BASE$NGINX_HIT_PATH"
+done
+for run in $(seq 1 "$RUNS"); do
+  measure b breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$BW1_URL" -- "$BENCH_TMP/post-hit.json"
+  measure b nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$NGINX1_BASE/graphql" -- "$BENCH_TMP/post-hit.json"
+done
+for run in $(seq 1 "$RUNS"); do
+  measure c breakwater "${LOW_LOAD[@]}" -s "$BENCH_DIR/lua/post.lua" "$BW1_URL" -- "$BENCH_TMP/post-live.json"
+  measure c origin "${LOW_LOAD[@]}" -s "$BENCH_DIR/lua/post.lua" "$ORIGIN_URL" -- "$BENCH_TMP/post-live.json"
+done
+
+# (d) every run registers its own 50 documents (the alias names the run and the connection).
+APQ_NOT_FOUND=0
+APQ_REGISTERED=0
+for run in $(seq 1 "$RUNS"); do
+  docs="$BENCH_TMP/apq-docs-$run.tsv"
+  : >"$docs"
+  for connection in $(seq 1 50); do
+    document="query GetLaunchDetail(\$id: ID!) { r${run}c${connection}: ${SELECTION#\{ }"
+    hash=$(bench_hash "$document")
+    printf '%s\t%s\n' "$(post_body "$document" GetLaunchDetail '{"id":"7"}' "$hash")" \
+      "$(hashed_get_path GetLaunchDetail '{"id":"7"}' "$hash")" >>"$docs"
+  done
+  before_nf=$(stat_of "$BW1_ADMIN" .apq.not_found)
+  before_reg=$(stat_of "$BW1_ADMIN" .apq.registered)
+  measure d breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/apq.lua" "$BW1_URL" -- "$docs" 1
+  APQ_NOT_FOUND=$((APQ_NOT_FOUND + $(stat_of "$BW1_ADMIN" .apq.not_found) - before_nf))
+  APQ_REGISTERED=$((APQ_REGISTERED + $(stat_of "$BW1_ADMIN" .apq.registered) - before_reg))
+done
+
+for run in $(seq 1 "$RUNS"); do
+  measure e breakwater "${UNPINNED[@]}" "${BW2_URL%/graphql}$BW_HIT_PATH"
+  measure e nginx "${UNPINNED[@]}" "$NGINX2_BASE$NGINX_HIT_PATH"
+done
+for run in $(seq 1 "$RUNS"); do
+  measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
+done
+
+BW1_STATS=$(curl -sf "$BW1_ADMIN/stats" | jq -c '{requests, hits, misses, bypass, stale, apq: .apq, cache: {entries: .cache.entries, bytes: .cache.bytes}}')
+BW2_STATS=$(curl -sf "$BW2_ADMIN/stats" | jq -c '{requests, hits, misses, bypass, stale, cache: {entries: .cache.entries}}')
+
+# --- the table ----------------------------------------------------------------------------------
+
+# median KEY: "rps p50 p99 errors" of the run with the median req/s (lower middle if even).
+median() {
+  local runs=${RESULTS[$1]:-}
+  [ -n "$runs" ] || { echo "0 0 0 -1"; return; }
+  tr ';' '\n' <<<"$runs" | sed '/^$/d' | sort -n -k1,1 | awk '{ line[NR] = $0 } END { print line[int((NR + 1) / 2)] }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+
+ROWS=()
+# row SCENARIO_LABEL SERVER_LABEL KEY [BASELINE_KEY]
+row() {
+  local figures base rps p50 p99 errors brps bp50 bp99 berrors rps_ratio="" p99_ratio="" note=""
+  figures=$(median "$3")
+  read -r rps p50 p99 errors <<<"$figures"
+  if [ -n "${4:-}" ]; then
+    base=$(median "$4")
+    read -r brps bp50 bp99 berrors <<<"$base"
+    rps_ratio=$(ratio "$rps" "$brps")
+    p99_ratio=$(ratio "$p99" "$bp99")
+  fi
+  [ "$errors" = "0" ] || note="$errors errors"
+  ROWS+=("$1|$2|$rps|$p50 ms|$p99 ms|$rps_ratio|$p99_ratio|$note")
+}
+
+row "(a) hashed GET hit, GetLaunchDetail" breakwater "a|breakwater" "a|nginx"
+row "(a) hashed GET hit, GetLaunchDetail" "nginx proxy_cache (full-query GET)" "a|nginx"
+row "(b) POST hit with variables" breakwater "b|breakwater" "b|nginx"
+row "(b) POST hit with variables" "nginx proxy_cache" "b|nginx"
+row "(c) miss, TTL 0, -c1" "breakwater + origin" "c|breakwater" "c|origin"
+row "(c) miss, TTL 0, -c1" "origin alone" "c|origin"
+read -r _ C_BW_P50 C_BW_P99 _ <<<"$(median "c|breakwater")"
+read -r _ C_OR_P50 C_OR_P99 _ <<<"$(median "c|origin")"
+ADDED_P50=$(awk -v a="$C_BW_P50" -v b="$C_OR_P50" 'BEGIN { printf "%+.3f", a - b }')
+ADDED_P99=$(awk -v a="$C_BW_P99" -v b="$C_OR_P99" 'BEGIN { printf "%+.3f", a - b }')
+ROWS+=("(c) miss, TTL 0, -c1|added by breakwater||$ADDED_P50 ms|$ADDED_P99 ms|||target p50 <= 0.2 ms")
+row "(d) APQ register-then-hit" "breakwater (nginx: no APQ)" "d|breakwater"
+row "(e) 2 loops/workers, unpinned, -t2 -c100" breakwater "e|breakwater" "e|nginx"
+row "(e) 2 loops/workers, unpinned, -t2 -c100" "nginx proxy_cache" "e|nginx"
+row "ceiling: nginx return 200, same body" "nginx static" "ceiling|nginx"
+
+CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+HEADER=(
+  "machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}, $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //')"
+  "wrk: $(wrk -v 2>&1 | head -n1 | sed 's/ Copyright.*//' || true)"
+  "swift: $(swift --version 2>&1 | head -n1)"
+  "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  "runs: $RUNS x $DURATION per scenario and server, interleaved; median run by req/s; body $BODY_BYTES bytes"
+  "layout: server on CPU 0 (taskset / worker_cpu_affinity), wrk -t1 -c50 on CPU 1; (c) -c1; (e) unpinned"
+)
+
+print_text() {
+  local line
+  for line in "${HEADER[@]}"; do echo "$line"; done
+  echo
+  printf '%-42s %-36s %9s %11s %11s %8s %8s  %s\n' scenario server "req/s" p50 p99 "rps/ngx" "p99/ngx" note
+  for line in "${ROWS[@]}"; do
+    IFS='|' read -r s srv rps p50 p99 rr pr note <<<"$line"
+    printf '%-42s %-36s %9s %11s %11s %8s %8s  %s\n' "$s" "$srv" "$rps" "$p50" "$p99" "$rr" "$pr" "$note"
+  done
+}
+
+print_markdown() {
+  local line
+  echo "# Breakwater vs nginx proxy_cache"
+  echo
+  for line in "${HEADER[@]}"; do echo "- $line"; done
+  echo
+  echo "| scenario | server | req/s | p50 | p99 | req/s vs nginx | p99 vs nginx | note |"
+  echo "|---|---|---:|---:|---:|---:|---:|---|"
+  for line in "${ROWS[@]}"; do
+    IFS='|' read -r s srv rps p50 p99 rr pr note <<<"$line"
+    echo "| $s | $srv | $rps | $p50 | $p99 | $rr | $pr | $note |"
+  done
+  echo
+  echo "Ratios: Breakwater over nginx for (a), (b), (e) (req/s: higher is better; p99: lower is better);"
+  echo "for (c) over the origin alone. (d) has no nginx counterpart: nginx does not speak APQ."
+  echo "(d): $APQ_REGISTERED documents registered, $APQ_NOT_FOUND PersistedQueryNotFound answers over all runs."
+  echo
+  echo "Breakwater /stats after the run: 1 loop $BW1_STATS; 2 loops $BW2_STATS"
+}
+
+mkdir -p "$BENCH_DIR/results"
+RESULT_MD="$BENCH_DIR/results/latest.md"
+echo
+print_text
+echo
+echo "(d): $APQ_REGISTERED documents registered, $APQ_NOT_FOUND PersistedQueryNotFound answers over all runs; nginx has no APQ."
+echo "breakwater /stats: 1 loop $BW1_STATS"
+echo "                   2 loops $BW2_STATS"
+print_markdown >"$RESULT_MD"
+
+# --- memory -------------------------------------------------------------------------------------
+
+bench_stop_all
+if [ "${BENCH_SKIP_MEMORY:-0}" != "1" ]; then
+  echo
+  BENCH_BIN="$BREAKWATER" BENCH_MD_OUT="$RESULT_MD" bash "$BENCH_DIR/memory.sh"
+fi
+echo
+echo "written: ${RESULT_MD#"$REPO_DIR"/}"
