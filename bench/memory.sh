@@ -127,6 +127,7 @@ if [ ${#SAMPLES[@]} -ge 2 ]; then
   GROWTH_KIB=$((${LAST#*:} - ${REF#*:}))
   GROWTH="$(awk -v g="$GROWTH_KIB" 'BEGIN { printf "%+.1f MiB", g / 1024 }') from ${REF%%:*}s to ${LAST%%:*}s"
 else
+  GROWTH_KIB=0
   GROWTH="n/a (fewer than 2 samples: raise BENCH_CHURN_SECONDS)"
 fi
 
@@ -144,6 +145,8 @@ report() {
   echo "| **RSS / payload** (target <= 1.3) | **$RATIO** |"
   echo "| (RSS - empty RSS) / payload | $NET_RATIO |"
   echo
+  echo "RSS / payload <= 1.3: $(awk -v r="$RATIO" 'BEGIN { print (r <= 1.3 ? "yes" : "NO") }')"
+  echo
   echo "(ii) churn: cache.max_bytes 8MiB, ${CHURN_SECONDS}s of distinct keys ($CHURN_REQUESTS requests), VmRSS every ${SAMPLE_EVERY}s:"
   echo
   echo '```'
@@ -151,7 +154,7 @@ report() {
   for line in "${SAMPLE_LINES[@]}"; do echo "$line"; done
   echo '```'
   echo
-  echo "growth: **$GROWTH** (should be ~0); samples with cache.bytes over max_bytes: $OVER_BOUND"
+  echo "growth: **$GROWTH** (should be ~0: $(awk -v g="${GROWTH_KIB:-0}" 'BEGIN { print (g <= 1024 ? "yes, within 1 MiB" : "NO, over 1 MiB") }')); samples with cache.bytes over max_bytes: $OVER_BOUND"
 }
 
 echo

@@ -359,6 +359,18 @@ row "(e) 2 loops/workers, unpinned, -t2 -c100" breakwater "e|breakwater" "e|ngin
 row "(e) 2 loops/workers, unpinned, -t2 -c100" "nginx proxy_cache" "e|nginx"
 row "ceiling: nginx return 200, same body" "nginx static" "ceiling|nginx"
 
+# verdict SCENARIO: whether Breakwater's req/s is at least nginx's.
+verdict() {
+  local bw ng
+  read -r bw _ <<<"$(median "$1|breakwater")"
+  read -r ng _ <<<"$(median "$1|nginx")"
+  awk -v a="$bw" -v b="$ng" 'BEGIN { printf "%s (%.2fx)", (a >= b ? "yes" : "NO"), (b > 0 ? a / b : 0) }'
+}
+VERDICTS=(
+  "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e)"
+  "added miss latency at p50 <= 0.2 ms: $(awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }') ($ADDED_P50 ms)"
+)
+
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 HEADER=(
   "machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}, $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -379,6 +391,9 @@ print_text() {
     IFS='|' read -r s srv rps p50 p99 rr pr note <<<"$line"
     printf '%-42s %-36s %9s %11s %11s %8s %8s  %s\n' "$s" "$srv" "$rps" "$p50" "$p99" "$rr" "$pr" "$note"
   done
+  echo "(ratios: Breakwater / nginx; for (c) Breakwater + origin / origin alone)"
+  echo
+  for line in "${VERDICTS[@]}"; do echo "$line"; done
 }
 
 print_markdown() {
@@ -397,6 +412,8 @@ print_markdown() {
   echo "Ratios: Breakwater over nginx for (a), (b), (e) (req/s: higher is better; p99: lower is better);"
   echo "for (c) over the origin alone. (d) has no nginx counterpart: nginx does not speak APQ."
   echo "(d): $APQ_REGISTERED documents registered, $APQ_NOT_FOUND PersistedQueryNotFound answers over all runs."
+  echo
+  for line in "${VERDICTS[@]}"; do echo "- $line"; done
   echo
   echo "Breakwater /stats after the run: 1 loop $BW1_STATS; 2 loops $BW2_STATS"
 }

@@ -7,13 +7,13 @@
 /// feeding all 32 to the hasher would cost more and spread no better.
 package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     package let digest: SHA256Digest
-    /// The digest's first 8 bytes, read once so that hashing never touches the array.
+    /// The digest's first 8 bytes.
     private let prefix: UInt64
 
     /// Wraps a digest already computed by `make` (for example one read back from a shared tier).
     package init(digest: SHA256Digest) {
         self.digest = digest
-        prefix = digest.bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        prefix = digest.words.0
     }
 
     /// The key of a response, from the parts SPEC section 5 names.
@@ -35,7 +35,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         )
         // A version byte, so that a future change of layout can never reuse old keys.
         material.append(1)
-        material.append(contentsOf: document.bytes)
+        document.withUnsafeBytes { material.append(contentsOf: $0) }
         appendOptional(operationName.map { Array($0.utf8) }, to: &material)
         appendField(canonicalVariables, to: &material)
         appendOptional(scope, to: &material)

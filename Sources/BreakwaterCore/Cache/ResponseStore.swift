@@ -80,7 +80,7 @@ package final class ResponseStore: Sendable {
     /// The key's shard, chosen by digest bytes 8..<16: the dictionaries hash bytes 0..<8, so a
     /// shard's keys still spread over its dictionary's buckets.
     private func shard(for key: CacheKey) -> LockedShard {
-        let bits = key.digest.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+        let bits = key.digest.words.1
         return shards[Int(bits % UInt64(shards.count))]
     }
 }

@@ -1,39 +1,77 @@
-// A SHA-256 digest as a value: hashable, comparable to APQ's hex form, cheap to store.
+// A SHA-256 digest as a value: hashable, comparable to APQ's hex form, cheap to store. The 32
+// bytes live inline in four words, so a digest (and a cache key) allocates nothing.
 
 /// The 32 bytes of a SHA-256 digest.
 package struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
-    package let bytes: [UInt8]
+    /// The digest's bytes in order, as four words in memory order (bytes 0..<8 first).
+    package let words: (UInt64, UInt64, UInt64, UInt64)
+
+    package init(words: (UInt64, UInt64, UInt64, UInt64)) {
+        self.words = words
+    }
 
     package init(bytes: [UInt8]) {
         precondition(bytes.count == 32, "a SHA-256 digest has 32 bytes")
-        self.bytes = bytes
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
+        self.words = words
     }
 
     /// Parses 64 hex digits, either case (APQ compares hashes case-insensitively as hex).
     package init?(hex: some StringProtocol) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 64 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for i in 0..<32 {
-            guard let high = Self.nibble(utf8[2 * i]), let low = Self.nibble(utf8[2 * i + 1]) else { return nil }
-            bytes[i] = high << 4 | low
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+        let ok = withUnsafeMutableBytes(of: &words) { out -> Bool in
+            var high: UInt8?
+            for c in hex.utf8 {
+                guard count < 32, let value = Self.nibble(c) else { return false }
+                if let h = high {
+                    out[count] = h << 4 | value
+                    count += 1
+                    high = nil
+                } else {
+                    high = value
+                }
+            }
+            return count == 32 && high == nil
         }
-        self.bytes = bytes
+        guard ok else { return nil }
+        self.words = words
+    }
+
+    /// The 32 bytes, in order.
+    package var bytes: [UInt8] { withUnsafeBytes(Array.init) }
+
+    /// Calls `body` with the 32 bytes, without copying them to the heap.
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var words = self.words
+        return try Swift.withUnsafeBytes(of: &words) { try body($0) }
     }
 
     /// Lower-case hex, the APQ form.
     package var hex: String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        return withUnsafeBytes { raw in
+            String(unsafeUninitializedCapacity: 64) { out in
+                for (i, byte) in raw.enumerated() {
+                    out[2 * i] = digits[Int(byte >> 4)]
+                    out[2 * i + 1] = digits[Int(byte & 0x0F)]
+                }
+                return 64
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     package var description: String { hex }
+
+    package static func == (a: SHA256Digest, b: SHA256Digest) -> Bool {
+        a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+    }
+
+    /// Hashes the first word only: digest bits are already uniformly distributed.
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+    }
 
     private static func nibble(_ c: UInt8) -> UInt8? {
         switch c {

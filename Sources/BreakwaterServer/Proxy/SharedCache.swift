@@ -22,13 +22,23 @@ final class SharedCache: Sendable {
             scope: scopeMaterial, hasher: hasher)
     }
 
+    /// The usual content types as string literals, which take no memory per entry.
+    private static func interned(_ contentType: String?) -> String {
+        switch contentType {
+        case nil, "application/json": "application/json"
+        case "application/json; charset=utf-8": "application/json; charset=utf-8"
+        case "application/graphql-response+json": "application/graphql-response+json"
+        case let other?: other
+        }
+    }
+
     /// A new entry for an origin answer the policy allows storing.
     func makeEntry(
         key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
         isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant
     ) -> CacheEntry {
         CacheEntry(
-            key: key, body: answer.body, contentType: answer.headers["Content-Type"] ?? "application/json",
+            key: key, body: answer.body, contentType: Self.interned(answer.headers["Content-Type"]),
             etag: CacheEntry.makeETag(body: answer.body, hasher: hasher), storedAt: now, ttl: ttl,
             staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
             documentDigest: operation.document.digest, operationName: operation.operationName, tags: tags,
