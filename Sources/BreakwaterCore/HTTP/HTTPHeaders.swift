@@ -47,13 +47,18 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 extension String {
     /// Case-insensitive comparison of ASCII letters, without allocating.
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
-            let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
-            if lx != ly { return false }
+        guard utf8.count == other.utf8.count else { return false }
+        var a = self, b = other
+        // Native strings are contiguous UTF-8, so this walks two buffers without iterators.
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for i in 0..<x.count where x[i] != y[i] {
+                    let lx = (x[i] >= 65 && x[i] <= 90) ? x[i] | 0x20 : x[i]
+                    let ly = (y[i] >= 65 && y[i] <= 90) ? y[i] | 0x20 : y[i]
+                    if lx != ly { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 }
