@@ -7,7 +7,8 @@ package enum CacheAnswer {
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
         let remaining = isFresh ? entry.ttl - age : .zero
-        var headers: HTTPHeaders = ["X-Cache": isFresh ? "HIT" : "STALE"]
+        var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
+        headers.add("X-Cache", isFresh ? "HIT" : "STALE")
         headers.add("Age", CacheResponseHeaders.age(age))
         headers.add("Cache-Control", cacheControl(for: entry, remaining: remaining, client: client))
         headers.add("ETag", entry.etag)
@@ -16,7 +17,8 @@ package enum CacheAnswer {
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
-        var headers: HTTPHeaders = ["X-Cache": "MISS"]
+        var headers = HTTPHeaders(capacity: 5 + client.extraHeaders.fields.count)
+        headers.add("X-Cache", "MISS")
         headers.add("Cache-Control", cacheControl(for: entry, remaining: entry.ttl, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
@@ -48,7 +50,7 @@ package enum CacheAnswer {
     /// 200 with the stored body, or 304 when the client already holds it.
     private static func finish(entry: CacheEntry, headers: HTTPHeaders, client: ClientView) -> HTTPResponse {
         var headers = headers
-        headers.fields += client.extraHeaders.fields
+        if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
         if !client.ifNoneMatch.isEmpty && ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: entry.etag) {
             return HTTPResponse(status: 304, headers: headers)
         }

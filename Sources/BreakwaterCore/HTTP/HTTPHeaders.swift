@@ -8,6 +8,12 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     package init(_ fields: [(name: String, value: String)]) { self.fields = fields }
 
+    /// Empty, with room for `capacity` fields (a response's headers are added one by one).
+    package init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     package init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { (name: $0.0, value: $0.1) }
     }

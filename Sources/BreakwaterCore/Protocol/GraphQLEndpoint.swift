@@ -56,26 +56,28 @@ package struct GraphQLEndpoint: Sendable {
         decideRemembering(request, memo: memo).decision
     }
 
-    /// `decide`, also returning the memo key under which the operation is (or now is) kept.
+    /// `decide`, also returning the memo key under which the operation is (or now is) kept and
+    /// the shared cache key remembered with it, if any.
     package func decideRemembering(_ request: HTTPRequest, memo: OperationMemo?)
-        -> (decision: EndpointDecision, memoKey: OperationMemo.Key?)
+        -> (decision: EndpointDecision, memoKey: OperationMemo.Key?, sharedCacheKey: CacheKey?)
     {
         let corsHeaders = cors?.responseHeaders(origin: request.headers["Origin"]) ?? HTTPHeaders()
         do {
             try check(request)
             let memoKey = memo != nil ? OperationMemo.key(for: request) : nil
-            if let memoKey, var known = memo?[memoKey]?.operation {
-                known.responseHeaders = corsHeaders
-                return (.forward(known), memoKey)
+            if let memoKey, let known = memo?[memoKey] {
+                var operation = known.operation
+                operation.responseHeaders = corsHeaders
+                return (.forward(operation), memoKey, known.sharedCacheKey)
             }
             var operation = try resolve(request)
             if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
             operation.responseHeaders = corsHeaders
-            return (.forward(operation), memoKey)
+            return (.forward(operation), memoKey, nil)
         } catch let answer as EarlyAnswer {
             var response = answer.response
             response.headers.fields += corsHeaders.fields
-            return (.respond(response, apqEvent: answer.apqEvent), nil)
+            return (.respond(response, apqEvent: answer.apqEvent), nil, nil)
         } catch {
             preconditionFailure("prepare throws only EarlyAnswer")
         }

@@ -34,14 +34,14 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
         let started = ContinuousClock.now
-        let (decision, memoKey) = settings.endpoint.decideRemembering(request, memo: memo)
+        let (decision, memoKey, knownKey) = settings.endpoint.decideRemembering(request, memo: memo)
         switch decision {
         case .respond(let response, let apqEvent):
             if let apqEvent { statistics.record { $0.recordAPQ(apqEvent) } }
             context(for: request, responder: responder, started: started, operation: nil).finish(response)
         case .forward(let operation):
             let context = context(for: request, responder: responder, started: started, operation: operation)
-            serve(operation, context: context, request: request, memoKey: memoKey)
+            serve(operation, context: context, request: request, memoKey: memoKey, knownKey: knownKey)
         }
     }
 
@@ -58,7 +58,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 
     private func serve(
-        _ operation: PreparedOperation, context: RequestContext, request: HTTPRequest, memoKey: OperationMemo.Key?
+        _ operation: PreparedOperation, context: RequestContext, request: HTTPRequest, memoKey: OperationMemo.Key?,
+        knownKey: CacheKey?
     ) {
         let scopeMaterial: [UInt8]?
         switch settings.policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
@@ -71,7 +72,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .perUser(let material):
             scopeMaterial = material
         }
-        let key = sharedOrUserKey(for: operation, scopeMaterial: scopeMaterial, memoKey: memoKey)
+        let key = scopeMaterial == nil && knownKey != nil
+            ? knownKey! : sharedOrUserKey(for: operation, scopeMaterial: scopeMaterial, memoKey: memoKey)
         switch cache.store.lookup(key, now: .now) {
         case .fresh(let entry, let age):
             context.finish(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: context.client))
@@ -87,12 +89,11 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// The cache key: a shared-scope key is computed once per distinct request and remembered.
+    /// The cache key when the memo did not hold it: a shared-scope key is remembered there.
     private func sharedOrUserKey(
         for operation: PreparedOperation, scopeMaterial: [UInt8]?, memoKey: OperationMemo.Key?
     ) -> CacheKey {
         guard scopeMaterial == nil, let memoKey else { return cache.key(for: operation, scopeMaterial: scopeMaterial) }
-        if let known = memo[memoKey]?.sharedCacheKey { return known }
         let key = cache.key(for: operation, scopeMaterial: nil)
         memo[memoKey]?.sharedCacheKey = key
         return key

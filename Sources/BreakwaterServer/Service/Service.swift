@@ -19,6 +19,8 @@ package final class Service: @unchecked Sendable {
     private var signalEvents: [OpaquePointer] = []
     private var drainTimeout = Duration.seconds(10)
     private var drainDeadline = ContinuousClock.now
+    /// The drain found requests in flight at least once.
+    private var drainWaited = false
 
     /// `threads` event loops (0 = one per core).
     package init(threads: Int, logger: Logger) {
@@ -201,9 +203,13 @@ package final class Service: @unchecked Sendable {
         let inFlight = drainedServers.reduce(0) { $0 + $1.requestsInFlight }
         if inFlight == 0 || ContinuousClock.now >= drainDeadline {
             if inFlight > 0 { logger.warning("drain timeout: \(inFlight) requests still in flight") }
-            group.loops.forEach { $0.stop() }
+            // A reply counts as done once queued; give the loops a moment to write it out
+            // (longer when the drain waited for requests, whose replies were just queued).
+            let grace: Duration = drainWaited ? .milliseconds(100) : .milliseconds(10)
+            group.loops[0].schedule(after: grace) { [group] in group.loops.forEach { $0.stop() } }
             return
         }
+        drainWaited = true
         group.loops[0].schedule(after: .milliseconds(20)) { [self] in checkDrained() }
     }
 }
