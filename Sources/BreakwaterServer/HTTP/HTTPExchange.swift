@@ -33,7 +33,12 @@ final class HTTPExchange: HTTPResponder, @unchecked Sendable {
 
     func respond(_ response: HTTPResponse) {
         guard claim() else { return }
-        loop.execute { [self] in send(response) }
+        // Inline on the loop's own thread (the hit path) without allocating a closure.
+        if loop.inEventLoop {
+            send(response)
+        } else {
+            loop.enqueue { [self] in send(response) }
+        }
     }
 
     func closeConnection() {
