@@ -24,7 +24,7 @@ package struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         let ok = withUnsafeMutableBytes(of: &words) { out -> Bool in
             var high: UInt8?
             for c in hex.utf8 {
-                guard count < 32, let value = Self.nibble(c) else { return false }
+                guard count < 32, let value = c.hexDigitValue else { return false }
                 if let h = high {
                     out[count] = h << 4 | value
                     count += 1
@@ -71,15 +71,6 @@ package struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Hashes the first word only: digest bits are already uniformly distributed.
     package func hash(into hasher: inout Hasher) {
         hasher.combine(words.0)
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

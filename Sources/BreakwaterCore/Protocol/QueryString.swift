@@ -38,7 +38,7 @@ package struct QueryString: Sendable {
             } else if byte == UInt8(ascii: "%"),
                 let first = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), first != utf8.endIndex,
                 let second = utf8.index(first, offsetBy: 1, limitedBy: utf8.endIndex), second != utf8.endIndex,
-                let high = hexValue(utf8[first]), let low = hexValue(utf8[second])
+                let high = utf8[first].hexDigitValue, let low = utf8[second].hexDigitValue
             {
                 bytes.append(high << 4 | low)
                 index = second
@@ -69,12 +69,15 @@ package struct QueryString: Sendable {
         }
         return String(decoding: out, as: UTF8.self)
     }
+}
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+extension UInt8 {
+    /// The value of this ASCII hex digit (either case), or nil for any other byte.
+    package var hexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
         default: nil
         }
     }

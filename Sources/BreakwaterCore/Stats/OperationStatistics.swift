@@ -22,13 +22,7 @@ package struct OperationStatistics: Sendable, Equatable {
     package mutating func record(cache: RequestStatistics.CacheResult?, duration: Duration) {
         requests += 1
         latency.record(duration)
-        switch cache {
-        case .hit: hits += 1
-        case .stale: stale += 1
-        case .miss: misses += 1
-        case .bypass: bypass += 1
-        case nil: break
-        }
+        RequestStatistics.tally(cache, hits: &hits, stale: &stale, misses: &misses, bypass: &bypass)
     }
 
     /// Adds `other`'s figures to these.

@@ -73,6 +73,15 @@ package struct RequestStatistics: Sendable, Equatable {
     package mutating func recordRequest(operationName: String?, cache: CacheResult?, duration: Duration) {
         requests += 1
         requestDurations.record(duration)
+        Self.tally(cache, hits: &hits, stale: &stale, misses: &misses, bypass: &bypass)
+        let row = rowName(for: operationName ?? Self.anonymousOperationName)
+        operations[row, default: OperationStatistics()].record(cache: cache, duration: duration)
+    }
+
+    /// Adds one to the counter of `cache`'s result (none for nil); shared with `OperationStatistics`.
+    package static func tally(
+        _ cache: CacheResult?, hits: inout Int, stale: inout Int, misses: inout Int, bypass: inout Int
+    ) {
         switch cache {
         case .hit: hits += 1
         case .stale: stale += 1
@@ -80,8 +89,6 @@ package struct RequestStatistics: Sendable, Equatable {
         case .bypass: bypass += 1
         case nil: break
         }
-        let row = rowName(for: operationName ?? Self.anonymousOperationName)
-        operations[row, default: OperationStatistics()].record(cache: cache, duration: duration)
     }
 
     /// Counts one upstream request and how it ended.
