@@ -7,7 +7,7 @@ package enum CacheAnswer {
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
         let remaining = isFresh ? entry.ttl - age : .zero
-        var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
+        var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
         headers.add("X-Cache", isFresh ? "HIT" : "STALE")
         headers.add("Age", CacheResponseHeaders.age(age))
         headers.add("Cache-Control", cacheControl(for: entry, remaining: remaining, client: client))
@@ -17,7 +17,7 @@ package enum CacheAnswer {
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
-        var headers = HTTPHeaders(capacity: 5 + client.extraHeaders.fields.count)
+        var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
         headers.add("X-Cache", "MISS")
         headers.add("Cache-Control", cacheControl(for: entry, remaining: entry.ttl, client: client))
         headers.add("ETag", entry.etag)
@@ -55,6 +55,8 @@ package enum CacheAnswer {
             return HTTPResponse(status: 304, headers: headers)
         }
         headers.add("Content-Type", client.wantsGraphQLResponseJSON ? client.jsonContentType : entry.contentType)
+        // Given here, so that libevent does not format it on every hit.
+        headers.add("Content-Length", entry.contentLength)
         return HTTPResponse(status: 200, headers: headers, body: entry.body)
     }
 }

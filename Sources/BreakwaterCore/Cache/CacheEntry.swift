@@ -28,6 +28,8 @@ package final class CacheEntry: Sendable {
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
     package let isPerUser: Bool
+    /// The body's length as a `Content-Length` value, formatted once (not on every hit).
+    package let contentLength: String
     /// What the entry counts against the store's memory bound: its body plus `fixedOverhead`, its
     /// key's and document's digests, its strings, and each tag with `perTagOverhead`.
     package let cost: Int
@@ -58,6 +60,7 @@ package final class CacheEntry: Sendable {
         self.operationName = operationName
         self.tags = tags
         self.isPerUser = isPerUser
+        contentLength = String(body.count)
         var cost = body.count + Self.fixedOverhead + 2 * 32
         cost += contentType.utf8.count + etag.utf8.count + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }

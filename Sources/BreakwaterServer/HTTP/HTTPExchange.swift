@@ -79,6 +79,7 @@ final class HTTPExchange: HTTPResponder, @unchecked Sendable {
         for (name, value) in response.headers.fields {
             evhttp_add_header(output, name, value)
         }
+        evhttp_add_header(output, "Date", loop.httpDate.current)
         let body = evbuffer_new()
         if response.body.count >= Self.referenceThreshold {
             Self.addReference(to: body, response.body)

@@ -13,6 +13,9 @@ package final class EventLoop: @unchecked Sendable {
     /// Index of the loop in its group (0-based), for logs and per-loop structures.
     package let index: Int
 
+    /// The `Date` header value; touched only on this loop's thread.
+    nonisolated(unsafe) let httpDate = HTTPDate()
+
     private let wakeEvent: OpaquePointer
     private let pending = Mutex<[@Sendable () -> Void]>([])
     /// The running thread's `pthread_self()`, 0 while not running: read on every reply.
