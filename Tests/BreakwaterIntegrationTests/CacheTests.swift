@@ -208,3 +208,35 @@ func cachingProxy(origin: DemoOriginProcess, extra: String = "", cache: String =
         #expect((cache["entries"] as? Int ?? 0) > 10)
     }
 }
+
+@Suite(.serialized) struct MutationInvalidationTests {
+    static let detail = #"{"query":"query GetLaunchDetail { launch(id: \"33\") { __typename id isBooked } }"}"#
+    static let other = #"{"query":"query GetLaunchDetail { launch(id: \"34\") { __typename id isBooked } }"}"#
+    static let book = #"{"query":"mutation Book { bookTrips(launchIds: [\"33\"]) { success launches { __typename id isBooked } } }"}"#
+
+    func isBooked(_ response: HTTPClientResponse) -> Bool? {
+        (response.data?["launch"] as? [String: Any])?["isBooked"] as? Bool
+    }
+
+    @Test func aMutationPurgesTheEntitiesItReturns() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "MISS")
+        #expect(try proxy.client.post("/graphql", json: Self.other).header("X-Cache") == "MISS")
+        #expect(isBooked(try proxy.client.post("/graphql", json: Self.detail)) == false)
+        // Booking needs a user; the launch's public entry is what the mutation must purge.
+        let booked = try proxy.client.post("/graphql", json: Self.book, headers: [("Authorization", "ada@example.com")])
+        #expect(booked.status == 200)
+        let after = try proxy.client.post("/graphql", json: Self.detail)
+        #expect(after.header("X-Cache") == "MISS", "Launch:33 was purged")
+        #expect(try proxy.client.post("/graphql", json: Self.other).header("X-Cache") == "HIT", "Launch:34 was not")
+    }
+
+    @Test func switchedOffAMutationPurgesNothing() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, cache: "  invalidate_on_mutation: false")
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        _ = try proxy.client.post("/graphql", json: Self.book, headers: [("Authorization", "ada@example.com")])
+        #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "HIT")
+    }
+}

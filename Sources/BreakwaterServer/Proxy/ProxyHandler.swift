@@ -64,7 +64,14 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let scopeMaterial: [UInt8]?
         switch settings.policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
         case .bypass:
+            let invalidates = operation.kind == .mutation && settings.configuration.cache.invalidateOnMutation
+            let store = cache.store
             return fetch(operation, for: request) { result, upstream in
+                if invalidates, case .response(let answer) = result {
+                    for tag in MutationInvalidation.tags(in: answer) {
+                        store.purge(.tag(tag), soft: false, now: .now)
+                    }
+                }
                 context.finish(Self.answerWithoutStoring(result, client: context.client), upstream: upstream)
             }
         case .shared:
