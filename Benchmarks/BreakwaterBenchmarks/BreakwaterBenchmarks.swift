@@ -81,7 +81,7 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("GraphQLEndpoint.decide hashed GET, no memo", configuration: configuration) { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(Fixture.endpoint.decideRemembering(Fixture.hashedGET, memo: nil))
+            blackHole(Fixture.endpoint.decide(Fixture.hashedGET, memo: nil))
         }
     }
 
@@ -90,11 +90,11 @@ let benchmarks: @Sendable () -> Void = {
         "GraphQLEndpoint.decide hashed GET, memoised", configuration: configuration,
         closure: { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(Fixture.endpoint.decideRemembering(Fixture.hashedGET, memo: memo))
+                blackHole(Fixture.endpoint.decide(Fixture.hashedGET, memo: memo))
             }
         },
         setup: {
-            guard case .forward = Fixture.endpoint.decideRemembering(Fixture.hashedGET, memo: memo).decision,
+            guard case .forward = Fixture.endpoint.decide(Fixture.hashedGET, memo: memo).decision,
                 memo.count == 1
             else { preconditionFailure("the hashed GET does not resolve; the benchmark would measure an error") }
         })

@@ -18,7 +18,7 @@ struct EvictionHitRatioTests {
             total += 1 / pow(Double(rank), alpha)
             cumulative.append(total)
         }
-        var random = StoreFixture.Random(seed: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<requestCount).map { _ in
             let target = Double.random(in: 0..<total, using: &random)
             var low = 0

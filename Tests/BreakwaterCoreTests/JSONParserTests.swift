@@ -297,7 +297,7 @@ struct JSONParserTests {
     /// first byte, and mutated copies of a real document: none may crash, and every error must
     /// point inside the input; what does parse must survive a round trip through the writer.
     @Test func randomInputNeverCrashesTheParser() throws {
-        var random = Self.SplitMix64(seed: 0x8259)
+        var random = SplitMix64(seed: 0x8259)
         let alphabet = Array(#"{}[]",:0123456789-+.eE tfnrul\"u"#.utf8) + [0x0A, 0xC3, 0xA9, 0xED, 0xA0, 0xFF]
         let document = Array(Self.sampleDocument.utf8)
         var parsed = 0
@@ -325,21 +325,5 @@ struct JSONParserTests {
             #expect(try JSONParser.parse(JSONWriter.encode(value)) == value)
         }
         #expect(parsed > 0)  // the generator does reach valid documents
-    }
-
-    /// A small deterministic generator (Steele, Lea and Flood's SplitMix64), so a failure replays.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
     }
 }

@@ -10,7 +10,7 @@ struct ResponseStoreChurnTests {
     /// One random operation on `store` at `now`, drawn from `random`: mostly stores of random
     /// sizes (a few too large for a shard), then lookups, removes and purges. Returns true for a store.
     @discardableResult
-    private static func step(_ store: ResponseStore, now: ContinuousClock.Instant, random: inout StoreFixture.Random)
+    private static func step(_ store: ResponseStore, now: ContinuousClock.Instant, random: inout SplitMix64)
         -> Bool
     {
         let key = StoreFixture.key(Int.random(in: 0..<3_000, using: &random))
@@ -46,7 +46,7 @@ struct ResponseStoreChurnTests {
 
     @Test func byteBoundHoldsUnderChurn() throws {
         let store = ResponseStore(maxBytes: 1 << 20)
-        var random = StoreFixture.Random(seed: 7)
+        var random = SplitMix64(seed: 7)
         var stores = 0
         var operation = 0
         while stores < 100_000 {
@@ -72,7 +72,7 @@ struct ResponseStoreChurnTests {
         for thread in 0..<threads {
             group.enter()
             Thread {
-                var random = StoreFixture.Random(seed: UInt64(thread + 1))
+                var random = SplitMix64(seed: UInt64(thread + 1))
                 for operation in 0..<25_000 {
                     Self.step(store, now: StoreFixture.start + .milliseconds(operation * 5), random: &random)
                     if operation % 100 == 0, store.statistics.bytes > store.maxBytes {

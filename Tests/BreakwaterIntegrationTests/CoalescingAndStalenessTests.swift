@@ -11,7 +11,7 @@ import Testing
     @Test func fiftyConcurrentMissesSendOneOriginRequest() throws {
         let origin = try DemoOriginProcess()
         let proxy = try cachingProxy(origin: origin)
-        let results = Responses()
+        let results = Collected<HTTPClientResponse?>()
         concurrently(50) { _ in
             results.append(try? proxy.client.post("/graphql", json: #"{"query":\#(APQ.jsonString(Self.slow))}"#))
         }
@@ -33,7 +33,7 @@ import Testing
         try first.write(Array("POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
         Thread.sleep(forTimeInterval: 0.1)
         first.close()
-        let results = Responses()
+        let results = Collected<HTTPClientResponse?>()
         concurrently(5) { _ in
             results.append(try? proxy.client.post("/graphql", json: String(decoding: body, as: UTF8.self)))
         }
@@ -59,7 +59,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.4)
         try origin.setFaults(#"{"delayMs": 400}"#)
         let started = ContinuousClock.now
-        let stale = Responses()
+        let stale = Collected<HTTPClientResponse?>()
         concurrently(5) { _ in
             stale.append(try? proxy.client.post("/graphql", json: query))
         }
@@ -117,11 +117,4 @@ func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         }.start()
     }
     group.wait()
-}
-
-final class Responses: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [HTTPClientResponse?] = []
-    func append(_ value: HTTPClientResponse?) { lock.withLock { values.append(value) } }
-    var all: [HTTPClientResponse?] { lock.withLock { values } }
 }

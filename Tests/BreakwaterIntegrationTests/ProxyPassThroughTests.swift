@@ -64,7 +64,7 @@ import Testing
         }
         connection.close()
         // 12 concurrent slow requests (distinct, so none coalesce) through 2 connections per loop.
-        let statuses = Statuses()
+        let statuses = Collected<Int>()
         concurrently(12) { index in
             let status = try? proxy.client.post("/graphql", json: #"{"query":"{ slow(ms: \#(100 + index)) }"}"#).status
             statuses.append(status ?? -1)
@@ -72,11 +72,4 @@ import Testing
         #expect(statuses.all == Array(repeating: 200, count: 12))
         #expect(try origin.counters()["requests"] as? Int == 17)
     }
-}
-
-final class Statuses: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Int] = []
-    func append(_ value: Int) { lock.withLock { values.append(value) } }
-    var all: [Int] { lock.withLock { values } }
 }

@@ -37,7 +37,7 @@ import Testing
     @Test func sigtermFinishesInFlightRequestsThenExitsZero() throws {
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(origin: origin.url)
-        let result = Statuses()
+        let result = Collected<Int>()
         let done = DispatchSemaphore(value: 0)
         let client = proxy.client
         DispatchQueue.global().async {

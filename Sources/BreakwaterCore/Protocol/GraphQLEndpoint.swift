@@ -51,14 +51,9 @@ package struct GraphQLEndpoint: Sendable {
     }
 
     /// What `request` gets. With a `memo`, a request whose raw parameters resolved before is
-    /// not parsed again (the header-dependent checks still run).
-    package func decide(_ request: HTTPRequest, memo: OperationMemo? = nil) -> EndpointDecision {
-        decideRemembering(request, memo: memo).decision
-    }
-
-    /// `decide`, also returning the memo key under which the operation is (or now is) kept and
-    /// the shared cache key remembered with it, if any.
-    package func decideRemembering(_ request: HTTPRequest, memo: OperationMemo?)
+    /// not parsed again (the header-dependent checks still run); also returns the memo key the
+    /// operation is (now) kept under, and the shared cache key remembered with it, if any.
+    package func decide(_ request: HTTPRequest, memo: OperationMemo?)
         -> (decision: EndpointDecision, memoKey: OperationMemo.Key?, sharedCacheKey: CacheKey?)
     {
         let corsHeaders = cors?.responseHeaders(origin: request.headers["Origin"]) ?? HTTPHeaders()

@@ -34,7 +34,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
         let started = ContinuousClock.now
-        let (decision, memoKey, knownKey) = settings.endpoint.decideRemembering(request, memo: memo)
+        let (decision, memoKey, knownKey) = settings.endpoint.decide(request, memo: memo)
         switch decision {
         case .respond(let response, let apqEvent):
             if let apqEvent { statistics.record { $0.recordAPQ(apqEvent) } }
@@ -79,8 +79,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .perUser(let material):
             scopeMaterial = material
         }
-        let key = scopeMaterial == nil && knownKey != nil
-            ? knownKey! : sharedOrUserKey(for: operation, scopeMaterial: scopeMaterial, memoKey: memoKey)
+        let key = cacheKey(for: operation, scopeMaterial: scopeMaterial, memoKey: memoKey, known: knownKey)
         switch cache.store.lookup(key, now: .now) {
         case .fresh(let entry, let age):
             context.finish(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: context.client))
@@ -96,13 +95,15 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// The cache key when the memo did not hold it: a shared-scope key is remembered there.
-    private func sharedOrUserKey(
-        for operation: PreparedOperation, scopeMaterial: [UInt8]?, memoKey: OperationMemo.Key?
+    /// The cache key of `operation`. A shared-scope key is computed once per distinct request and
+    /// kept in the memo (`known` is what the memo held); a per-user key depends on the headers.
+    private func cacheKey(
+        for operation: PreparedOperation, scopeMaterial: [UInt8]?, memoKey: OperationMemo.Key?, known: CacheKey?
     ) -> CacheKey {
-        guard scopeMaterial == nil, let memoKey else { return cache.key(for: operation, scopeMaterial: scopeMaterial) }
+        guard scopeMaterial == nil else { return cache.key(for: operation, scopeMaterial: scopeMaterial) }
+        if let known { return known }
         let key = cache.key(for: operation, scopeMaterial: nil)
-        memo[memoKey]?.sharedCacheKey = key
+        if let memoKey { memo[memoKey]?.sharedCacheKey = key }
         return key
     }
 
