@@ -49,11 +49,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: HTTP/1.1 engine: pure, incremental, zero-copy parsers (no C imports)
+        .target(
+            name: "BreakwaterHTTP1",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BreakwaterHTTP1Tests",
+            dependencies: ["BreakwaterHTTP1"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: I/O: the only target that imports libevent and OpenSSL
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "CLibevent", "COpenSSL",
+                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
