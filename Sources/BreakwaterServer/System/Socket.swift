@@ -64,6 +64,30 @@ enum Socket {
         }
     }
 
+    /// Starts a non-blocking connection to `address`; the socket becomes writable when it is
+    /// made (then `pendingError` tells whether it succeeded).
+    static func connect(_ address: SocketAddress) throws(SystemError) -> Int32 {
+        let family = address.withSockaddr { pointer, _ in Int32(pointer.pointee.sa_family) }
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket", errno: errno) }
+        while true {
+            let result = address.withSockaddr { pointer, length in Glibc.connect(fd, pointer, socklen_t(length)) }
+            if result == 0 || errno == EINPROGRESS { return fd }
+            if errno == EINTR { continue }
+            let error = SystemError("connect", errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// The error of a finished non-blocking connect, or nil when it succeeded.
+    static func pendingError(_ fd: Int32) -> SystemError? {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return SystemError("getsockopt", errno: errno) }
+        return code == 0 ? nil : SystemError("connect", errno: code)
+    }
+
     /// Turns off Nagle's algorithm: answers are written whole, and waiting for an ACK only delays them.
     static func setNoDelay(_ fd: Int32) {
         var on: Int32 = 1

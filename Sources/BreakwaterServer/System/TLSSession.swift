@@ -11,14 +11,18 @@ final class TLSSession {
     /// update): the connection arms its write event and reads again when it fires.
     private(set) var readWantsWrite = false
 
-    /// A server-side session on `fd`, accepting the handshake with `context`'s certificate.
-    init(context: OpaquePointer, fd: Int32) throws(SystemError) {
+    /// A session on `fd`: accepting the handshake (server) or starting it (client, after
+    /// `configure` set SNI and the name to verify).
+    init(context: OpaquePointer, fd: Int32, isClient: Bool = false, configure: (OpaquePointer) -> Void = { _ in })
+        throws(SystemError)
+    {
         guard let ssl = SSL_new(context) else { throw SystemError("SSL_new", reason: Self.lastError()) }
         guard SSL_set_fd(ssl, fd) == 1 else {
             SSL_free(ssl)
             throw SystemError("SSL_set_fd", reason: Self.lastError())
         }
-        SSL_set_accept_state(ssl)
+        configure(ssl)
+        if isClient { SSL_set_connect_state(ssl) } else { SSL_set_accept_state(ssl) }
         self.ssl = ssl
     }
 
