@@ -65,7 +65,7 @@ final class AdminHandler: HTTPHandler, Sendable {
             if let refusal = authorize(request) { return refusal }
             do {
                 let purge = try PurgeRequest.parse(request.body)
-                let count = state.cache.store.purge(purge.selector, soft: purge.soft, now: .now)
+                let count = state.cache.purger.purge(purge)
                 return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: "{\"purged\":\(count)}")
             } catch {
                 return error.response

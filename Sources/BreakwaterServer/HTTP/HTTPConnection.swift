@@ -175,11 +175,12 @@ final class HTTPConnection: IOEventHandler {
             var body: [UInt8] = []
             if case .length(let length) = head.bodyLength { body.reserveCapacity(length) }
             return HTTPRequest(
-                method: text(head.method), target: text(head.target), headers: headers, body: body,
+                method: Self.method(bytes, head.method) ?? HTTPMethod(token: text(head.method)),
+                target: text(head.target), headers: headers, body: body,
                 remoteAddress: remoteAddress, isSecure: listener.limits.tls != nil)
         }
         request = made
-        requestOmitsBody = made.method == "HEAD"
+        requestOmitsBody = made.method == .head
         if head.bodyLength != .none {
             bodyStartedAt = .now
             // The client waits for this before sending the body (harmless when it did not
@@ -187,6 +188,22 @@ final class HTTPConnection: IOEventHandler {
             if head.expectsContinue && slots.isEmpty {
                 ResponseHeadWriter.appendContinue(to: &output)
             }
+        }
+    }
+
+    /// The common methods, recognised without making a string.
+    private static func method(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> HTTPMethod? {
+        let token = UnsafeBufferPointer(rebasing: bytes[range])
+        func equals(_ literal: StaticString) -> Bool {
+            token.count == literal.utf8CodeUnitCount && memcmp(token.baseAddress!, literal.utf8Start, token.count) == 0
+        }
+        switch token.count {
+        case 3: return equals("GET") ? .get : equals("PUT") ? .put : nil
+        case 4: return equals("POST") ? .post : equals("HEAD") ? .head : nil
+        case 5: return equals("PATCH") ? .patch : nil
+        case 6: return equals("DELETE") ? .delete : nil
+        case 7: return equals("OPTIONS") ? .options : nil
+        default: return nil
         }
     }
 

@@ -46,6 +46,7 @@ package final class Service: @unchecked Sendable {
     @discardableResult
     package func addProxy(configuration: Configuration) throws(ServerError) -> (proxy: HTTPServer, admin: HTTPServer) {
         let registry = try Self.makeRegistry(configuration, logger: logger)
+        self.registry = registry
         let resolver = DocumentResolver(mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
         let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
         let settings = ProxySettings(configuration: configuration, resolver: resolver, documents: documents)
@@ -110,6 +111,8 @@ package final class Service: @unchecked Sendable {
     // MARK: - Reload
 
     private var proxyHandlers: [ProxyHandler] = []
+    /// Flushed at exit: registrations are written behind the loops' backs.
+    private var registry: PersistedQueryRegistry?
     private var proxyServer: HTTPServer?
     /// What the process started with: restart-only settings keep these values until a restart.
     private var startupConfiguration: Configuration?
@@ -181,6 +184,7 @@ package final class Service: @unchecked Sendable {
         group.wait()
         for event in signalEvents { event_free(event) }
         for server in servers { server.close() }
+        registry?.flush()
     }
 
     fileprivate func signalled(_ signal: Int32) {
