@@ -61,6 +61,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The request parser's verdicts as JSON lines, for the differential test against llhttp.
+        .executableTarget(
+            name: "http1-verdict",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1Differential/Verdict",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: I/O: the only target that imports libevent and OpenSSL
         .target(
             name: "BreakwaterServer",
@@ -126,3 +134,16 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
+// declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
+// -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
+if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzHTTP1RequestParser",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1RequestParser/Harness",
+            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+        ))
+}

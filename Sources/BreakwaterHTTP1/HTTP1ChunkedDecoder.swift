@@ -25,6 +25,7 @@ struct HTTP1ChunkedDecoder {
     private var state = State.sizeStart
     private var chunkSize = 0
     private var sizeDigits = 0
+    private var hasExtension = false
     private var remaining = 0
     /// Decoded bytes so far, against `maxBytes`.
     private(set) var decodedBytes = 0
@@ -54,6 +55,8 @@ struct HTTP1ChunkedDecoder {
                     chunkSize = chunkSize << 4 | digit
                     state = .size
                 } else if state == .size && (byte == 59 || HTTP1Bytes.isWhitespace(byte)) {
+                    // Whitespace may come before ";" (BWS), never alone before the line end.
+                    hasExtension = byte == 59
                     state = .extensions
                 } else if state == .size && byte == HTTP1Bytes.cr {
                     state = .sizeLF
@@ -65,7 +68,12 @@ struct HTTP1ChunkedDecoder {
                 overheadBytes += 1
                 guard overheadBytes <= Self.maxOverheadBytes else { return .error(HTTP1ParseError(.badChunk)) }
                 if byte == HTTP1Bytes.cr {
+                    guard hasExtension else { return .error(HTTP1ParseError(.badChunk)) }
                     state = .sizeLF
+                } else if byte == 59 {
+                    hasExtension = true
+                } else if !hasExtension && !HTTP1Bytes.isWhitespace(byte) {
+                    return .error(HTTP1ParseError(.badChunk))
                 } else if !HTTP1Bytes.isFieldValueCharacter(byte) {
                     return .error(HTTP1ParseError(.badChunk))
                 }

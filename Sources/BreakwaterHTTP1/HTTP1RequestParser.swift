@@ -165,6 +165,7 @@ package struct HTTP1RequestParser {
                 guard bytes[i] == HTTP1Bytes.space, i > start else {
                     return fail(i > start && bytes[i] != HTTP1Bytes.cr ? .badTarget : .badRequestLine)
                 }
+                guard Self.isTargetForm(bytes, start..<i) else { return fail(.badTarget) }
                 head.target = start..<i
                 i += 1
                 state = .version(matched: 0)
@@ -233,6 +234,23 @@ package struct HTTP1RequestParser {
         head.expectsContinue = framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
         state = .headDone
         return .head
+    }
+
+    /// origin-form "/...", asterisk-form "*", or absolute-form "scheme:..." (RFC 9112 3.2); a
+    /// scheme is ALPHA *(ALPHA / DIGIT / "+" / "-" / ".").
+    private static func isTargetForm(_ bytes: UnsafeBufferPointer<UInt8>, _ target: Range<Int>) -> Bool {
+        let first = bytes[target.lowerBound]
+        if first == 47 { return true }
+        if first == 42 { return target.count == 1 }
+        guard HTTP1Bytes.lowercased(first) >= 97 && HTTP1Bytes.lowercased(first) <= 122 else { return false }
+        for index in target.dropFirst() {
+            let byte = HTTP1Bytes.lowercased(bytes[index])
+            if byte == HTTP1Bytes.colon { return true }
+            guard (byte >= 97 && byte <= 122) || HTTP1Bytes.isDigit(byte) || byte == 43 || byte == 45 || byte == 46 else {
+                return false
+            }
+        }
+        return false
     }
 
     private mutating func startBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {

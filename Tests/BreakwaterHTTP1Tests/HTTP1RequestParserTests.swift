@@ -25,7 +25,7 @@ import Testing
     @Test func chunkedBodyIsDecodedWithExtensionsAndTrailersDropped() {
         let outcome = Feeding.requests(
             "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + "5;name=value\r\nhello\r\nB\r\n, world!!!!\r\n0\r\nX-Trailer: t\r\n\r\n")
+                + "5;name=value\r\nhello\r\nB ; x\r\n, world!!!!\r\n0\r\nX-Trailer: t\r\n\r\n")
         #expect(outcome.error == nil)
         #expect(outcome.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["hello, world!!!!"])
     }
@@ -165,6 +165,16 @@ import Testing
         #expect(outcome.requests.isEmpty)
     }
 
+    @Test(arguments: ["graphql", ":", "9", "*x", "?q"])
+    func targetsOfNoRequestFormAreBadRequest(target: String) {
+        #expect(Feeding.requests("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n").error == .badTarget)
+    }
+
+    @Test(arguments: ["/", "*", "http://a.example/graphql", "a.example:443"])
+    func originAsteriskAndAbsoluteFormsAreAccepted(target: String) {
+        #expect(Feeding.requests("OPTIONS \(target) HTTP/1.1\r\nHost: a\r\n\r\n").requests.map(\.target) == [target])
+    }
+
     @Test func twoHostHeadersAreBadRequest() {
         let outcome = Feeding.requests("GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n")
         #expect(outcome.error == .duplicateHost)
@@ -237,7 +247,7 @@ import Testing
 
     // MARK: Chunked syntax
 
-    @Test(arguments: ["x\r\n", "5\r\nhelloXX", "\r\n", "1111111111111111\r\n", "5\nhello\r\n", "5 \u{1}\r\n"])
+    @Test(arguments: ["x\r\n", "5\r\nhelloXX", "\r\n", "1111111111111111\r\n", "5\nhello\r\n", "5 \u{1}\r\n", "0 \r\n\r\n", "5 x\r\n"])
     func malformedChunksAreBadRequest(chunk: String) {
         let outcome = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk)
         #expect(outcome.error == .badChunk)
