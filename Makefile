@@ -47,3 +47,8 @@ fuzz-http1: deps
 
 http1-differential: deps
 	bash Fuzz/HTTP1Differential/run.sh
+
+## Where a cache hit's time goes: perf samples of one loop under wrk, per library and symbol.
+.PHONY: profile-hit
+profile-hit:
+	bash bench/profile.sh
