@@ -770,3 +770,48 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(OriginURL(parsing: "http://[::1]:4000/graphql")?.description == "http://[::1]:4000/graphql")
     }
 }
+
+@Suite struct ConfigurationReloadTests {
+    @Test func restartOnlyKeysAreNamedAndKeptAtTheirRunningValues() throws {
+        let running = Configuration()
+        var next = running
+        next.server.threads = 4
+        next.persistedQueries.maxEntries = 10
+        next.redis.url = "redis://cache:6379"
+        next.cache.defaultTTL = .seconds(5)
+        next.logging.level = .debug
+        next.admin.token = "t"
+        #expect(running.restartOnlyChanges(to: next) == ["server.threads", "persisted_queries.max_entries", "redis.url"])
+        let applied = running.reloadable(from: next)
+        #expect(applied.server.threads == 0)
+        #expect(applied.persistedQueries.maxEntries == 100_000)
+        #expect(applied.redis.url == "")
+        #expect(applied.cache.defaultTTL == .seconds(5))
+        #expect(applied.logging.level == .debug)
+        #expect(applied.admin.token == "t")
+        #expect(running.restartOnlyChanges(to: applied).isEmpty)
+    }
+}
+
+@Suite struct AdminHostPolicyTests {
+    @Test(arguments: [
+        "localhost", "localhost:9090", "LOCALHOST:9090", "app.localhost", "127.0.0.1", "127.0.0.1:9090", "127.9.8.7:1",
+        "[::1]:9090", "[::1]", "bw.internal", "bw.internal:9090", "10.0.0.7:9090",
+    ])
+    func allows(host: String) {
+        #expect(AdminHostPolicy(allowedHosts: ["bw.internal", "10.0.0.7:9090"]).allows(host))
+    }
+
+    @Test(arguments: [
+        "", "evil.example", "evil.example:9090", "127.0.0.1.evil.example", "localhost.evil.example", "10.0.0.7",
+        "10.0.0.7:80", "128.0.0.1", "127.0.0.256", "[::2]:9090",
+    ])
+    func refuses(host: String) {
+        #expect(!AdminHostPolicy(allowedHosts: ["bw.internal", "10.0.0.7:9090"]).allows(host))
+    }
+
+    @Test func missingHostIsRefusedAndStarAllowsAll() {
+        #expect(!AdminHostPolicy(allowedHosts: []).allows(nil))
+        #expect(AdminHostPolicy(allowedHosts: ["*"]).allows("anything.example"))
+    }
+}
