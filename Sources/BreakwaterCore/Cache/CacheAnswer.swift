@@ -6,11 +6,10 @@ package enum CacheAnswer {
     package static func fromEntry(
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
-        let remaining = isFresh ? entry.ttl - age : .zero
         var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
         headers.add("X-Cache", isFresh ? "HIT" : "STALE")
         headers.add("Age", CacheResponseHeaders.age(age))
-        headers.add("Cache-Control", cacheControl(for: entry, remaining: remaining, client: client))
+        headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
@@ -19,7 +18,7 @@ package enum CacheAnswer {
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
         var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
         headers.add("X-Cache", "MISS")
-        headers.add("Cache-Control", cacheControl(for: entry, remaining: entry.ttl, client: client))
+        headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
@@ -31,7 +30,9 @@ package enum CacheAnswer {
             response.headers.replace("Content-Type", with: client.jsonContentType)
         }
         response.headers.add("X-Cache", "BYPASS")
-        response.headers.add("Cache-Control", "private, no-store")
+        // Replace, not add: a 5xx without a GraphQL body was already rewritten into a 502 that
+        // carries its own `Cache-Control`, and two of them are one too many.
+        response.headers.replace("Cache-Control", with: "private, no-store")
         response.headers.fields += client.extraHeaders.fields
         return response
     }
@@ -43,8 +44,10 @@ package enum CacheAnswer {
         return response
     }
 
-    private static func cacheControl(for entry: CacheEntry, remaining: Duration, client: ClientView) -> String {
-        CacheResponseHeaders.cacheControl(isPublicGET: client.isGET && !entry.isPerUser, remaining: remaining)
+    private static func cacheControl(for entry: CacheEntry, client: ClientView) -> String {
+        CacheResponseHeaders.cacheControl(
+            isPublicGET: client.isGET && !entry.isPerUser, ttl: entry.ttl,
+            staleWhileRevalidate: entry.staleWhileRevalidate, staleIfError: entry.staleIfError)
     }
 
     /// 200 with the stored body, or 304 when the client already holds it.
