@@ -98,7 +98,7 @@ package final class ProxyStack: @unchecked Sendable {
             let store = try settings.store.isEmpty || settings.mode != .automatic
                 ? nil : PersistedQueryStore(path: settings.store)
             let registry = try PersistedQueryRegistry(
-                maxEntries: settings.maxEntries, store: store, manifest: manifest, hasher: hasher,
+                maxEntries: settings.maxEntries, maxBytes: settings.maxBytes.bytes, store: store, manifest: manifest, hasher: hasher,
                 mode: settings.mode, logger: logger)
             logger.info(
                 "persisted queries loaded",
