@@ -21,6 +21,7 @@ demo: build
 test: build
 	$(SWIFT) test
 	bash scripts/dashboard-check.sh
+	bash Fuzz/HTTP1Differential/run.sh
 
 ## The admin dashboard against a running proxy in headless Chromium (installs chromium).
 dashboard-check: build
@@ -65,3 +66,12 @@ test-tsan: deps
 ## Mixed traffic for DURATION against a small cache; RSS and fds sampled into .build/soak/soak.csv and .png.
 soak: build
 	bash scripts/soak.sh $(DURATION)
+
+## HTTP/1.1 engine (issue 12): the request parser's libFuzzer harness for FUZZ_HTTP1_SECONDS
+## (default 60) from its committed seed corpus, and the differential test against llhttp.
+.PHONY: fuzz-http1 http1-differential
+fuzz-http1: deps
+	bash Fuzz/HTTP1RequestParser/fuzz.sh
+
+http1-differential: deps
+	bash Fuzz/HTTP1Differential/run.sh

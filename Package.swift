@@ -49,11 +49,31 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: HTTP/1.1 engine: pure, incremental, zero-copy parsers (no C imports)
+        .target(
+            name: "BreakwaterHTTP1",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BreakwaterHTTP1Tests",
+            dependencies: ["BreakwaterHTTP1"],
+            swiftSettings: swiftSettings
+        ),
+
+        // The request parser's verdicts as JSON lines, for the differential test against llhttp.
+        .executableTarget(
+            name: "http1-verdict",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1Differential/Verdict",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: I/O: the only target that imports libevent and OpenSSL
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "CLibevent", "COpenSSL",
+                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -139,4 +159,17 @@ if Context.environment["BREAKWATER_FUZZ"] == "1" {
                 swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
             ))
     }
+}
+
+// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
+// declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
+// -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
+if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzHTTP1RequestParser",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1RequestParser/Harness",
+            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+        ))
 }

@@ -69,14 +69,11 @@ final class AdminHandler: HTTPHandler, Sendable {
             responder.respond(answer(request))
             return
         }
-        // HEAD: the GET answer's status and headers, with the body's length but not the body.
+        // HEAD: the GET answer; the HTTP engine sends its head (Content-Length included), not its body.
         var get = request
         get.method = .get
-        var response = answer(get)
-        if response.status == 405 { response = answer(request) }
-        response.headers.add("Content-Length", "\(response.body.count)")
-        response.body = []
-        responder.respond(response)
+        let response = answer(get)
+        responder.respond(response.status == 405 ? answer(request) : response)
     }
 
     private func answer(_ request: HTTPRequest) -> HTTPResponse {
