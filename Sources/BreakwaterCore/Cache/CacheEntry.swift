@@ -19,7 +19,10 @@ package final class CacheEntry: Sendable {
     package let contentType: String
     /// A strong entity tag, quoted, as `makeETag(body:hasher:)` makes it.
     package let etag: String
+    /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
     package let storedAt: ContinuousClock.Instant
+    /// The same instant on the wall clock, which other hosts of a fleet understand too.
+    package let storedAtWallClock: WallClockTime
     package let ttl: Duration
     package let staleWhileRevalidate: Duration
     package let staleIfError: Duration
@@ -40,6 +43,7 @@ package final class CacheEntry: Sendable {
         contentType: String,
         etag: String,
         storedAt: ContinuousClock.Instant,
+        storedAtWallClock: WallClockTime = WallClockTime(millisecondsSinceEpoch: 0),
         ttl: Duration,
         staleWhileRevalidate: Duration,
         staleIfError: Duration,
@@ -53,6 +57,7 @@ package final class CacheEntry: Sendable {
         self.contentType = contentType
         self.etag = etag
         self.storedAt = storedAt
+        self.storedAtWallClock = storedAtWallClock
         self.ttl = ttl
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
