@@ -119,7 +119,7 @@ package struct GraphQLEndpoint: Sendable {
         case "OPTIONS" where cors != nil:
             throw EarlyAnswer(cors!.preflight(origin: request.headers["Origin"]))
         default:
-            throw EarlyAnswer(.methodNotAllowed(request.method))
+            throw EarlyAnswer(.methodNotAllowed(request.method.token))
         }
     }
 
@@ -168,7 +168,7 @@ package struct GraphQLEndpoint: Sendable {
 
     /// Bytes of the request line and header fields as they came on the wire (HTTP/1.1).
     private static func headerLength(of request: HTTPRequest) -> Int {
-        request.headers.fields.reduce(request.method.utf8.count + request.target.utf8.count + 12) {
+        request.headers.fields.reduce(request.method.token.utf8.count + request.target.utf8.count + 12) {
             $0 + $1.name.utf8.count + $1.value.utf8.count + 4
         }
     }

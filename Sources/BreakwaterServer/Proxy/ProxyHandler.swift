@@ -53,7 +53,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             responder: responder,
             client: operation.map { ClientView(request: request, operation: $0) }
                 ?? ClientView(isGET: request.method == "GET", ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:]),
-            started: started, method: request.method, operationName: operation?.operationName,
+            started: started, method: request.method.token, operationName: operation?.operationName,
             documentHash: operation?.document.digest, statistics: statistics, accessLog: settings.accessLog)
     }
 
