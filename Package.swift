@@ -38,6 +38,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // MARK: Redis shared tier: hiredis 0.14 with its libevent adapter (issue 11)
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+
         // MARK: Pure Swift core: no C imports, no sockets, no clocks of its own
         .target(
             name: "BreakwaterCore",
@@ -73,7 +80,7 @@ let package = Package(
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL",
+                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL", "CHiredis",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
