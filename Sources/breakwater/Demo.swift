@@ -53,8 +53,12 @@ struct Demo: ParsableCommand {
         let originAddress = PortProbe.usable(originGiven, explicit: originListen != nil, role: "demo origin")
         let proxyAddress = PortProbe.usable(proxyGiven, explicit: listen != nil || originOnly, role: "proxy")
         let adminAddress = PortProbe.usable(adminGiven, explicit: adminListen != nil || originOnly, role: "admin")
-        let logger = LogSetup.bootstrap(level: Configuration.LogLevel(rawValue: logLevel) ?? .info)
         var settings = Configuration()
+        settings.logging.level = Configuration.LogLevel(rawValue: logLevel) ?? .info
+        // The demo's stdout is for the curl examples; `run` has the access log.
+        settings.logging.accessLog = .off
+        let logger = LogSetup.bootstrap(settings.logging)
+        defer { LogSetup.flush() }
         settings.server.threads = threads
         settings.server.listen = proxyAddress
         settings.admin.listen = adminAddress

@@ -17,7 +17,8 @@ struct Run: ParsableCommand {
     func run() throws {
         let path = ConfigurationFile.path(explicit: config, originGiven: overrides.origin != nil)
         let settings = try overrides.apply(to: path.map(ConfigurationFile.load) ?? Configuration())
-        let logger = LogSetup.bootstrap(level: settings.logging.level)
+        let logger = LogSetup.bootstrap(settings.logging)
+        defer { LogSetup.flush() }
         let service = Service(threads: settings.server.threads, logger: logger)
         let servers: ProxyStack
         do {
@@ -34,6 +35,8 @@ struct Run: ParsableCommand {
         let overrides = self.overrides
         service.reloadOnHangup {
             try overrides.apply(to: path.map { try ConfigurationLoader.load(path: $0) } ?? Configuration())
+        } applyOutsideProxy: { configuration in
+            LogSetup.backend?.apply(configuration.logging)
         }
         service.run()
         logger.info("stopped")

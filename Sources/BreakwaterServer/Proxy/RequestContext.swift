@@ -1,5 +1,5 @@
 // One client request from arrival to answer: whom to answer, how to dress the answer, and what
-// to count and log once it is sent.
+// to count and log once it is sent (the access-log fields of SPEC section 6).
 
 import BreakwaterCore
 import Foundation
@@ -33,24 +33,41 @@ final class RequestContext: Sendable {
     /// Counts the answer in this request's loop statistics, logs it, and sends it.
     func finish(_ response: HTTPResponse, upstream: Duration? = nil) {
         let total = ContinuousClock.now - started
-        let cache = Self.cacheResult(response.headers["X-Cache"])
+        let cacheHeader = response.headers["X-Cache"]
+        let cache = Self.cacheResult(cacheHeader)
         statistics.record { $0.recordRequest(operationName: operationName, cache: cache, duration: total) }
-        accessLog?.info("\(accessLine(response, cache: cache, upstream: upstream, total: total))")
+        if let accessLog {
+            let entry = accessEntry(response, cache: cacheHeader, upstream: upstream, total: total)
+            accessLog.info("access", metadata: [AccessLogEntry.metadataKey: .stringConvertible(entry)])
+        }
+        if upstream != nil && response.status >= 500 { logOriginFailure(response) }
         responder.respond(response)
     }
 
-    /// One JSON line: time, method, operation, hash prefix, status, cache, upstream and total ms, bytes.
-    private func accessLine(
-        _ response: HTTPResponse, cache: RequestStatistics.CacheResult?, upstream: Duration?, total: Duration
-    ) -> String {
-        var line = "{\"time\":\"\(Date().formatted(.iso8601))\",\"method\":\(JSONText.quoted(method))"
-        line += ",\"operation\":" + (operationName.map(JSONText.quoted) ?? "null")
-        line += ",\"hash\":" + (documentHash.map { "\"\($0.hex.prefix(12))\"" } ?? "null")
-        line += ",\"status\":\(response.status),\"cache\":" + (cache.map { "\"\($0.rawValue.uppercased())\"" } ?? "null")
-        line += ",\"upstream_ms\":" + (upstream.map { DecimalText.string(Self.milliseconds($0), fractionDigits: 3) } ?? "null")
-        line += ",\"total_ms\":" + DecimalText.string(Self.milliseconds(total), fractionDigits: 3)
-        line += ",\"bytes\":\(response.body.count)}"
-        return line
+    /// The access-log fields of this answer; the client's identity comes with its responder.
+    private func accessEntry(
+        _ response: HTTPResponse, cache: String?, upstream: Duration?, total: Duration
+    ) -> AccessLogEntry {
+        let identity = (responder as? IdentifiedResponder)?.identity
+        return AccessLogEntry(
+            time: LogTimestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)),
+            client: identity?.remoteAddress ?? "", method: method, status: response.status, cache: cache,
+            operation: operationName, hash: documentHash,
+            // Answers Breakwater gave itself carry no X-Cache; their code is in the body.
+            errorCode: cache == nil ? AnswerErrorCode.code(in: response.body) : nil,
+            duration: total, originStatus: upstream == nil ? nil : response.status, originDuration: upstream,
+            bytes: response.body.count, requestID: identity?.requestID, userAgent: identity?.userAgent,
+            clientName: identity?.clientName, clientVersion: identity?.clientVersion)
+    }
+
+    /// Until the flow reports each fetch's outcome through `ProxyLog.originResult`, the answer a
+    /// fetch turned into (ORIGIN_* error bodies) says why the origin failed.
+    private func logOriginFailure(_ response: HTTPResponse) {
+        let code = AnswerErrorCode.code(in: response.body)
+        let reason = code.map { $0.hasPrefix("ORIGIN_") ? $0.dropFirst("ORIGIN_".count).lowercased() : $0 }
+        ProxyLog.originFailed(
+            reason: reason ?? "status", originStatus: code == nil ? response.status : nil, operation: operationName,
+            requestID: (responder as? IdentifiedResponder)?.identity.requestID)
     }
 
     private static func cacheResult(_ header: String?) -> RequestStatistics.CacheResult? {
@@ -61,10 +78,5 @@ final class RequestContext: Sendable {
         case "BYPASS": .bypass
         default: nil
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1000 + Double(attoseconds) * 1e-15
     }
 }
