@@ -124,3 +124,19 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
+// Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
+// -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
+// them: without libFuzzer's `main` they are not programs.
+if Context.environment["BREAKWATER_FUZZ"] == "1" {
+    for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(harness)",
+                dependencies: ["BreakwaterCore"],
+                path: "Fuzz/Harnesses/\(harness)",
+                swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+            ))
+    }
+}

@@ -82,6 +82,7 @@ package final class Service: @unchecked Sendable {
         group.wait()
         signals = nil
         for server in servers { server.close() }
+        proxy?.flush()
     }
 
     private func signalled(_ signal: SignalWatcher.Signal) {

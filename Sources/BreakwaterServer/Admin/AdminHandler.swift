@@ -127,7 +127,7 @@ final class AdminHandler: HTTPHandler, Sendable {
     private func purge(_ request: HTTPRequest) -> HTTPResponse {
         do {
             let purge = try PurgeRequest.parse(request.body)
-            let count = state.cache.store.purge(purge.selector, soft: purge.soft, now: .now)
+            let count = state.cache.purger.purge(purge)
             logger.notice(
                 "purge",
                 metadata: [

@@ -31,52 +31,41 @@ final class RequestContext: Sendable {
     }
 
     /// Counts the answer in this request's loop statistics, logs it, and sends it.
-    func finish(_ response: HTTPResponse, upstream: Duration? = nil) {
+    func finish(_ reply: FlowReply, upstream: Duration? = nil) {
         let total = ContinuousClock.now - started
-        let cacheHeader = response.headers["X-Cache"]
-        let cache = Self.cacheResult(cacheHeader)
-        statistics.record { $0.recordRequest(operationName: operationName, cache: cache, duration: total) }
+        let cache = reply.cache.map(RequestStatistics.CacheResult.init)
+        statistics.record {
+            $0.recordRequest(operationName: operationName, cache: cache, duration: total)
+            if let event = reply.apqEvent { $0.recordAPQ(event) }
+        }
         if let accessLog {
-            let entry = accessEntry(response, cache: cacheHeader, upstream: upstream, total: total)
+            let entry = accessEntry(reply, upstream: upstream, total: total)
             accessLog.info("access", metadata: [AccessLogEntry.metadataKey: .stringConvertible(entry)])
         }
-        if upstream != nil && response.status >= 500 { logOriginFailure(response) }
-        responder.respond(response)
+        if upstream != nil && reply.response.status >= 500 { logOriginFailure(reply) }
+        responder.respond(reply.response)
     }
 
     /// The access-log fields of this answer; the client's identity comes with its responder.
-    private func accessEntry(
-        _ response: HTTPResponse, cache: String?, upstream: Duration?, total: Duration
-    ) -> AccessLogEntry {
+    private func accessEntry(_ reply: FlowReply, upstream: Duration?, total: Duration) -> AccessLogEntry {
         let identity = (responder as? IdentifiedResponder)?.identity
         return AccessLogEntry(
             time: LogTimestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)),
-            client: identity?.remoteAddress ?? "", method: method, status: response.status, cache: cache,
-            operation: operationName, hash: documentHash,
-            // Answers Breakwater gave itself carry no X-Cache; their code is in the body.
-            errorCode: cache == nil ? AnswerErrorCode.code(in: response.body) : nil,
-            duration: total, originStatus: upstream == nil ? nil : response.status, originDuration: upstream,
-            bytes: response.body.count, requestID: identity?.requestID, userAgent: identity?.userAgent,
-            clientName: identity?.clientName, clientVersion: identity?.clientVersion)
+            client: identity?.remoteAddress ?? "", method: method, status: reply.response.status,
+            cache: reply.cache?.headerValue, operation: operationName, hash: documentHash,
+            errorCode: reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.body) : nil),
+            bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
+            originDuration: upstream, bytes: reply.response.body.count, requestID: identity?.requestID,
+            userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
     }
 
     /// Until the flow reports each fetch's outcome through `ProxyLog.originResult`, the answer a
-    /// fetch turned into (ORIGIN_* error bodies) says why the origin failed.
-    private func logOriginFailure(_ response: HTTPResponse) {
-        let code = AnswerErrorCode.code(in: response.body)
+    /// fetch turned into says why the origin failed (its error code, or the origin's status).
+    private func logOriginFailure(_ reply: FlowReply) {
+        let code = reply.errorCode ?? AnswerErrorCode.code(in: reply.response.body)
         let reason = code.map { $0.hasPrefix("ORIGIN_") ? $0.dropFirst("ORIGIN_".count).lowercased() : $0 }
         ProxyLog.originFailed(
-            reason: reason ?? "status", originStatus: code == nil ? response.status : nil, operation: operationName,
+            reason: reason ?? "status", originStatus: reply.originStatus, operation: operationName,
             requestID: (responder as? IdentifiedResponder)?.identity.requestID)
-    }
-
-    private static func cacheResult(_ header: String?) -> RequestStatistics.CacheResult? {
-        switch header {
-        case "HIT": .hit
-        case "STALE": .stale
-        case "MISS": .miss
-        case "BYPASS": .bypass
-        default: nil
-        }
     }
 }

@@ -13,6 +13,7 @@ package final class ProxyStack: @unchecked Sendable {
     package let adminServer: HTTPServer
     private let handlers: [ProxyHandler]
     private let admin: AdminHandler
+    private let registry: PersistedQueryRegistry
     private let logger: Logger
 
     /// Binds `server.listen` and `admin.listen` on every loop of `group`.
@@ -21,6 +22,7 @@ package final class ProxyStack: @unchecked Sendable {
     ) throws(ServerError) {
         self.logger = logger
         let registry = try Self.makeRegistry(configuration, logger: logger)
+        self.registry = registry
         let resolver = DocumentResolver(
             mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
         let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
@@ -44,6 +46,12 @@ package final class ProxyStack: @unchecked Sendable {
         adminServer = try HTTPServer(group: group, address: configuration.admin.listen, limits: HTTPLimits()) { _ in
             admin
         }
+    }
+
+    /// Waits until every registration is in the registry's store (written behind the loops'
+    /// backs); call once the loops have stopped.
+    package func flush() {
+        registry.flush()
     }
 
     /// Applies the reloadable settings of `configuration` to new requests on every loop, without
@@ -90,7 +98,7 @@ package final class ProxyStack: @unchecked Sendable {
             let store = try settings.store.isEmpty || settings.mode != .automatic
                 ? nil : PersistedQueryStore(path: settings.store)
             let registry = try PersistedQueryRegistry(
-                maxEntries: settings.maxEntries, store: store, manifest: manifest, hasher: hasher,
+                maxEntries: settings.maxEntries, maxBytes: settings.maxBytes.bytes, store: store, manifest: manifest, hasher: hasher,
                 mode: settings.mode, logger: logger)
             logger.info(
                 "persisted queries loaded",
