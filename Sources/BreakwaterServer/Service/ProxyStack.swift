@@ -36,7 +36,7 @@ package final class ProxyStack: @unchecked Sendable {
             let handler = try ProxyHandler(
                 loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index])
             handlers.append(handler)
-            return handler
+            return IdentifiedHandler(handler)
         }
         self.handlers = handlers
         let state = AdminState(
