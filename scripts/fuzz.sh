@@ -13,7 +13,7 @@ SCRATCH=.build-fuzz
 if [ "$#" -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=($(ls Fuzz/Harnesses)); fi
 
 export BREAKWATER_FUZZ=1
-build_flags=(--scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+build_flags=(--scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address)
 for harness in "${HARNESSES[@]}"; do
     echo "== building Fuzz$harness"
     "$SWIFT" build "${build_flags[@]}" --product "Fuzz$harness" 2>&1 | grep -E "error|warning: unre|Compiling Fuzz|Build complete" || true
