@@ -60,6 +60,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Process wiring: signals, reload, drain, logging backend (the HTTP layer stays only HTTP)
+        .target(
+            name: "BreakwaterService",
+            dependencies: [
+                "BreakwaterCore", "BreakwaterServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Demo origin (SPEC section 9): pure handler, served through BreakwaterServer by main
         .target(
             name: "BreakwaterDemoOrigin",
@@ -75,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "breakwater",
             dependencies: [
-                "BreakwaterCore", "BreakwaterServer", "BreakwaterDemoOrigin",
+                "BreakwaterCore", "BreakwaterServer", "BreakwaterService", "BreakwaterDemoOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

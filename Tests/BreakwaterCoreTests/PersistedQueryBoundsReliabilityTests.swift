@@ -139,6 +139,7 @@ struct PersistedQueryBoundsReliabilityTests {
             for number in 0..<20 {
                 first.register(Self.hasher.sha256(Self.document(number)), document: Self.document(number))
             }
+            first.flush()
             let restarted = try PersistedQueryRegistry(
                 maxEntries: 1_000, maxBytes: 5_000, store: PersistedQueryStore(path: path), manifest: nil,
                 hasher: Self.hasher)

@@ -6,8 +6,8 @@ package enum CacheAnswer {
     package static func fromEntry(
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
-        var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
-        headers.add("X-Cache", isFresh ? "HIT" : "STALE")
+        var headers = HTTPHeaders(capacity: 8 + client.extraHeaders.fields.count)
+        headers.add("X-Cache", isFresh ? XCache.hit.headerValue : XCache.stale.headerValue)
         headers.add("Age", CacheResponseHeaders.age(age))
         headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
@@ -16,8 +16,8 @@ package enum CacheAnswer {
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
-        var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
-        headers.add("X-Cache", "MISS")
+        var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
+        headers.add("X-Cache", XCache.miss.headerValue)
         headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
@@ -29,17 +29,10 @@ package enum CacheAnswer {
         if response.status == 200 && MediaType.isJSONResponse(origin.headers["Content-Type"]) {
             response.headers.replace("Content-Type", with: client.jsonContentType)
         }
-        response.headers.add("X-Cache", "BYPASS")
-        // Replace, not add: a 5xx without a GraphQL body was already rewritten into a 502 that
-        // carries its own `Cache-Control`, and two of them are one too many.
+        response.headers.add("X-Cache", XCache.bypass.headerValue)
+        // Replaced, not added: a 502 made from an origin's error page has its own already.
         response.headers.replace("Cache-Control", with: "private, no-store")
-        response.headers.fields += client.extraHeaders.fields
-        return response
-    }
-
-    /// An error Breakwater answers itself after a fetch (502, 504), with the client's CORS headers.
-    package static func failed(_ error: GraphQLErrorResponse, client: ClientView) -> HTTPResponse {
-        var response = error.response
+        if let vary = client.vary, response.status == 200 { response.headers.add("Vary", vary) }
         response.headers.fields += client.extraHeaders.fields
         return response
     }
@@ -53,6 +46,7 @@ package enum CacheAnswer {
     /// 200 with the stored body, or 304 when the client already holds it.
     private static func finish(entry: CacheEntry, headers: HTTPHeaders, client: ClientView) -> HTTPResponse {
         var headers = headers
+        if let vary = client.vary { headers.add("Vary", vary) }
         if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
         if !client.ifNoneMatch.isEmpty && ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: entry.etag) {
             return HTTPResponse(status: 304, headers: headers)

@@ -19,7 +19,10 @@ package final class CacheEntry: Sendable {
     package let contentType: String
     /// A strong entity tag, quoted, as `makeETag(body:hasher:)` makes it.
     package let etag: String
+    /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
     package let storedAt: ContinuousClock.Instant
+    /// The same instant on the wall clock, which other hosts of a fleet understand too.
+    package let storedAtWallClock: WallClockTime
     package let ttl: Duration
     package let staleWhileRevalidate: Duration
     package let staleIfError: Duration
@@ -40,6 +43,7 @@ package final class CacheEntry: Sendable {
         contentType: String,
         etag: String,
         storedAt: ContinuousClock.Instant,
+        storedAtWallClock: WallClockTime = WallClockTime(millisecondsSinceEpoch: 0),
         ttl: Duration,
         staleWhileRevalidate: Duration,
         staleIfError: Duration,
@@ -53,6 +57,7 @@ package final class CacheEntry: Sendable {
         self.contentType = contentType
         self.etag = etag
         self.storedAt = storedAt
+        self.storedAtWallClock = storedAtWallClock
         self.ttl = ttl
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
@@ -82,5 +87,31 @@ package final class CacheEntry: Sendable {
     /// The instant from which the entry can serve nobody, not even a request whose origin failed.
     package func removableAt(staleSince: ContinuousClock.Instant?) -> ContinuousClock.Instant {
         expiresAt(staleSince: staleSince) + max(staleWhileRevalidate, staleIfError)
+    }
+}
+
+extension CacheEntry {
+    /// A new entry for an origin answer the policy allows storing, stored at `now` on both clocks.
+    package static func make(
+        key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
+        isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
+        hasher: any SHA256Hashing
+    ) -> CacheEntry {
+        CacheEntry(
+            key: key, body: answer.body, contentType: interned(answer.headers["Content-Type"]),
+            etag: makeETag(body: answer.body, hasher: hasher), storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
+            staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
+            documentDigest: operation.document.digest, operationName: operation.operationName, tags: tags,
+            isPerUser: isPerUser)
+    }
+
+    /// The usual content types as string literals, which take no memory per entry.
+    private static func interned(_ contentType: String?) -> String {
+        switch contentType {
+        case nil, "application/json": "application/json"
+        case "application/json; charset=utf-8": "application/json; charset=utf-8"
+        case "application/graphql-response+json": "application/graphql-response+json"
+        case let other?: other
+        }
     }
 }

@@ -2,8 +2,7 @@
 
 /// One HTTP request received by a listener.
 package struct HTTPRequest: Sendable {
-    /// Upper-case method name as sent ("GET", "POST", "OPTIONS", ...).
-    package var method: String
+    package var method: HTTPMethod
     /// The request-target exactly as sent: path and query string.
     package var target: String
     package var headers: HTTPHeaders
@@ -14,7 +13,7 @@ package struct HTTPRequest: Sendable {
     package var isSecure: Bool
 
     package init(
-        method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+        method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
         remoteAddress: String = "", isSecure: Bool = false
     ) {
         self.method = method

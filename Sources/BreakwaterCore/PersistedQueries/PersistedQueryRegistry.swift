@@ -2,6 +2,7 @@
 // shared by every event loop. Registrations made through APQ live in a bounded LRU and are
 // appended to the store so they survive a restart; a manifest's documents are pinned beside them.
 
+import Dispatch
 import Logging
 import Synchronization
 
@@ -9,7 +10,8 @@ import Synchronization
 /// in `automatic` mode, those clients registered (least recently used evicted beyond `maxEntries`).
 ///
 /// Thread-safe. Manifest lookups take no lock; the LRU sits behind a mutex held only for a
-/// dictionary operation, and the store is written after the mutex is released.
+/// dictionary operation, and the store is written behind the caller's back, on a queue of its
+/// own, so that an event loop never waits for the disk.
 package final class PersistedQueryRegistry: Sendable {
     private struct State {
         var documents: LRUCache<SHA256Digest, String>
@@ -24,6 +26,8 @@ package final class PersistedQueryRegistry: Sendable {
     private let store: PersistedQueryStore?
     private let state: Mutex<State>
     private let logger: Logger
+    /// Appends registrations to the store in order, off the event loops (write-behind).
+    private let writer = DispatchQueue(label: "breakwater.persisted-queries.writer")
 
     /// Loads the manifest's documents and, in `automatic` mode, the store's most recent
     /// `maxEntries` registrations, compacting the store when it holds more than twice that.
@@ -82,8 +86,9 @@ package final class PersistedQueryRegistry: Sendable {
 
     /// Adds a document whose hash the caller has verified; returns whether it was new.
     ///
-    /// A new document is appended to the store. If that fails it is still served from memory,
-    /// counted in `persistFailures` and logged: a full disk must not fail the request.
+    /// A new document is served at once and appended to the store on the writer queue. If that
+    /// fails it is still served from memory, counted in `persistFailures` and logged: a full disk
+    /// must not fail the request.
     @discardableResult
     package func register(_ digest: SHA256Digest, document: String) -> Bool {
         guard mode == .automatic, manifest?.document(for: digest) == nil else { return false }
@@ -95,16 +100,23 @@ package final class PersistedQueryRegistry: Sendable {
         }
         // A document larger than the whole byte bound is served once and neither kept nor stored.
         guard isNew, let store, document.utf8.count <= maxBytes else { return isNew }
-        do {
-            try store.append(digest, document)
-        } catch {
-            state.withLock { $0.persistFailures += 1 }
-            logger.warning(
-                "cannot persist a registered query; it is served from memory until restart",
-                metadata: ["apq.hash": "\(digest.hex)", "error": "\(error)"]
-            )
+        writer.async { [self] in
+            do {
+                try store.append(digest, document)
+            } catch {
+                state.withLock { $0.persistFailures += 1 }
+                logger.warning(
+                    "cannot persist a registered query; it is served from memory until restart",
+                    metadata: ["apq.hash": "\(digest.hex)", "error": "\(error)"]
+                )
+            }
         }
         return true
+    }
+
+    /// Waits until every registration made so far is in the store (at shutdown, and in tests).
+    package func flush() {
+        writer.sync {}
     }
 
     /// Whether the manifest lists `digest`, the SHA-256 of a document's text (or an Apollo id):

@@ -53,7 +53,7 @@ package final class DemoOrigin: HTTPHandler {
         let query = try? parameters?.get().query
         let operationName = (try? parameters?.get().operationName) ?? query.flatMap(Self.soleOperationName)
         let faults = controls.recordArrival(
-            method: request.method, operationName: operationName, query: query, headers: request.headers
+            method: request.method.token, operationName: operationName, query: query, headers: request.headers
         )
         Task {
             if faults.delayMilliseconds > 0 {

@@ -134,7 +134,7 @@ private final class Endpoint: @unchecked Sendable {
             return
         }
         let head = HTTPRequest(
-            method: Self.methodName(evhttp_request_get_command(request)),
+            method: HTTPMethod(token: Self.methodName(evhttp_request_get_command(request))),
             target: String(cString: uri),
             headers: EvhttpMessage.headers(evhttp_request_get_input_headers(request)),
             body: EvhttpMessage.body(evhttp_request_get_input_buffer(request)),

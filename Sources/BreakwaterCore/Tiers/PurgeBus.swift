@@ -1,0 +1,10 @@
+// How purges reach the other proxies of a fleet (SPEC section 7).
+
+/// Carries purges between proxies. The local purge is applied first by `CachePurger`; the bus
+/// only tells the others (and the shared tier), and hands their purges to `onRemotePurge`.
+package protocol PurgeBus: AnyObject, Sendable {
+    /// Announces a purge applied here.
+    func publish(_ purge: PurgeRequest)
+    /// Called with each purge another proxy announced, on any thread.
+    func setRemotePurgeHandler(_ handler: @escaping @Sendable (PurgeRequest) -> Void)
+}

@@ -1,0 +1,17 @@
+// The second-level response cache a fleet shares (SPEC section 7), as the flow sees it. Redis
+// implements it; without a shared tier there is none and the flow goes from local miss to origin.
+
+/// A shared response cache bound to one event loop: every completion runs on that loop, exactly
+/// once, and a call never blocks it. Failures (timeout, tier down) read as misses, never errors.
+package protocol ResponseTier: AnyObject {
+    /// The entry for `key`, or nil on a miss, a timeout or while the tier is down.
+    func lookup(_ key: CacheKey, completion: @escaping (CacheEntry?) -> Void)
+    /// Writes `entry` for its whole lifetime (TTL and stale windows); fire and forget.
+    func store(_ entry: CacheEntry)
+    /// Tries to take the fleet-wide lease to fetch `key` from the origin for `ttl`; true: this
+    /// proxy fetches (also when the tier is down), false: another proxy holds it.
+    func acquireLease(_ key: CacheKey, ttl: Duration, completion: @escaping (Bool) -> Void)
+    func releaseLease(_ key: CacheKey)
+    /// Waits up to `timeout` for another proxy to store `key`; nil when it did not.
+    func awaitEntry(_ key: CacheKey, timeout: Duration, completion: @escaping (CacheEntry?) -> Void)
+}
