@@ -178,6 +178,6 @@ if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
             name: "FuzzHTTP1RequestParser",
             dependencies: ["BreakwaterHTTP1"],
             path: "Fuzz/HTTP1RequestParser/Harness",
-            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+            swiftSettings: swiftSettings
         ))
 }
