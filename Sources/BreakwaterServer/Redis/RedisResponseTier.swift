@@ -4,7 +4,7 @@
 import BreakwaterCore
 
 /// The L2 of one loop; every completion runs on that loop, exactly once.
-package final class RedisResponseTier {
+package final class RedisResponseTier: ResponseTier {
     private let connection: RedisConnection
     private let settings: RedisSettings
     private let keys: RedisKeyLayout
