@@ -56,12 +56,42 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: HTTP/1.1 engine: pure, incremental, zero-copy parsers (no C imports)
+        .target(
+            name: "BreakwaterHTTP1",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BreakwaterHTTP1Tests",
+            dependencies: ["BreakwaterHTTP1"],
+            swiftSettings: swiftSettings
+        ),
+
+        // The request parser's verdicts as JSON lines, for the differential test against llhttp.
+        .executableTarget(
+            name: "http1-verdict",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1Differential/Verdict",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: I/O: the only target that imports libevent and OpenSSL
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "CLibevent", "COpenSSL", "CHiredis",
+                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL", "CHiredis",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Process wiring: signals, reload, drain, logging backend (the HTTP layer stays only HTTP)
+        .target(
+            name: "BreakwaterService",
+            dependencies: [
+                "BreakwaterCore", "BreakwaterServer",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -82,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "breakwater",
             dependencies: [
-                "BreakwaterCore", "BreakwaterServer", "BreakwaterDemoOrigin",
+                "BreakwaterCore", "BreakwaterServer", "BreakwaterService", "BreakwaterDemoOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,3 +151,32 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
+// Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
+// -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
+// them: without libFuzzer's `main` they are not programs.
+if Context.environment["BREAKWATER_FUZZ"] == "1" {
+    for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(harness)",
+                dependencies: ["BreakwaterCore"],
+                path: "Fuzz/Harnesses/\(harness)",
+                swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+            ))
+    }
+}
+
+// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
+// declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
+// -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
+if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzHTTP1RequestParser",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1RequestParser/Harness",
+            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+        ))
+}

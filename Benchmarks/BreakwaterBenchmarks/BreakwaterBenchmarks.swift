@@ -77,27 +77,35 @@ let benchmarks: @Sendable () -> Void = {
             precondition(Fixture.churnStore.statistics.evictions > 0)
         })
 
-    // MARK: Endpoint decision for a hashed GET of a registered document
+    // MARK: The request flow for a hashed GET of a registered document (a miss: nothing stored)
 
-    Benchmark("GraphQLEndpoint.decide hashed GET, no memo", configuration: configuration) { benchmark in
+    Benchmark("RequestFlow.start hashed GET, no memo", configuration: configuration) { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(Fixture.endpoint.decide(Fixture.hashedGET, memo: nil))
+            var flow = RequestFlow(request: Fixture.hashedGET, environment: Fixture.environment, memo: nil)
+            blackHole(flow.start())
         }
     }
 
     let memo = OperationMemo()
     Benchmark(
-        "GraphQLEndpoint.decide hashed GET, memoised", configuration: configuration,
+        "RequestFlow.start hashed GET, memoised", configuration: configuration,
         closure: { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(Fixture.endpoint.decide(Fixture.hashedGET, memo: memo))
+                var flow = RequestFlow(request: Fixture.hashedGET, environment: Fixture.environment, memo: memo)
+                blackHole(flow.start())
             }
         },
         setup: {
-            guard case .forward = Fixture.endpoint.decide(Fixture.hashedGET, memo: memo).decision,
-                memo.count == 1
+            var flow = RequestFlow(request: Fixture.hashedGET, environment: Fixture.environment, memo: memo)
+            guard case .join = flow.start(), memo.count == 1
             else { preconditionFailure("the hashed GET does not resolve; the benchmark would measure an error") }
         })
+}
+
+/// The clock of the benchmarks: the real monotonic one, a fixed wall clock.
+private struct BenchmarkClock: FlowClock {
+    var now: ContinuousClock.Instant { .now }
+    var wallNow: WallClockTime { WallClockTime(millisecondsSinceEpoch: 0) }
 }
 
 /// Inputs shaped like real traffic, built once, on first use (outside the measured iterations,
@@ -193,6 +201,11 @@ private enum Fixture {
                 + quoted(searchDocument) + "}").utf8))
 
     // MARK: Endpoint
+
+    /// The flow's settings over an empty store.
+    static let environment = FlowEnvironment(
+        endpoint: endpoint, policy: CachePolicy(Configuration.Cache()), store: ResponseStore(maxBytes: 1 << 20),
+        upstreamHeaders: UpstreamHeaders(forwardHeaders: []), hasher: hasher, clock: BenchmarkClock())
 
     /// The endpoint with default settings and the list query already registered (automatic APQ).
     static let endpoint: GraphQLEndpoint = {

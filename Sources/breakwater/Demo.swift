@@ -4,6 +4,7 @@ import ArgumentParser
 import BreakwaterCore
 import BreakwaterDemoOrigin
 import BreakwaterServer
+import BreakwaterService
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -69,9 +70,9 @@ struct Demo: ParsableCommand {
             if !originOnly {
                 settings.origin.url = OriginURL(parsing: originURL)!
                 let servers = try service.addProxy(configuration: settings)
-                let proxyURL = "http://\(proxyAddress.withPort(servers.proxy.port))\(settings.server.graphqlPath)"
+                let proxyURL = "http://\(proxyAddress.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)"
                 Console.ready("listening on \(proxyURL)")
-                Console.ready("admin listening on http://\(adminAddress.withPort(servers.admin.port)) (stats, metrics, dashboard)")
+                Console.ready("admin listening on http://\(adminAddress.withPort(servers.adminServer.port)) (stats, metrics, dashboard)")
                 Console.line("\nTry it (Ctrl-C stops):\n")
                 for example in DemoOrigin.curlExamples(proxyURL: proxyURL) { Console.line(example + "\n") }
             }

@@ -3,6 +3,7 @@
 import ArgumentParser
 import BreakwaterCore
 import BreakwaterServer
+import BreakwaterService
 import Logging
 
 struct Run: ParsableCommand {
@@ -17,7 +18,7 @@ struct Run: ParsableCommand {
         let settings = try overrides.apply(to: ConfigurationFile.load(config))
         let logger = LogSetup.bootstrap(level: settings.logging.level)
         let service = Service(threads: settings.server.threads, logger: logger)
-        let servers: (proxy: HTTPServer, admin: HTTPServer)
+        let servers: ProxyStack
         do {
             servers = try service.addProxy(configuration: settings)
         } catch {
@@ -26,12 +27,12 @@ struct Run: ParsableCommand {
         }
         let scheme = settings.server.tls == nil ? "http" : "https"
         Console.ready(
-            "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxy.port))\(settings.server.graphqlPath)")
-        Console.ready("admin listening on http://\(settings.admin.listen.withPort(servers.admin.port))")
+            "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)")
+        Console.ready("admin listening on http://\(settings.admin.listen.withPort(servers.adminServer.port))")
         Console.ready("origin \(settings.origin.url)")
         let path = config, overrides = self.overrides
         service.reloadOnHangup { try overrides.apply(to: ConfigurationLoader.load(path: path)) }
-        service.run(drainTimeout: settings.server.drainTimeout)
+        service.run()
         logger.info("stopped")
     }
 }

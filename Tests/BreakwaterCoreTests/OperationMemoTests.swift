@@ -10,7 +10,7 @@ struct OperationMemoTests {
             operation: PreparedOperation(
                 document: ResolvedDocument(digest: digest, text: text, shouldRegister: false), operationName: nil,
                 kind: .query, variables: nil, clientMethod: .get,
-                origin: OriginRequest(method: "POST", target: "/graphql", body: []), responseHeaders: [:]),
+                origin: OriginRequest(method: "POST", target: "/graphql", body: [])),
             sharedCacheKey: nil)
     }
 

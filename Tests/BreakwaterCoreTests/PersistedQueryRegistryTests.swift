@@ -83,6 +83,7 @@ struct PersistedQueryRegistryTests {
             let path = folder + "/store.log"
             let earlier = try Self.registry(maxEntries: 10, store: PersistedQueryStore(path: path))
             Self.register(1, in: earlier)
+            earlier.flush()
             let storedBytes = PersistedQueryFixtures.bytes(of: path)
 
             let registry = try Self.registry(
@@ -109,6 +110,7 @@ struct PersistedQueryRegistryTests {
             let path = folder + "/store.log"
             let first = try Self.registry(maxEntries: 10, store: PersistedQueryStore(path: path))
             for number in 0..<5 { Self.register(number, in: first) }
+            first.flush()
 
             let restarted = try Self.registry(maxEntries: 3, store: PersistedQueryStore(path: path))
             #expect(restarted.entries == 3)
@@ -126,6 +128,7 @@ struct PersistedQueryRegistryTests {
             let path = folder + "/store.log"
             let first = try Self.registry(maxEntries: 100, store: PersistedQueryStore(path: path))
             for number in 0..<10 { Self.register(number, in: first) }
+            first.flush()
 
             _ = try Self.registry(maxEntries: 3, store: PersistedQueryStore(path: path))
             let records = try PersistedQueryStore(path: path).load()
@@ -138,6 +141,7 @@ struct PersistedQueryRegistryTests {
             let path = folder + "/store.log"
             let first = try Self.registry(maxEntries: 100, store: PersistedQueryStore(path: path))
             for number in 0..<6 { Self.register(number, in: first) }
+            first.flush()
 
             _ = try Self.registry(maxEntries: 3, store: PersistedQueryStore(path: path))
             #expect(try PersistedQueryStore(path: path).load().count == 6)
@@ -173,6 +177,7 @@ struct PersistedQueryRegistryTests {
             }
             #expect(registry.registered == 5000)
             #expect(registry.entries == 5000)
+            registry.flush()
             let records = try PersistedQueryStore(path: path).load()
             #expect(records.count == 5000)
             #expect(Set(records.map(\.0)).count == 5000)

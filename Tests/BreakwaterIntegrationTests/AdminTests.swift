@@ -142,27 +142,6 @@ import Testing
         #expect(try proxy.admin.get("/stats").status == 200, "GETs stay open")
     }
 
-    @Test func healthIsUnavailableWhileDraining() throws {
-        let origin = try DemoOriginProcess()
-        let proxy = try cachingProxy(origin: origin)
-        let client = proxy.client
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? client.post("/graphql", json: #"{"query":"{ slow(ms: 1000) }"}"#)
-            done.signal()
-        }.start()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while (try origin.counters()["requests"] as? Int ?? 0) == 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        proxy.process.signal(SIGTERM)
-        Thread.sleep(forTimeInterval: 0.1)
-        let health = try proxy.admin.get("/healthz")
-        #expect(health.status == 503)
-        #expect(done.wait(timeout: .now() + 5) == .success)
-        #expect(proxy.process.waitForExit(timeout: .seconds(5)) == 0)
-    }
-
     @Test func sighupReloadsRulesAndABadFileKeepsTheRunningOnes() throws {
         let origin = try DemoOriginProcess()
         let base = "persisted_queries:\n  store: \"\"\n"

@@ -6,20 +6,19 @@ package enum CacheAnswer {
     package static func fromEntry(
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
-        let remaining = isFresh ? entry.ttl - age : .zero
-        var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
-        headers.add("X-Cache", isFresh ? "HIT" : "STALE")
+        var headers = HTTPHeaders(capacity: 8 + client.extraHeaders.fields.count)
+        headers.add("X-Cache", isFresh ? XCache.hit.headerValue : XCache.stale.headerValue)
         headers.add("Age", CacheResponseHeaders.age(age))
-        headers.add("Cache-Control", cacheControl(for: entry, remaining: remaining, client: client))
+        headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
-        var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
-        headers.add("X-Cache", "MISS")
-        headers.add("Cache-Control", cacheControl(for: entry, remaining: entry.ttl, client: client))
+        var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
+        headers.add("X-Cache", XCache.miss.headerValue)
+        headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
@@ -30,26 +29,24 @@ package enum CacheAnswer {
         if response.status == 200 && MediaType.isJSONResponse(origin.headers["Content-Type"]) {
             response.headers.replace("Content-Type", with: client.jsonContentType)
         }
-        response.headers.add("X-Cache", "BYPASS")
-        response.headers.add("Cache-Control", "private, no-store")
+        response.headers.add("X-Cache", XCache.bypass.headerValue)
+        // Replaced, not added: a 502 made from an origin's error page has its own already.
+        response.headers.replace("Cache-Control", with: "private, no-store")
+        if let vary = client.vary, response.status == 200 { response.headers.add("Vary", vary) }
         response.headers.fields += client.extraHeaders.fields
         return response
     }
 
-    /// An error Breakwater answers itself after a fetch (502, 504), with the client's CORS headers.
-    package static func failed(_ error: GraphQLErrorResponse, client: ClientView) -> HTTPResponse {
-        var response = error.response
-        response.headers.fields += client.extraHeaders.fields
-        return response
-    }
-
-    private static func cacheControl(for entry: CacheEntry, remaining: Duration, client: ClientView) -> String {
-        CacheResponseHeaders.cacheControl(isPublicGET: client.isGET && !entry.isPerUser, remaining: remaining)
+    private static func cacheControl(for entry: CacheEntry, client: ClientView) -> String {
+        CacheResponseHeaders.cacheControl(
+            isPublicGET: client.isGET && !entry.isPerUser, ttl: entry.ttl,
+            staleWhileRevalidate: entry.staleWhileRevalidate, staleIfError: entry.staleIfError)
     }
 
     /// 200 with the stored body, or 304 when the client already holds it.
     private static func finish(entry: CacheEntry, headers: HTTPHeaders, client: ClientView) -> HTTPResponse {
         var headers = headers
+        if let vary = client.vary { headers.add("Vary", vary) }
         if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
         if !client.ifNoneMatch.isEmpty && ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: entry.etag) {
             return HTTPResponse(status: 304, headers: headers)

@@ -89,3 +89,29 @@ package final class CacheEntry: Sendable {
         expiresAt(staleSince: staleSince) + max(staleWhileRevalidate, staleIfError)
     }
 }
+
+extension CacheEntry {
+    /// A new entry for an origin answer the policy allows storing, stored at `now` on both clocks.
+    package static func make(
+        key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
+        isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
+        hasher: any SHA256Hashing
+    ) -> CacheEntry {
+        CacheEntry(
+            key: key, body: answer.body, contentType: interned(answer.headers["Content-Type"]),
+            etag: makeETag(body: answer.body, hasher: hasher), storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
+            staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
+            documentDigest: operation.document.digest, operationName: operation.operationName, tags: tags,
+            isPerUser: isPerUser)
+    }
+
+    /// The usual content types as string literals, which take no memory per entry.
+    private static func interned(_ contentType: String?) -> String {
+        switch contentType {
+        case nil, "application/json": "application/json"
+        case "application/json; charset=utf-8": "application/json; charset=utf-8"
+        case "application/graphql-response+json": "application/graphql-response+json"
+        case let other?: other
+        }
+    }
+}

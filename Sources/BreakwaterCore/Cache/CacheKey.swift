@@ -26,12 +26,14 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         operationName: String?,
         canonicalVariables: [UInt8],
         scope: [UInt8]?,
+        varying: [UInt8]? = nil,
         hasher: any SHA256Hashing
     ) -> CacheKey {
         var material: [UInt8] = []
         // Version, document, two optional fields (presence + length) and one length, then the bytes.
         material.reserveCapacity(
-            1 + 32 + 2 * 9 + 8 + (operationName?.utf8.count ?? 0) + canonicalVariables.count + (scope?.count ?? 0)
+            1 + 32 + 3 * 9 + 8 + (operationName?.utf8.count ?? 0) + canonicalVariables.count + (scope?.count ?? 0)
+                + (varying?.count ?? 0)
         )
         // A version byte, so that a future change of layout can never reuse old keys.
         material.append(1)
@@ -39,6 +41,9 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         appendOptional(operationName.map { Array($0.utf8) }, to: &material)
         appendField(canonicalVariables, to: &material)
         appendOptional(scope, to: &material)
+        // Keyed forwarded headers (Accept-Language...), only when the request carries any, so
+        // that the usual key is the same as before they existed.
+        if let varying { appendOptional(varying, to: &material) }
         return CacheKey(digest: hasher.sha256(material))
     }
 

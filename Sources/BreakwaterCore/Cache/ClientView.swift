@@ -9,22 +9,29 @@ package struct ClientView: Sendable {
     package var wantsGraphQLResponseJSON: Bool
     /// Headers every answer carries (CORS).
     package var extraHeaders: HTTPHeaders
+    /// The `Vary` value of answers from the cache: `Accept` and the keyed forwarded headers.
+    package var vary: String?
 
-    package init(isGET: Bool, ifNoneMatch: [String], wantsGraphQLResponseJSON: Bool, extraHeaders: HTTPHeaders) {
+    package init(
+        isGET: Bool, ifNoneMatch: [String], wantsGraphQLResponseJSON: Bool, extraHeaders: HTTPHeaders,
+        vary: String? = nil
+    ) {
         self.isGET = isGET
         self.ifNoneMatch = ifNoneMatch
         self.wantsGraphQLResponseJSON = wantsGraphQLResponseJSON
         self.extraHeaders = extraHeaders
+        self.vary = vary
     }
 
-    package init(request: HTTPRequest, operation: PreparedOperation) {
+    /// The view of `request`, whose answers carry `corsHeaders` and, from the cache, `vary`.
+    package init(request: HTTPRequest, corsHeaders: HTTPHeaders, vary: String?) {
         self.init(
-            isGET: operation.clientMethod == .get,
+            isGET: request.method == .get,
             ifNoneMatch: request.headers.values(of: "If-None-Match"),
             wantsGraphQLResponseJSON: request.headers.values(of: "Accept").contains {
                 $0.utf8.containsSequence(Self.graphQLResponseJSON)
             },
-            extraHeaders: operation.responseHeaders)
+            extraHeaders: corsHeaders, vary: vary)
     }
 
     private static let graphQLResponseJSON = Array("application/graphql-response+json".utf8)

@@ -10,19 +10,27 @@ package struct ResolvedDocument: Sendable, Equatable {
     package var shouldRegister: Bool
 }
 
+/// What resolving a request's document found.
+package enum DocumentResolution: Sendable, Equatable {
+    case document(ResolvedDocument)
+    /// A hash this registry does not know (mode automatic): a shared tier may know it, else the
+    /// answer is PersistedQueryNotFound.
+    case unknownHash(SHA256Digest)
+}
+
 /// Resolves documents by hash, `documentId`, `doc_id` or text, per `persisted_queries.mode`.
 package struct DocumentResolver: Sendable {
     package let mode: Configuration.PersistedQueryMode
-    package let registry: PersistedQueryRegistry
+    package let registry: any DocumentRegistry
     package let hasher: any SHA256Hashing
 
-    package init(mode: Configuration.PersistedQueryMode, registry: PersistedQueryRegistry, hasher: any SHA256Hashing) {
+    package init(mode: Configuration.PersistedQueryMode, registry: any DocumentRegistry, hasher: any SHA256Hashing) {
         self.mode = mode
         self.registry = registry
         self.hasher = hasher
     }
 
-    package func resolve(_ request: GraphQLRequest) throws(GraphQLErrorResponse) -> ResolvedDocument {
+    package func resolve(_ request: GraphQLRequest) throws(GraphQLErrorResponse) -> DocumentResolution {
         if let persisted = request.persistedQuery, persisted != .null {
             return try resolvePersisted(persisted, query: request.query)
         }
@@ -32,12 +40,17 @@ package struct DocumentResolver: Sendable {
         guard let query = request.query else { throw .missingQuery }
         let digest = hasher.sha256(query)
         if mode == .safelist && !registry.isSafelisted(digest) { throw .queryNotInSafelist }
-        return ResolvedDocument(digest: digest, text: query, shouldRegister: false)
+        return .document(ResolvedDocument(digest: digest, text: query, shouldRegister: false))
+    }
+
+    /// The document a shared tier returned for `digest`, if its text really hashes to it.
+    package func verified(_ text: String, for digest: SHA256Digest) -> ResolvedDocument? {
+        hasher.sha256(text) == digest ? ResolvedDocument(digest: digest, text: text, shouldRegister: false) : nil
     }
 
     /// `extensions.persistedQuery = {"version": 1, "sha256Hash": "<hex>"}`.
     private func resolvePersisted(_ persisted: JSONValue, query: String?) throws(GraphQLErrorResponse)
-        -> ResolvedDocument
+        -> DocumentResolution
     {
         if mode == .off { throw .persistedQueryNotSupported }
         guard case .number(let version)? = persisted["version"], Double(version) == 1 else {
@@ -49,30 +62,36 @@ package struct DocumentResolver: Sendable {
             let digest = hasher.sha256(query)
             guard digest == claimed else { throw .hashMismatch }
             if mode == .safelist && !registry.isSafelisted(digest) { throw .notInPersistedQueryList(hashText) }
-            return ResolvedDocument(digest: digest, text: query, shouldRegister: mode == .automatic)
+            return .document(ResolvedDocument(digest: digest, text: query, shouldRegister: mode == .automatic))
         }
-        guard let claimed, let text = registry.document(for: claimed) else {
+        guard let claimed else {
             throw mode == .safelist ? .notInPersistedQueryList(hashText) : .persistedQueryNotFound
         }
+        guard let text = registry.document(for: claimed) else {
+            if mode == .safelist { throw .notInPersistedQueryList(hashText) }
+            return .unknownHash(claimed)
+        }
         if mode == .safelist && !registry.isSafelisted(claimed) { throw .notInPersistedQueryList(hashText) }
-        return ResolvedDocument(digest: claimed, text: text, shouldRegister: false)
+        return .document(ResolvedDocument(digest: claimed, text: text, shouldRegister: false))
     }
 
     /// `documentId` ("sha256:<hex>") or Relay's `doc_id`, looked up in the same registry.
-    private func resolveIdentified(_ id: String, query: String?) throws(GraphQLErrorResponse) -> ResolvedDocument {
+    private func resolveIdentified(_ id: String, query: String?) throws(GraphQLErrorResponse) -> DocumentResolution {
         if mode == .off { throw .persistedQueryNotSupported }
         let claimed = id.hasPrefix("sha256:") ? SHA256Digest(hex: id.dropFirst(7)) : nil
         if let query, id.hasPrefix("sha256:") {
             let digest = hasher.sha256(query)
             guard digest == claimed else { throw .hashMismatch }
             if mode == .safelist && !registry.isSafelisted(digest) { throw .notInPersistedQueryList(id) }
-            return ResolvedDocument(digest: digest, text: query, shouldRegister: mode == .automatic)
+            return .document(ResolvedDocument(digest: digest, text: query, shouldRegister: mode == .automatic))
         }
         guard let text = registry.document(forID: id) else {
-            throw mode == .safelist ? .notInPersistedQueryList(id) : .persistedQueryNotFound
+            if mode == .safelist { throw .notInPersistedQueryList(id) }
+            if let claimed { return .unknownHash(claimed) }
+            throw .persistedQueryNotFound
         }
         let digest = claimed ?? hasher.sha256(text)
         if mode == .safelist && !registry.isSafelisted(digest) { throw .notInPersistedQueryList(id) }
-        return ResolvedDocument(digest: digest, text: text, shouldRegister: false)
+        return .document(ResolvedDocument(digest: digest, text: text, shouldRegister: false))
     }
 }

@@ -2,6 +2,7 @@
 // shared by every event loop. Registrations made through APQ live in a bounded LRU and are
 // appended to the store so they survive a restart; a manifest's documents are pinned beside them.
 
+import Dispatch
 import Logging
 import Synchronization
 
@@ -9,7 +10,8 @@ import Synchronization
 /// in `automatic` mode, those clients registered (least recently used evicted beyond `maxEntries`).
 ///
 /// Thread-safe. Manifest lookups take no lock; the LRU sits behind a mutex held only for a
-/// dictionary operation, and the store is written after the mutex is released.
+/// dictionary operation, and the store is written behind the caller's back, on a queue of its
+/// own, so that an event loop never waits for the disk.
 package final class PersistedQueryRegistry: Sendable {
     private struct State {
         var documents: LRUCache<SHA256Digest, String>
@@ -18,10 +20,14 @@ package final class PersistedQueryRegistry: Sendable {
     }
 
     package let mode: Configuration.PersistedQueryMode
+    /// The bound on the registered documents' summed UTF-8 size (`persisted_queries.max_bytes`).
+    package let maxBytes: Int
     private let manifest: PersistedQueryManifest?
     private let store: PersistedQueryStore?
     private let state: Mutex<State>
     private let logger: Logger
+    /// Appends registrations to the store in order, off the event loops (write-behind).
+    private let writer = DispatchQueue(label: "breakwater.persisted-queries.writer")
 
     /// Loads the manifest's documents and, in `automatic` mode, the store's most recent
     /// `maxEntries` registrations, compacting the store when it holds more than twice that.
@@ -31,6 +37,7 @@ package final class PersistedQueryRegistry: Sendable {
     /// file can never serve one query in place of another.
     package init(
         maxEntries: Int,
+        maxBytes: Int = .max,
         store: PersistedQueryStore?,
         manifest: PersistedQueryManifest?,
         hasher: any SHA256Hashing,
@@ -38,10 +45,11 @@ package final class PersistedQueryRegistry: Sendable {
         logger: Logger = Logger(label: "breakwater.persisted-queries")
     ) throws(PersistedQueryStoreError) {
         self.mode = mode
+        self.maxBytes = maxBytes
         self.manifest = manifest
         self.store = mode == .automatic ? store : nil
         self.logger = logger
-        var documents = LRUCache<SHA256Digest, String>(capacity: max(1, maxEntries))
+        var documents = LRUCache<SHA256Digest, String>(capacity: max(1, maxEntries), maxCost: maxBytes)
         if let store = self.store {
             try Self.preload(&documents, from: store, manifest: manifest, hasher: hasher, logger: logger)
         }
@@ -78,28 +86,37 @@ package final class PersistedQueryRegistry: Sendable {
 
     /// Adds a document whose hash the caller has verified; returns whether it was new.
     ///
-    /// A new document is appended to the store. If that fails it is still served from memory,
-    /// counted in `persistFailures` and logged: a full disk must not fail the request.
+    /// A new document is served at once and appended to the store on the writer queue. If that
+    /// fails it is still served from memory, counted in `persistFailures` and logged: a full disk
+    /// must not fail the request.
     @discardableResult
     package func register(_ digest: SHA256Digest, document: String) -> Bool {
         guard mode == .automatic, manifest?.document(for: digest) == nil else { return false }
         // The evicted document is returned out of the lock so that it is freed after the unlock.
-        let (isNew, _) = state.withLock { state -> (Bool, (key: SHA256Digest, value: String)?) in
-            guard state.documents.get(digest) == nil else { return (false, nil) }
+        let (isNew, _) = state.withLock { state -> (Bool, [(key: SHA256Digest, value: String)]) in
+            guard state.documents.get(digest) == nil else { return (false, []) }
             state.registered += 1
-            return (true, state.documents.set(digest, document))
+            return (true, state.documents.insert(digest, document, cost: document.utf8.count))
         }
-        guard isNew, let store else { return isNew }
-        do {
-            try store.append(digest, document)
-        } catch {
-            state.withLock { $0.persistFailures += 1 }
-            logger.warning(
-                "cannot persist a registered query; it is served from memory until restart",
-                metadata: ["apq.hash": "\(digest.hex)", "error": "\(error)"]
-            )
+        // A document larger than the whole byte bound is served once and neither kept nor stored.
+        guard isNew, let store, document.utf8.count <= maxBytes else { return isNew }
+        writer.async { [self] in
+            do {
+                try store.append(digest, document)
+            } catch {
+                state.withLock { $0.persistFailures += 1 }
+                logger.warning(
+                    "cannot persist a registered query; it is served from memory until restart",
+                    metadata: ["apq.hash": "\(digest.hex)", "error": "\(error)"]
+                )
+            }
         }
         return true
+    }
+
+    /// Waits until every registration made so far is in the store (at shutdown, and in tests).
+    package func flush() {
+        writer.sync {}
     }
 
     /// Whether the manifest lists `digest`, the SHA-256 of a document's text (or an Apollo id):
@@ -135,12 +152,15 @@ package final class PersistedQueryRegistry: Sendable {
             kept.append((digest, document))
         }
         for (digest, document) in kept.reversed() {
-            documents.set(digest, document)
+            documents.insert(digest, document, cost: document.utf8.count)
         }
         if store.droppedBytes > 0 {
             logger.warning(
-                "persisted-query store had a torn or damaged tail; cut it off",
-                metadata: ["store.path": "\(store.path)", "store.dropped_bytes": "\(store.droppedBytes)"]
+                "persisted-query store had damaged records or a torn tail; skipped them and kept the rest",
+                metadata: [
+                    "store.path": "\(store.path)", "store.dropped_bytes": "\(store.droppedBytes)",
+                    "store.skipped_records": "\(store.skippedRecords)",
+                ]
             )
         }
         if corrupt > 0 {
@@ -149,7 +169,7 @@ package final class PersistedQueryRegistry: Sendable {
                 metadata: ["store.path": "\(store.path)", "store.corrupt_records": "\(corrupt)"]
             )
         }
-        if records.count > 2 * documents.capacity || corrupt > 0 {
+        if records.count > 2 * documents.capacity || corrupt > 0 || store.skippedRecords > 0 {
             try store.compact(documents.leastRecentFirst.map { ($0.key, $0.value) })
         }
         logger.debug(

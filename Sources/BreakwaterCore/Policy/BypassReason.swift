@@ -22,4 +22,10 @@ package enum BypassReason: String, Sendable, Equatable, CaseIterable {
     case originPrivate = "origin-private"
     /// The effective TTL is zero.
     case zeroTTL = "zero-ttl"
+    /// The origin's `Vary` names `*`, a private header, or a forwarded header the key does not hold.
+    case originVary = "origin-vary"
+    /// The answer is larger than one entry may be (`cache.max_bytes` and its shards).
+    case tooLarge = "too-large"
+    /// The origin failed or answered 5xx and no stale entry could stand in.
+    case originFailure = "origin-failure"
 }

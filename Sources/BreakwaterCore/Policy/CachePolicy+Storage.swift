@@ -14,9 +14,12 @@ extension CachePolicy {
         let cacheControl = CacheControl(headerValues: response.headers.values(of: "Cache-Control"))
         if cacheControl.noStore { return .doNotStore(.originNoStore) }
         if cacheControl.isPrivate { return .doNotStore(.originPrivate) }
+        guard keyedHeaders.allowsStoring(vary: response.headers.values(of: "Vary")) else {
+            return .doNotStore(.originVary)
+        }
 
-        guard let body = try? JSONParser.parse(response.body), body.isObject else { return .doNotStore(.notJSON) }
-        guard body["errors"] == nil else { return .doNotStore(.graphQLErrors) }
+        guard let body = OriginAnswer.jsonObject(response.body) else { return .doNotStore(.notJSON) }
+        guard !OriginAnswer.hasErrors(body) else { return .doNotStore(.graphQLErrors) }
 
         let ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
         guard ttl > .zero else { return .doNotStore(.zeroTTL) }

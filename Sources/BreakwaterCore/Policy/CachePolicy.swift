@@ -5,9 +5,12 @@
 /// Decisions taken from `cache` settings about one operation, request or response.
 package struct CachePolicy: Sendable {
     package let settings: Configuration.Cache
+    /// The forwarded headers whose values key the cache.
+    package let keyedHeaders: KeyedHeaders
 
-    package init(_ settings: Configuration.Cache) {
+    package init(_ settings: Configuration.Cache, forwardHeaders: [String] = []) {
         self.settings = settings
+        keyedHeaders = KeyedHeaders(forwardHeaders: forwardHeaders, privateHeaders: settings.privateHeaders)
     }
 
     /// The first rule whose `operation` equals `operationName` exactly; nil for anonymous operations.

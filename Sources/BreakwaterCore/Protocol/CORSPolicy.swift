@@ -15,13 +15,20 @@ package struct CORSPolicy: Sendable {
         maxAgeSeconds = settings.maxAge.components.seconds
     }
 
+    /// The response headers a page may read besides the CORS-safelisted ones (SPEC 5.2).
+    package static let exposedHeaders = "X-Cache, Age, ETag, X-Request-Id"
+
     /// The headers for a response to a request from `origin` (the `Origin` header): the allowed
-    /// origin, and `Vary: Origin` whenever the answer depends on it. Nothing for foreign origins.
+    /// origin, the headers a page may read, and `Vary: Origin` whenever the answer depends on it.
+    /// Nothing but `Vary` for foreign origins.
     package func responseHeaders(origin: String?) -> HTTPHeaders {
-        if allowsAnyOrigin { return ["Access-Control-Allow-Origin": "*"] }
+        if allowsAnyOrigin {
+            return ["Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": Self.exposedHeaders]
+        }
         var headers: HTTPHeaders = ["Vary": "Origin"]
         if let origin, allowOrigins.contains(origin.lowercased()) {
             headers.add("Access-Control-Allow-Origin", origin)
+            headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
         }
         return headers
     }
@@ -31,6 +38,7 @@ package struct CORSPolicy: Sendable {
     /// the browser takes as a refusal.
     package func preflight(origin: String?) -> HTTPResponse {
         var headers = responseHeaders(origin: origin)
+        headers.remove("Access-Control-Expose-Headers")
         if headers.contains("Access-Control-Allow-Origin") {
             headers.add("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
             headers.add("Access-Control-Allow-Headers", allowHeaders)

@@ -1,15 +1,7 @@
-// The rules of the client-facing GraphQL endpoint, as one pure function of a request: route,
-// method, limits, CORS, parsing, the APQ table, operation analysis, and the origin request.
-// The I/O layer carries out its decision; tests call it without sockets.
-
-/// What to do with one client request.
-package enum EndpointDecision: Sendable {
-    /// Answer at once (errors, preflights, APQ answers); `apqEvent` names the APQ answers the
-    /// statistics count.
-    case respond(HTTPResponse, apqEvent: RequestStatistics.APQEvent?)
-    /// Fetch from the origin (or, later, the cache) and answer with the result.
-    case forward(PreparedOperation)
-}
+// The rules of the client-facing GraphQL endpoint (SPEC section 3), as pure steps the request
+// flow calls in order: check (route, method, limits, CORS), parse, resolve the document (the APQ
+// table), prepare the operation and its origin request. None of them writes anything: a
+// registration is returned to the caller as an effect to perform.
 
 /// An operation ready to be fetched.
 package struct PreparedOperation: Sendable {
@@ -20,16 +12,15 @@ package struct PreparedOperation: Sendable {
     package var variables: JSONValue?
     package var clientMethod: GraphQLRequest.Method
     package var origin: OriginRequest
-    /// Headers every answer to this request carries (CORS).
-    package var responseHeaders: HTTPHeaders
 }
 
-/// Decides what each request to `server.graphql_path` gets.
+/// Decides what each request to `server.graphql_path` gets, one step at a time.
 package struct GraphQLEndpoint: Sendable {
     private let graphqlPath: String
     private let maxURIBytes: Int
     private let maxHeaderBytes: Int
     private let maxBodyBytes: Int
+    private let maxDocumentBytes: Int
     private let cors: CORSPolicy?
     private let originPath: String
     private let originPrefersGET: Bool
@@ -42,6 +33,7 @@ package struct GraphQLEndpoint: Sendable {
         maxURIBytes = configuration.server.maxURIBytes
         maxHeaderBytes = configuration.server.maxHeaderBytes.bytes
         maxBodyBytes = configuration.server.maxBodyBytes.bytes
+        maxDocumentBytes = configuration.persistedQueries.maxDocumentBytes.bytes
         cors = configuration.server.cors.map(CORSPolicy.init)
         originPath = configuration.origin.url.path
         originPrefersGET = configuration.origin.method == .get
@@ -50,100 +42,71 @@ package struct GraphQLEndpoint: Sendable {
         self.documents = documents
     }
 
-    /// What `request` gets. With a `memo`, a request whose raw parameters resolved before is
-    /// not parsed again (the header-dependent checks still run); also returns the memo key the
-    /// operation is (now) kept under, and the shared cache key remembered with it, if any.
-    package func decide(_ request: HTTPRequest, memo: OperationMemo?)
-        -> (decision: EndpointDecision, memoKey: OperationMemo.Key?, sharedCacheKey: CacheKey?)
-    {
-        let corsHeaders = cors?.responseHeaders(origin: request.headers["Origin"]) ?? HTTPHeaders()
-        do {
-            try check(request)
-            let memoKey = memo != nil ? OperationMemo.key(for: request) : nil
-            if let memoKey, let known = memo?[memoKey] {
-                var operation = known.operation
-                operation.responseHeaders = corsHeaders
-                return (.forward(operation), memoKey, known.sharedCacheKey)
-            }
-            var operation = try resolve(request)
-            if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
-            operation.responseHeaders = corsHeaders
-            return (.forward(operation), memoKey, nil)
-        } catch let answer as EarlyAnswer {
-            var response = answer.response
-            response.headers.fields += corsHeaders.fields
-            return (.respond(response, apqEvent: answer.apqEvent), nil, nil)
-        } catch {
-            preconditionFailure("prepare throws only EarlyAnswer")
-        }
+    /// The CORS headers every answer to `request` carries (none without `server.cors`).
+    package func corsHeaders(for request: HTTPRequest) -> HTTPHeaders {
+        cors?.responseHeaders(origin: request.headers["Origin"]) ?? HTTPHeaders()
     }
 
-    /// An answer decided before any fetch; thrown to leave `prepare` early.
-    private struct EarlyAnswer: Error {
-        let response: HTTPResponse
-        var apqEvent: RequestStatistics.APQEvent?
-
-        init(_ error: GraphQLErrorResponse) {
-            response = error.response
-            switch error.code {
-            case GraphQLErrorResponse.persistedQueryNotFound.code: apqEvent = .notFound
-            case GraphQLErrorResponse.hashMismatch.code: apqEvent = .hashMismatch
-            default: apqEvent = nil
-            }
-        }
-
-        init(_ response: HTTPResponse) { self.response = response }
-    }
-
-    /// The checks every request passes before its parameters are read: limits, route, method,
-    /// media type, preflight.
-    private func check(_ request: HTTPRequest) throws(EarlyAnswer) {
+    /// The answer a request gets before its parameters are read, or nil when it may go on:
+    /// limits, route, method, media type; a preflight's answer (which carries its own CORS headers).
+    package func check(_ request: HTTPRequest) -> EarlyAnswer? {
         // The request-target is what CDNs limit; measure it before anything else.
         let targetLength = request.target.utf8.count
-        if targetLength > maxURIBytes { throw EarlyAnswer(.uriTooLong(length: targetLength, limit: maxURIBytes)) }
+        if targetLength > maxURIBytes { return .error(.uriTooLong(length: targetLength, limit: maxURIBytes)) }
         let headerLength = Self.headerLength(of: request)
         if headerLength > maxHeaderBytes {
-            throw EarlyAnswer(.headersTooLarge(length: headerLength, limit: maxHeaderBytes))
+            return .error(.headersTooLarge(length: headerLength, limit: maxHeaderBytes))
         }
-        guard request.path == graphqlPath else { throw EarlyAnswer(.notFound(path: request.path)) }
+        guard request.path == graphqlPath else { return .error(.notFound(path: request.path)) }
         switch request.method {
-        case "GET":
-            break
-        case "POST":
+        case .get:
+            return nil
+        case .post:
             if request.body.count > maxBodyBytes {
-                throw EarlyAnswer(.bodyTooLarge(length: request.body.count, limit: maxBodyBytes))
+                return .error(.bodyTooLarge(length: request.body.count, limit: maxBodyBytes))
             }
             guard MediaType.isJSON(request.headers["Content-Type"]) else {
-                throw EarlyAnswer(.unsupportedMediaType(request.headers["Content-Type"]))
+                return .error(.unsupportedMediaType(request.headers["Content-Type"]))
             }
-        case "OPTIONS" where cors != nil:
-            throw EarlyAnswer(cors!.preflight(origin: request.headers["Origin"]))
+            return nil
+        case .options:
+            guard let cors else { return .error(.methodNotAllowed(request.method.token)) }
+            return .preflight(cors.preflight(origin: request.headers["Origin"]))
         default:
-            throw EarlyAnswer(.methodNotAllowed(request.method.token))
+            return .error(.methodNotAllowed(request.method.token))
         }
     }
 
-    /// Parses, resolves and analyses a request that passed `check`.
-    private func resolve(_ request: HTTPRequest) throws(EarlyAnswer) -> PreparedOperation {
-        do {
-            let graphQLRequest = try GraphQLRequestParser.parse(request)
-            let document = try resolver.resolve(graphQLRequest)
-            let operation = try select(graphQLRequest, in: document)
-            if document.shouldRegister {
-                resolver.registry.register(document.digest, document: document.text)
-            }
-            let operationName = operation.name ?? graphQLRequest.operationName
-            return PreparedOperation(
-                document: document, operationName: operationName, kind: operation.kind,
-                variables: graphQLRequest.variables, clientMethod: graphQLRequest.method,
-                origin: OriginRequest.make(
-                    document: document.text, operationName: graphQLRequest.operationName,
-                    variables: graphQLRequest.variables, path: originPath, preferGET: originPrefersGET,
-                    isQuery: operation.kind == .query, maxGetTargetBytes: maxGetTargetBytes),
-                responseHeaders: [:])
-        } catch {
-            throw EarlyAnswer(error)
-        }
+    /// An answer decided before any document is resolved.
+    package enum EarlyAnswer: Sendable {
+        /// An error answer, to be sent with the request's CORS headers.
+        case error(GraphQLErrorResponse)
+        /// A CORS preflight answer, complete as it is.
+        case preflight(HTTPResponse)
+    }
+
+    /// The GraphQL parameters of a request that passed `check`.
+    package func parse(_ request: HTTPRequest) throws(GraphQLErrorResponse) -> GraphQLRequest {
+        try GraphQLRequestParser.parse(request, maxDocumentBytes: maxDocumentBytes)
+    }
+
+    /// The request's document per the APQ table, or the hash a shared tier may still know.
+    package func resolve(_ request: GraphQLRequest) throws(GraphQLErrorResponse) -> DocumentResolution {
+        try resolver.resolve(request)
+    }
+
+    /// Selects and checks the operation `request` runs in `document`, and builds its origin request.
+    package func prepare(_ request: GraphQLRequest, document: ResolvedDocument) throws(GraphQLErrorResponse)
+        -> PreparedOperation
+    {
+        let operation = try select(request, in: document)
+        return PreparedOperation(
+            document: document, operationName: operation.name ?? request.operationName, kind: operation.kind,
+            variables: request.variables, clientMethod: request.method,
+            origin: OriginRequest.make(
+                document: document.text, operationName: request.operationName, variables: request.variables,
+                path: originPath, preferGET: originPrefersGET, isQuery: operation.kind == .query,
+                maxGetTargetBytes: maxGetTargetBytes))
     }
 
     /// The operation the request runs; mutations only over POST, no subscriptions.

@@ -13,12 +13,21 @@ package enum OriginAnswer {
         return HTTPResponse(status: origin.status, headers: headers, body: origin.body)
     }
 
-    /// Whether `body` looks like a JSON object with a top-level `errors` member. A shallow
-    /// check, enough to tell a GraphQL error answer from an HTML or plain-text page.
+    /// Whether `body` is a JSON object with a top-level `errors` member: a GraphQL error answer,
+    /// not an HTML or plain-text page.
     package static func isGraphQLErrorBody(_ body: [UInt8]) -> Bool {
-        guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
-            first == UInt8(ascii: "{")
-        else { return false }
-        return body.containsSequence(Array("\"errors\"".utf8))
+        jsonObject(body).map(hasErrors) ?? false
+    }
+
+    /// The body parsed, when it is a JSON object (the only form a GraphQL answer takes).
+    package static func jsonObject(_ body: [UInt8]) -> JSONValue? {
+        guard let value = try? JSONParser.parse(body), value.isObject else { return nil }
+        return value
+    }
+
+    /// The one test of "the answer has errors" (SPEC section 5): a top-level `errors` member,
+    /// even an empty one.
+    package static func hasErrors(_ answer: JSONValue) -> Bool {
+        answer["errors"] != nil
     }
 }

@@ -1,6 +1,7 @@
-// The GraphQL listener of one event loop: asks the endpoint rules what a request gets, answers
-// from the shared cache when it can, and otherwise fetches from the origin through the loop's
-// pool: one fetch per key however many clients ask at once (SPEC section 5).
+// The GraphQL listener of one event loop: runs each request's `RequestFlow` and each fetch's
+// `FetchFlow` (BreakwaterCore/Flow), and performs the steps they return: send an answer, ask a
+// shared tier, join the in-flight table, send to the origin through this loop's pool. It decides
+// nothing about caching itself.
 
 import BreakwaterCore
 
@@ -9,18 +10,25 @@ import BreakwaterCore
 final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     let loop: EventLoop
     private(set) var settings: ProxySettings
+    private var environment: FlowEnvironment
     private var pool: OriginPool
     private let cache: SharedCache
+    private let tiers: LoopTiers
     let statistics: LoopStatistics
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()
 
-    init(loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics) throws(ServerError) {
+    init(
+        loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics,
+        tiers: LoopTiers = LoopTiers()
+    ) throws(ServerError) {
         self.loop = loop
         self.settings = settings
         pool = try settings.makePool(loop: loop)
         self.cache = cache
+        self.tiers = tiers
         self.statistics = statistics
+        environment = settings.flowEnvironment(cache: cache, tiers: tiers)
     }
 
     /// Takes new settings for the requests that arrive from now on; call on this loop.
@@ -29,152 +37,143 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             pool = try settings.makePool(loop: loop)
         }
         self.settings = settings
+        environment = settings.flowEnvironment(cache: cache, tiers: tiers)
         memo.removeAll()
     }
 
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
         let started = ContinuousClock.now
-        let (decision, memoKey, knownKey) = settings.endpoint.decide(request, memo: memo)
-        switch decision {
-        case .respond(let response, let apqEvent):
-            if let apqEvent { statistics.record { $0.recordAPQ(apqEvent) } }
-            context(for: request, responder: responder, started: started, operation: nil).finish(response)
-        case .forward(let operation):
-            let context = context(for: request, responder: responder, started: started, operation: operation)
-            serve(operation, context: context, request: request, memoKey: memoKey, knownKey: knownKey)
-        }
+        var flow = RequestFlow(request: request, environment: environment, memo: memo)
+        let step = flow.start()
+        perform(step, flow: flow, responder: responder, started: started)
     }
 
-    private func context(
-        for request: HTTPRequest, responder: any HTTPResponder, started: ContinuousClock.Instant,
-        operation: PreparedOperation?
-    ) -> RequestContext {
-        RequestContext(
-            responder: responder,
-            client: operation.map { ClientView(request: request, operation: $0) }
-                ?? ClientView(isGET: request.method == "GET", ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:]),
-            started: started, method: request.method.token, operationName: operation?.operationName,
-            documentHash: operation?.document.digest, statistics: statistics, accessLog: settings.accessLog)
-    }
+    // MARK: - Request steps
 
-    private func serve(
-        _ operation: PreparedOperation, context: RequestContext, request: HTTPRequest, memoKey: OperationMemo.Key?,
-        knownKey: CacheKey?
+    private func perform(
+        _ step: RequestFlow.Step, flow: RequestFlow, responder: any HTTPResponder, started: ContinuousClock.Instant
     ) {
-        let scopeMaterial: [UInt8]?
-        switch settings.policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
-        case .bypass:
-            let invalidates = operation.kind == .mutation && settings.configuration.cache.invalidateOnMutation
-            let store = cache.store
-            return fetch(operation, for: request) { result, upstream in
-                if invalidates, case .response(let answer) = result {
-                    for tag in MutationInvalidation.tags(in: answer) {
-                        store.purge(.tag(tag), soft: false, now: .now)
-                    }
-                }
-                context.finish(Self.answerWithoutStoring(result, client: context.client), upstream: upstream)
+        var flow = flow
+        for effect in flow.takeEffects() { perform(effect) }
+        let context = RequestContext(
+            responder: responder, client: flow.client, started: started, method: flow.request.method.token,
+            operationName: flow.operation?.operationName, documentHash: flow.operation?.document.digest,
+            statistics: statistics, accessLog: settings.accessLog)
+        switch step {
+        case .reply(let reply):
+            context.finish(reply)
+        case .lookupDocument(let digest):
+            guard let documents = tiers.documents else { preconditionFailure("lookupDocument without a tier") }
+            documents.lookup(digest) { [self] text in
+                let next = flow.documentLookedUp(text)
+                perform(next, flow: flow, responder: responder, started: started)
             }
-        case .shared:
-            scopeMaterial = nil
-        case .perUser(let material):
-            scopeMaterial = material
-        }
-        let key = cacheKey(for: operation, scopeMaterial: scopeMaterial, memoKey: memoKey, known: knownKey)
-        switch cache.store.lookup(key, now: .now) {
-        case .fresh(let entry, let age):
-            context.finish(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: context.client))
-        case .stale(let entry, let age):
-            context.finish(CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: context.client))
-            if cache.inFlight.beginRefresh(key) == .startRefresh {
-                fetchAndStore(key, operation, for: request, isPerUser: scopeMaterial != nil)
-            }
-        case .staleIfErrorOnly, .miss:
-            if cache.inFlight.join(key, waiter: context) == .startFetch {
-                fetchAndStore(key, operation, for: request, isPerUser: scopeMaterial != nil)
-            }
+        case .fetch(let plan):
+            run(plan) { outcome, upstream in context.finish(outcome.reply(for: context.client), upstream: upstream) }
+        case .join(let plan):
+            guard let key = plan.key else { preconditionFailure("join without a key") }
+            if cache.inFlight.join(key, waiter: context) == .startFetch { runShared(plan, key: key) }
+        case .replyAndRefresh(let reply, let plan):
+            context.finish(reply)
+            guard let key = plan.key else { preconditionFailure("refresh without a key") }
+            if cache.inFlight.beginRefresh(key) == .startRefresh { runShared(plan, key: key) }
         }
     }
 
-    /// The cache key of `operation`. A shared-scope key is computed once per distinct request and
-    /// kept in the memo (`known` is what the memo held); a per-user key depends on the headers.
-    private func cacheKey(
-        for operation: PreparedOperation, scopeMaterial: [UInt8]?, memoKey: OperationMemo.Key?, known: CacheKey?
-    ) -> CacheKey {
-        guard scopeMaterial == nil else { return cache.key(for: operation, scopeMaterial: scopeMaterial) }
-        if let known { return known }
-        let key = cache.key(for: operation, scopeMaterial: nil)
-        if let memoKey { memo[memoKey]?.sharedCacheKey = key }
-        return key
+    private func perform(_ effect: RequestFlow.Effect) {
+        switch effect {
+        case .register(let document, let publish):
+            environment.registry.register(document.digest, document: document.text)
+            if publish { tiers.documents?.publish(document.digest, document: document.text) }
+        }
     }
 
-    /// Fetches once for every waiter of `key`, stores what the policy allows, answers them all.
-    /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels
-    /// nothing.
-    private func fetchAndStore(_ key: CacheKey, _ operation: PreparedOperation, for request: HTTPRequest, isPerUser: Bool) {
-        let cache = self.cache
-        let settings = self.settings
-        fetch(operation, for: request) { result, upstream in
-            let now = ContinuousClock.now
-            let outcome: (ClientView) -> HTTPResponse
-            switch result {
-            case .response(let answer) where answer.status < 500:
-                switch settings.policy.storage(of: answer, operationName: operation.operationName) {
-                case .store(let ttl, let tags):
-                    let entry = cache.makeEntry(
-                        key: key, answer: answer, ttl: ttl, tags: tags, operation: operation, isPerUser: isPerUser,
-                        settings: settings.configuration.cache, now: now)
-                    cache.store.store(entry, now: now)
-                    outcome = { CacheAnswer.stored(entry, client: $0) }
-                case .doNotStore:
-                    outcome = { Self.answerWithoutStoring(result, client: $0) }
-                }
-            default:
-                // Origin failure or 5xx: an entry within stale_if_error is served instead.
-                if let fallback = cache.store.lookup(key, now: now).entry {
-                    let age = now - fallback.storedAt
-                    outcome = { CacheAnswer.fromEntry(fallback, age: age, isFresh: false, client: $0) }
-                } else {
-                    outcome = { Self.answerWithoutStoring(result, client: $0) }
-                }
-            }
-            for waiter in cache.inFlight.complete(key) {
-                waiter.finish(outcome(waiter.client), upstream: upstream)
+    // MARK: - Fetch steps
+
+    /// Runs the fetch of `key` and answers every waiter that joined it, each on its own loop.
+    /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels nothing.
+    private func runShared(_ plan: FetchPlan, key: CacheKey) {
+        let inFlight = cache.inFlight
+        run(plan) { outcome, upstream in
+            for waiter in inFlight.complete(key) {
+                waiter.finish(outcome.reply(for: waiter.client), upstream: upstream)
             }
         }
     }
 
-    private static func answerWithoutStoring(_ result: OriginResult, client: ClientView) -> HTTPResponse {
-        switch result {
-        case .response(let answer): CacheAnswer.bypassed(answer, client: client)
-        case .failure(let failure): CacheAnswer.failed(.originUnavailable(failure), client: client)
+    /// Drives one `FetchFlow` to its outcome; `completion` gets it with the origin's time, if asked.
+    private func run(_ plan: FetchPlan, completion: @escaping (FetchOutcome, Duration?) -> Void) {
+        let run = FetchRun(flow: FetchFlow(plan: plan, environment: environment), completion: completion)
+        advance(run, run.flow.start())
+    }
+
+    private func advance(_ run: FetchRun, _ step: FetchFlow.Step) {
+        for effect in run.flow.takeEffects() { perform(effect, of: run) }
+        switch step {
+        case .lookupTier(let key):
+            guard let responses = tiers.responses else { return advance(run, run.flow.tierLookedUp(nil)) }
+            responses.lookup(key) { [self] entry in advance(run, run.flow.tierLookedUp(entry)) }
+        case .acquireLease(let key, let ttl):
+            guard let responses = tiers.responses else { return advance(run, run.flow.leaseAnswered(true)) }
+            responses.acquireLease(key, ttl: ttl) { [self] acquired in advance(run, run.flow.leaseAnswered(acquired)) }
+        case .awaitTierEntry(let key, let timeout):
+            guard let responses = tiers.responses else { return advance(run, run.flow.awaitedEntry(nil)) }
+            responses.awaitEntry(key, timeout: timeout) { [self] entry in advance(run, run.flow.awaitedEntry(entry)) }
+        case .send(let plan):
+            send(plan) { [self] result, duration in
+                run.upstream = duration
+                advance(run, run.flow.originAnswered(result))
+            }
+        case .finish(let outcome):
+            run.completion(outcome, run.upstream)
         }
     }
 
-    /// Sends `operation` to the origin through this loop's pool and counts the upstream request.
-    private func fetch(
-        _ operation: PreparedOperation, for request: HTTPRequest,
-        completion: @escaping (OriginResult, Duration) -> Void
-    ) {
-        var headers = settings.upstreamHeaders.make(
-            from: request.headers, remoteAddress: request.remoteAddress, isSecure: request.isSecure)
-        if operation.origin.method == "GET" { headers.remove("Content-Type") }
-        let upstream = UpstreamRequest(
-            method: operation.origin.method, target: operation.origin.target, headers: headers,
-            body: operation.origin.body)
+    private func perform(_ effect: FetchFlow.Effect, of run: FetchRun) {
+        switch effect {
+        case .storeInTier:
+            if let entry = run.flow.storedEntry { tiers.responses?.store(entry) }
+        case .releaseLease(let key):
+            tiers.responses?.releaseLease(key)
+        case .purgeEntities(let tags):
+            for tag in tags { cache.purger.purge(PurgeRequest(selector: .tag(tag), soft: false)) }
+        }
+    }
+
+    /// Sends the plan's request to the origin through this loop's pool and counts it.
+    private func send(_ plan: FetchPlan, completion: @escaping (OriginResult, Duration) -> Void) {
+        let origin = plan.operation.origin
+        var headers = plan.upstreamHeaders
+        if origin.method == "GET" { headers.remove("Content-Type") }
+        let upstream = UpstreamRequest(method: origin.method, target: origin.target, headers: headers, body: origin.body)
         let started = ContinuousClock.now
         let statistics = self.statistics
         pool.send(upstream) { result in
             let duration = ContinuousClock.now - started
-            statistics.record { $0.recordUpstream(duration: duration, outcome: Self.upstreamOutcome(result)) }
+            let outcome = OriginOutcome(result)
+            statistics.record { $0.recordUpstream(duration: duration, outcome: Self.upstreamOutcome(outcome)) }
             completion(result, duration)
         }
     }
 
-    private static func upstreamOutcome(_ result: OriginResult) -> RequestStatistics.UpstreamOutcome {
-        switch result {
-        case .response(let answer): answer.status >= 500 ? .failed : .answered
-        case .failure(.timeout): .timedOut
-        case .failure: .failed
+    private static func upstreamOutcome(_ outcome: OriginOutcome) -> RequestStatistics.UpstreamOutcome {
+        switch outcome {
+        case .answered: .answered
+        case .failed(.timeout): .timedOut
+        case .serverError, .failed: .failed
         }
+    }
+}
+
+/// One fetch under way: its flow, and whom to tell when it ends.
+private final class FetchRun {
+    var flow: FetchFlow
+    let completion: (FetchOutcome, Duration?) -> Void
+    /// How long the origin took, once it answered.
+    var upstream: Duration?
+
+    init(flow: FetchFlow, completion: @escaping (FetchOutcome, Duration?) -> Void) {
+        self.flow = flow
+        self.completion = completion
     }
 }

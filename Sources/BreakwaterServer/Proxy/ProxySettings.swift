@@ -16,9 +16,9 @@ struct ProxySettings: Sendable {
 
     init(configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache) {
         endpoint = GraphQLEndpoint(configuration: configuration, resolver: resolver, documents: documents)
-        policy = CachePolicy(configuration.cache)
+        policy = CachePolicy(configuration.cache, forwardHeaders: configuration.origin.forwardHeaders)
         upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
-        accessLog = configuration.logging.accessLog ? Logger(label: "breakwater.access") : nil
+        accessLog = configuration.logging.accessLog != .off ? Logger(label: "breakwater.access") : nil
         self.configuration = configuration
     }
 
@@ -27,10 +27,29 @@ struct ProxySettings: Sendable {
         ProxySettings(configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents)
     }
 
+    /// What the request flow decides with, over `cache`, with the shared tiers a loop has.
+    func flowEnvironment(cache: SharedCache, tiers: LoopTiers) -> FlowEnvironment {
+        FlowEnvironment(
+            endpoint: endpoint, policy: policy, store: cache.store, upstreamHeaders: upstreamHeaders,
+            hasher: cache.hasher, clock: cache.clock, sharesDocuments: tiers.documents != nil,
+            sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout)
+    }
+
     func makePool(loop: EventLoop) throws(ServerError) -> OriginPool {
         let origin = configuration.origin
         return try OriginPool(
             loop: loop, origin: origin.url, timeout: origin.timeout, maxConnections: origin.maxConnections,
             tlsVerify: origin.tlsVerify)
+    }
+}
+
+/// The shared tiers (SPEC section 7) one event loop talks to; none without `redis.url`.
+struct LoopTiers {
+    var responses: (any ResponseTier)?
+    var documents: (any DocumentTier)?
+
+    init(responses: (any ResponseTier)? = nil, documents: (any DocumentTier)? = nil) {
+        self.responses = responses
+        self.documents = documents
     }
 }

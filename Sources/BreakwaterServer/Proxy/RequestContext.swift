@@ -31,12 +31,15 @@ final class RequestContext: Sendable {
     }
 
     /// Counts the answer in this request's loop statistics, logs it, and sends it.
-    func finish(_ response: HTTPResponse, upstream: Duration? = nil) {
+    func finish(_ reply: FlowReply, upstream: Duration? = nil) {
         let total = ContinuousClock.now - started
-        let cache = Self.cacheResult(response.headers["X-Cache"])
-        statistics.record { $0.recordRequest(operationName: operationName, cache: cache, duration: total) }
-        accessLog?.info("\(accessLine(response, cache: cache, upstream: upstream, total: total))")
-        responder.respond(response)
+        let cache = reply.cache.map(RequestStatistics.CacheResult.init)
+        statistics.record {
+            $0.recordRequest(operationName: operationName, cache: cache, duration: total)
+            if let event = reply.apqEvent { $0.recordAPQ(event) }
+        }
+        accessLog?.info("\(accessLine(reply.response, cache: cache, upstream: upstream, total: total))")
+        responder.respond(reply.response)
     }
 
     /// One JSON line: time, method, operation, hash prefix, status, cache, upstream and total ms, bytes.
@@ -51,16 +54,6 @@ final class RequestContext: Sendable {
         line += ",\"total_ms\":" + DecimalText.string(Self.milliseconds(total), fractionDigits: 3)
         line += ",\"bytes\":\(response.body.count)}"
         return line
-    }
-
-    private static func cacheResult(_ header: String?) -> RequestStatistics.CacheResult? {
-        switch header {
-        case "HIT": .hit
-        case "STALE": .stale
-        case "MISS": .miss
-        case "BYPASS": .bypass
-        default: nil
-        }
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {

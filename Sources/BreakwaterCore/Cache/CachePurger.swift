@@ -1,0 +1,35 @@
+// The one way entries are purged (SPEC sections 5.3, 6 and 7): by the admin endpoint, by a
+// mutation's answer, or by another proxy of the fleet. Applied locally first, then announced.
+
+import Synchronization
+
+/// Purges the local store and tells the fleet, if there is one.
+package final class CachePurger: Sendable {
+    private let store: any ResponseStoring
+    private let clock: any FlowClock
+    private let bus = Mutex<(any PurgeBus)?>(nil)
+
+    package init(store: any ResponseStoring, clock: any FlowClock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Connects the fleet: local purges are announced on `bus`, and its purges applied here.
+    package func connect(_ bus: any PurgeBus) {
+        self.bus.withLock { $0 = bus }
+        bus.setRemotePurgeHandler { [weak self] purge in self?.applyRemote(purge) }
+    }
+
+    /// Applies `purge` here and announces it; returns how many local entries it reached.
+    @discardableResult
+    package func purge(_ purge: PurgeRequest) -> Int {
+        let count = store.purge(purge.selector, soft: purge.soft, now: clock.now)
+        bus.withLock { $0 }?.publish(purge)
+        return count
+    }
+
+    /// Applies a purge another proxy announced (not announced again).
+    package func applyRemote(_ purge: PurgeRequest) {
+        store.purge(purge.selector, soft: purge.soft, now: clock.now)
+    }
+}

@@ -1,0 +1,128 @@
+// One fetch for a key (SPEC sections 4, 5 and 7) as a value: shared tier, fleet-wide lease,
+// origin, then store / serve stale / pass through. The fetch belongs to no client: whoever led
+// it, its outcome goes to every waiter of the key.
+//
+//   start ── cacheable and a shared tier ──▶ lookupTier ── fresh entry ──▶ finish(sharedHit)
+//     │                                          └ miss ──▶ acquireLease ── won ──▶ send
+//     │                                                        └ lost ──▶ awaitTierEntry ── entry ──▶ finish
+//     │                                                                        └ none ──▶ send
+//     └───────────────────────────────────────────────────────────────────────────────▶ send
+//   send ──▶ originAnswered ── storable ──▶ store (+ tier) ──▶ finish(stored)         MISS
+//                           ├─ not storable ──▶ finish(bypassed)                     BYPASS
+//                           ├─ failure/5xx, entry within stale_if_error ──▶ finish(staleFallback)  STALE
+//                           └─ failure/5xx ──▶ finish(failed)                          502/504 or relayed
+
+/// One origin fetch from start to outcome.
+package struct FetchFlow {
+    /// What the server layer does next.
+    package enum Step {
+        case lookupTier(CacheKey)
+        case acquireLease(CacheKey, ttl: Duration)
+        case awaitTierEntry(CacheKey, timeout: Duration)
+        /// Send the plan's request to the origin, then call `originAnswered`.
+        case send(FetchPlan)
+        /// The fetch is over: answer every waiter from this outcome.
+        case finish(FetchOutcome)
+    }
+
+    /// Work the server layer performs right after a step.
+    package enum Effect: Equatable {
+        /// Write the entry to the shared tier.
+        case storeInTier(CacheKey)
+        /// Give the fleet-wide lease back.
+        case releaseLease(CacheKey)
+        /// Purge the entries tagged with these entities (a mutation named them).
+        case purgeEntities([String])
+    }
+
+    package let plan: FetchPlan
+    private let environment: FlowEnvironment
+    private var holdsLease = false
+    private var effects: [Effect] = []
+    /// The entry this fetch stored, for the `storeInTier` effect.
+    package private(set) var storedEntry: CacheEntry?
+
+    package init(plan: FetchPlan, environment: FlowEnvironment) {
+        self.plan = plan
+        self.environment = environment
+    }
+
+    /// The effects produced by the last step, once.
+    package mutating func takeEffects() -> [Effect] {
+        defer { effects.removeAll() }
+        return effects
+    }
+
+    package func start() -> Step {
+        guard let key = plan.key, environment.sharesResponses else { return .send(plan) }
+        return .lookupTier(key)
+    }
+
+    /// The shared tier answered `lookupTier` (nil: miss, timeout or down).
+    package mutating func tierLookedUp(_ entry: CacheEntry?) -> Step {
+        guard let key = plan.key else { return .send(plan) }
+        if let outcome = sharedHit(entry) { return .finish(outcome) }
+        return .acquireLease(key, ttl: environment.originTimeout)
+    }
+
+    /// The lease request answered: this proxy fetches, or waits for the one that does.
+    package mutating func leaseAnswered(_ acquired: Bool) -> Step {
+        guard let key = plan.key else { return .send(plan) }
+        if acquired {
+            holdsLease = true
+            return .send(plan)
+        }
+        return .awaitTierEntry(key, timeout: environment.originTimeout)
+    }
+
+    /// Waiting for another proxy's entry ended (nil: it did not come in time): fetch ourselves.
+    package mutating func awaitedEntry(_ entry: CacheEntry?) -> Step {
+        if let outcome = sharedHit(entry) { return .finish(outcome) }
+        return .send(plan)
+    }
+
+    /// The origin answered (or failed): decide storage, stale-if-error, invalidation.
+    package mutating func originAnswered(_ result: OriginResult) -> Step {
+        let now = environment.clock.now
+        if holdsLease, let key = plan.key {
+            effects.append(.releaseLease(key))
+            holdsLease = false
+        }
+        let outcome = OriginOutcome(result)
+        guard case .answered(let response) = outcome else {
+            // Stale-if-error: on any failure or 5xx, an entry within its windows stands in.
+            if let key = plan.key, let fallback = environment.store.lookup(key, now: now).entry {
+                return .finish(.staleFallback(fallback, age: max(.zero, now - fallback.storedAt), originStatus: outcome.status))
+            }
+            return .finish(.failed(outcome))
+        }
+        if plan.operation.kind == .mutation && environment.policy.settings.invalidateOnMutation {
+            let tags = MutationInvalidation.tags(in: response)
+            if !tags.isEmpty { effects.append(.purgeEntities(tags)) }
+        }
+        guard let key = plan.key else { return .finish(.bypassed(response, plan.bypass ?? .notAQuery)) }
+        switch environment.policy.storage(of: response, operationName: plan.operation.operationName) {
+        case .doNotStore(let reason):
+            return .finish(.bypassed(response, reason))
+        case .store(let ttl, let tags):
+            let entry = CacheEntry.make(
+                key: key, answer: response, ttl: ttl, tags: tags, operation: plan.operation, isPerUser: plan.isPerUser,
+                settings: environment.policy.settings, now: now, wallNow: environment.clock.wallNow,
+                hasher: environment.hasher)
+            guard entry.cost <= environment.store.maxEntryCost else { return .finish(.bypassed(response, .tooLarge)) }
+            environment.store.store(entry, now: now)
+            storedEntry = entry
+            if environment.sharesResponses { effects.append(.storeInTier(key)) }
+            return .finish(.stored(entry, originStatus: response.status))
+        }
+    }
+
+    /// A fresh entry from the shared tier, kept locally for its remaining life.
+    private func sharedHit(_ entry: CacheEntry?) -> FetchOutcome? {
+        guard let entry, entry.key == plan.key else { return nil }
+        let now = environment.clock.now
+        guard case .fresh(_, let age) = CacheLookup(classifying: entry, staleSince: nil, now: now) else { return nil }
+        environment.store.store(entry, now: now)
+        return .sharedHit(entry, age: age)
+    }
+}

@@ -1,0 +1,45 @@
+// How a finished fetch ends for the clients that waited on it: each gets the same outcome,
+// dressed for its own request (its CORS headers, If-None-Match, Accept).
+
+/// The end of one fetch.
+package enum FetchOutcome: Sendable {
+    /// Fetched and stored: `MISS` (also for waiters of a coalesced fetch).
+    case stored(CacheEntry, originStatus: Int)
+    /// Found in the fleet's shared tier, fresh: `HIT`.
+    case sharedHit(CacheEntry, age: Duration)
+    /// Fetched and not stored: `BYPASS`, with why.
+    case bypassed(HTTPResponse, BypassReason)
+    /// The origin failed and a stale entry stands in: `STALE`.
+    case staleFallback(CacheEntry, age: Duration, originStatus: Int?)
+    /// The origin failed and nothing can stand in: its 5xx relayed, or 502/504.
+    case failed(OriginOutcome)
+
+    /// The reply one waiting client gets.
+    package func reply(for client: ClientView) -> FlowReply {
+        switch self {
+        case .stored(let entry, let status):
+            FlowReply(response: CacheAnswer.stored(entry, client: client), cache: .miss, originStatus: status)
+        case .sharedHit(let entry, let age):
+            FlowReply(response: CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit)
+        case .bypassed(let response, let reason):
+            FlowReply(
+                response: CacheAnswer.bypassed(response, client: client), cache: .bypass, bypassReason: reason,
+                originStatus: response.status)
+        case .staleFallback(let entry, let age, let status):
+            FlowReply(
+                response: CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale,
+                originStatus: status)
+        case .failed(.serverError(let response)):
+            FlowReply(
+                response: CacheAnswer.bypassed(response, client: client), cache: .bypass,
+                bypassReason: .originFailure, originStatus: response.status)
+        case .failed(.failed(let failure)):
+            .error(.originUnavailable(failure), client: client)
+        case .failed(.answered(let response)):
+            // Not a failure; kept total so the switch needs no trap.
+            FlowReply(
+                response: CacheAnswer.bypassed(response, client: client), cache: .bypass, bypassReason: .originStatus,
+                originStatus: response.status)
+        }
+    }
+}

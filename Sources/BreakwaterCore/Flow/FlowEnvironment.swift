@@ -1,0 +1,37 @@
+// Everything the request flow reads to decide: the endpoint rules, the cache policy, the local
+// store, the clock, and which shared tiers exist. Replaced as a whole when SIGHUP reloads.
+
+/// The settings and shared state a `RequestFlow` and a `FetchFlow` decide with.
+package struct FlowEnvironment: Sendable {
+    package let endpoint: GraphQLEndpoint
+    package let policy: CachePolicy
+    package let store: any ResponseStoring
+    package let upstreamHeaders: UpstreamHeaders
+    package let hasher: any SHA256Hashing
+    package let clock: any FlowClock
+    /// A shared registry exists: an unknown hash is looked up there before PersistedQueryNotFound.
+    package let sharesDocuments: Bool
+    /// A shared response tier exists: a local miss is looked up there before the origin.
+    package let sharesResponses: Bool
+    /// How long another proxy's fetch may hold the fleet-wide lease (`origin.timeout`).
+    package let originTimeout: Duration
+
+    package init(
+        endpoint: GraphQLEndpoint, policy: CachePolicy, store: any ResponseStoring, upstreamHeaders: UpstreamHeaders,
+        hasher: any SHA256Hashing, clock: any FlowClock, sharesDocuments: Bool = false,
+        sharesResponses: Bool = false, originTimeout: Duration = .seconds(10)
+    ) {
+        self.endpoint = endpoint
+        self.policy = policy
+        self.store = store
+        self.upstreamHeaders = upstreamHeaders
+        self.hasher = hasher
+        self.clock = clock
+        self.sharesDocuments = sharesDocuments
+        self.sharesResponses = sharesResponses
+        self.originTimeout = originTimeout
+    }
+
+    /// The registry the endpoint resolves documents in.
+    package var registry: any DocumentRegistry { endpoint.resolver.registry }
+}

@@ -1,0 +1,42 @@
+// The answer to one client request as the flow decided it: the response, and what the access log
+// and the statistics need to know about it without reading the response back.
+
+/// One answer, ready to send, with its cache outcome and why.
+package struct FlowReply: Sendable {
+    package var response: HTTPResponse
+    /// Nil for answers that did not get as far as the cache (errors, preflights, APQ answers).
+    package var cache: XCache?
+    /// Why the answer was not stored or not served from the cache (`cache == .bypass`).
+    package var bypassReason: BypassReason?
+    /// The GraphQL error code of an error Breakwater answered itself.
+    package var errorCode: String?
+    /// The origin's status, when this answer came from an origin fetch.
+    package var originStatus: Int?
+    /// The APQ answers the statistics count (not found, hash mismatch).
+    package var apqEvent: RequestStatistics.APQEvent?
+
+    package init(
+        response: HTTPResponse, cache: XCache? = nil, bypassReason: BypassReason? = nil, errorCode: String? = nil,
+        originStatus: Int? = nil, apqEvent: RequestStatistics.APQEvent? = nil
+    ) {
+        self.response = response
+        self.cache = cache
+        self.bypassReason = bypassReason
+        self.errorCode = errorCode
+        self.originStatus = originStatus
+        self.apqEvent = apqEvent
+    }
+
+    /// An error answered by Breakwater itself, with the request's CORS headers.
+    package static func error(_ error: GraphQLErrorResponse, client: ClientView) -> FlowReply {
+        var response = error.response
+        if !client.extraHeaders.fields.isEmpty { response.headers.fields += client.extraHeaders.fields }
+        let event: RequestStatistics.APQEvent? =
+            switch error.code {
+            case GraphQLErrorResponse.persistedQueryNotFound.code: .notFound
+            case GraphQLErrorResponse.hashMismatch.code: .hashMismatch
+            default: nil
+            }
+        return FlowReply(response: response, errorCode: error.code, apqEvent: event)
+    }
+}

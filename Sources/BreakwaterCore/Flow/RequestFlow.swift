@@ -1,0 +1,173 @@
+// The life of one client request (SPEC sections 3 and 5) as a value: events in, steps out, and
+// the server layer carries the steps out (send, look up a tier, fetch). Varnish lists its request
+// steps once in cache_req_fsm.c; these are ours:
+//
+//   start ── check ──▶ reply (limits, route, method, preflight)
+//     │ memo hit ─────────────────────────────────────────┐
+//     ├─ parse ── resolve ──▶ reply (APQ table errors)     │
+//     │             └─ unknown hash ──▶ lookupDocument ──▶ documentLookedUp
+//     └─ prepare (+ register effect) ──────────────────────┤
+//                                                          ▼
+//   route: scope ── bypass ──▶ fetch (uncached, this client alone)
+//            └─ key ── local lookup ── fresh ──▶ reply HIT
+//                                    ├ stale ──▶ replyAndRefresh (STALE + one background fetch)
+//                                    └ miss  ──▶ join (lead or wait for the key's fetch)
+//
+// What a fetch does (shared tier, origin, store, stale-if-error) is `FetchFlow`.
+
+/// One client request from arrival to the step that answers it.
+package struct RequestFlow {
+    /// What the server layer does next.
+    package enum Step {
+        /// Send this answer; the request is done.
+        case reply(FlowReply)
+        /// Ask the shared registry for `digest`, then call `documentLookedUp`.
+        case lookupDocument(SHA256Digest)
+        /// Fetch for this client alone (nothing cached, nothing coalesced), then answer it with
+        /// the `FetchOutcome`.
+        case fetch(FetchPlan)
+        /// A miss: join the fetch of `plan.key` (lead it if none runs); answered when it ends.
+        case join(FetchPlan)
+        /// Send the stale answer now, and refresh the entry with one background fetch.
+        case replyAndRefresh(FlowReply, FetchPlan)
+    }
+
+    /// Work the server layer performs right after a step, before any answer is sent.
+    package enum Effect: Equatable {
+        /// Register a verified document in the local registry (persisted behind the loop's back)
+        /// and, when `publish`, in the shared registry.
+        case register(ResolvedDocument, publish: Bool)
+    }
+
+    package let request: HTTPRequest
+    private let environment: FlowEnvironment
+    private let memo: OperationMemo?
+    /// How answers to this request are dressed.
+    package private(set) var client: ClientView
+    /// The operation, once resolved.
+    package private(set) var operation: PreparedOperation?
+    private var pending: (request: GraphQLRequest, digest: SHA256Digest, memoKey: OperationMemo.Key?)?
+    private var effects: [Effect] = []
+
+    /// A flow for `request`; `memo` is the receiving loop's (nil: parse every time).
+    package init(request: HTTPRequest, environment: FlowEnvironment, memo: OperationMemo?) {
+        self.request = request
+        self.environment = environment
+        self.memo = memo
+        client = ClientView(request: request, corsHeaders: [:], vary: nil)
+    }
+
+    /// The effects produced by the last step, once.
+    package mutating func takeEffects() -> [Effect] {
+        defer { effects.removeAll() }
+        return effects
+    }
+
+    /// The first step for the request.
+    package mutating func start() -> Step {
+        let endpoint = environment.endpoint
+        client = ClientView(
+            request: request, corsHeaders: endpoint.corsHeaders(for: request),
+            vary: environment.policy.keyedHeaders.responseVary)
+        switch endpoint.check(request) {
+        case .preflight(let response)?: return .reply(FlowReply(response: response))
+        case .error(let error)?: return .reply(.error(error, client: client))
+        case nil: break
+        }
+        let memoKey = memo != nil ? OperationMemo.key(for: request) : nil
+        if let memoKey, let known = memo?[memoKey] {
+            // A registration request the memo knows must still register: the registry may have
+            // evicted the document since (else clients loop on PersistedQueryNotFound).
+            let document = known.operation.document
+            if document.shouldRegister && environment.registry.document(for: document.digest) == nil {
+                effects.append(.register(document, publish: true))
+            }
+            return route(known.operation, knownKey: known.sharedCacheKey, memoKey: memoKey)
+        }
+        do throws(GraphQLErrorResponse) {
+            let graphQLRequest = try endpoint.parse(request)
+            switch try endpoint.resolve(graphQLRequest) {
+            case .document(let document):
+                return try prepared(graphQLRequest, document: document, memoKey: memoKey)
+            case .unknownHash(let digest):
+                guard environment.sharesDocuments else { throw GraphQLErrorResponse.persistedQueryNotFound }
+                pending = (graphQLRequest, digest, memoKey)
+                return .lookupDocument(digest)
+            }
+        } catch {
+            return .reply(.error(error, client: client))
+        }
+    }
+
+    /// The shared registry answered the `lookupDocument` step (nil: unknown or unreachable).
+    package mutating func documentLookedUp(_ text: String?) -> Step {
+        guard let pending else { preconditionFailure("documentLookedUp without lookupDocument") }
+        self.pending = nil
+        guard let text, let document = environment.endpoint.resolver.verified(text, for: pending.digest) else {
+            return .reply(.error(.persistedQueryNotFound, client: client))
+        }
+        effects.append(.register(document, publish: false))
+        do throws(GraphQLErrorResponse) {
+            return try prepared(pending.request, document: document, memoKey: pending.memoKey)
+        } catch {
+            return .reply(.error(error, client: client))
+        }
+    }
+
+    /// The operation is known: remember it, register its document if due, and route it.
+    private mutating func prepared(
+        _ graphQLRequest: GraphQLRequest, document: ResolvedDocument, memoKey: OperationMemo.Key?
+    ) throws(GraphQLErrorResponse) -> Step {
+        let operation = try environment.endpoint.prepare(graphQLRequest, document: document)
+        // Registered only once the operation is known to be usable (SPEC section 3).
+        if document.shouldRegister { effects.append(.register(document, publish: true)) }
+        if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
+        return route(operation, knownKey: nil, memoKey: memoKey)
+    }
+
+    /// Scope, key and local lookup (SPEC sections 5 and 5.1).
+    private mutating func route(_ operation: PreparedOperation, knownKey: CacheKey?, memoKey: OperationMemo.Key?)
+        -> Step
+    {
+        self.operation = operation
+        let policy = environment.policy
+        let upstreamHeaders = environment.upstreamHeaders.make(
+            from: request.headers, remoteAddress: request.remoteAddress, isSecure: request.isSecure)
+        let scope: [UInt8]?
+        switch policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
+        case .bypass(let reason):
+            return .fetch(
+                FetchPlan(
+                    key: nil, bypass: reason, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
+        case .shared:
+            scope = nil
+        case .perUser(let material):
+            scope = material
+        }
+        let varying = policy.keyedHeaders.material(request.headers)
+        let key: CacheKey
+        if scope == nil && varying == nil, let knownKey {
+            key = knownKey
+        } else {
+            key = CacheKey.make(
+                document: operation.document.digest, operationName: operation.operationName,
+                canonicalVariables: JSONWriter.canonical(operation.variables ?? .object([])), scope: scope,
+                varying: varying, hasher: environment.hasher)
+            // Only the plain shared key is the same for every request with these raw parameters.
+            if scope == nil && varying == nil, let memoKey { memo?[memoKey]?.sharedCacheKey = key }
+        }
+        let plan = FetchPlan(
+            key: key, bypass: nil, operation: operation, isPerUser: scope != nil, upstreamHeaders: upstreamHeaders)
+        switch environment.store.lookup(key, now: environment.clock.now) {
+        case .fresh(let entry, let age):
+            return .reply(
+                FlowReply(response: CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit))
+        case .stale(let entry, let age):
+            let reply = FlowReply(
+                response: CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale)
+            return .replyAndRefresh(reply, plan)
+        case .staleIfErrorOnly, .miss:
+            return .join(plan)
+        }
+    }
+}
