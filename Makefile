@@ -75,3 +75,13 @@ fuzz-http1: deps
 
 http1-differential: deps
 	bash Fuzz/HTTP1Differential/run.sh
+
+## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
+## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
+.PHONY: deploy-check deploy-build
+deploy-check: deps
+	bash scripts/deploy-check.sh
+
+## The Dockerfile's build stage run here on exactly its COPY sources (a release build: slow).
+deploy-build: deps
+	bash scripts/deploy-build.sh

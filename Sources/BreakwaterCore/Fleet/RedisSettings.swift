@@ -1,5 +1,5 @@
-// The shared tier's settings (SPEC section 2, `redis`), in one place until the configuration
-// carries every key: what the Redis tier reads, with SPEC's defaults.
+// The shared tier's settings (SPEC section 2, `redis`) as the Redis tier reads them, with what
+// it derives (the lease time from `origin.timeout`) and what no key sets (a document's lifetime).
 
 /// What the Redis tier needs from the configuration.
 package struct RedisSettings: Sendable, Equatable {
@@ -23,8 +23,13 @@ package struct RedisSettings: Sendable, Equatable {
 
     /// The settings of `configuration`, or nil when it sets no `redis.url`.
     package init?(_ configuration: Configuration) throws(RedisEndpointError) {
-        guard !configuration.redis.url.isEmpty else { return nil }
-        self.init(endpoint: try RedisEndpoint(parsing: configuration.redis.url))
+        let redis = configuration.redis
+        guard !redis.url.isEmpty else { return nil }
+        self.init(endpoint: try RedisEndpoint(parsing: redis.url))
+        keyPrefix = redis.keyPrefix
+        timeout = redis.timeout
+        l2 = redis.l2
+        l2MaxEntryBytes = redis.l2MaxEntryBytes.bytes
         leaseTimeout = configuration.origin.timeout
     }
 

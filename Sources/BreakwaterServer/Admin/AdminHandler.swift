@@ -13,11 +13,14 @@ final class AdminState: Sendable {
     let statistics: [LoopStatistics]
     let started: ContinuousClock.Instant
     let readiness: Readiness
+    /// The Redis shared tier, for the `redis` figures.
+    let redis: RedisFleet?
 
     init(
         cache: SharedCache, registry: PersistedQueryRegistry, statistics: [LoopStatistics],
-        started: ContinuousClock.Instant, readiness: Readiness
+        started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil
     ) {
+        self.redis = redis
         self.cache = cache
         self.registry = registry
         self.statistics = statistics
@@ -89,11 +92,11 @@ final class AdminHandler: HTTPHandler, Sendable {
         }
         switch (request.method, request.path) {
         case (.get, "/stats"):
-            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: state.report().json())
+            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: state.report().json(redis: state.redis?.status))
         case (.get, "/metrics"):
             return HTTPResponse(
                 status: 200, headers: Self.headers("text/plain; version=0.0.4; charset=utf-8"),
-                body: state.report().prometheus())
+                body: state.report().prometheus(redis: state.redis?.status))
         case (.get, "/"):
             return HTTPResponse(status: 200, headers: Self.headers("text/html; charset=utf-8"), body: DashboardPage.html)
         case (.get, "/healthz"):

@@ -160,6 +160,7 @@ final class RedisConnection {
 
     private func connect() {
         attempt += 1
+        logger.trace("redis connecting", metadata: ["redis.attempt": "\(attempt)", "loop": "\(loop.index)"])
         let made: UnsafeMutablePointer<redisAsyncContext>?
         switch endpoint.address {
         case .tcp(let host, let port): made = redisAsyncConnect(host, Int32(port))
@@ -200,18 +201,22 @@ final class RedisConnection {
             steps.append(endpoint.username.map { ["AUTH", $0, password] } ?? ["AUTH", password])
         }
         if endpoint.database != 0 { steps.append(["SELECT", String(endpoint.database)]) }
+        let thisAttempt = attempt
         for step in steps {
             let name = step[0]
             let call = RedisCall(sentAt: .now) { [weak self] reply in
-                guard let self, let reply, reply.isError, case .error(let message) = reply else { return }
+                guard let self, case .error(let message)? = reply else { return }
                 self.health.recordError(loop: self.loop.index)
-                self.loop.later { self.drop(reason: "\(name) refused: \(message)") }
+                // Not from inside hiredis's callback: freeing the context there is not allowed.
+                self.loop.later {
+                    guard self.attempt == thisAttempt else { return }
+                    self.drop(reason: "\(name) refused: \(message)")
+                }
             }
             _ = issue(step.map { Array($0.utf8) }, call: call, on: context)
         }
         switch role {
         case .commands:
-            let thisAttempt = attempt
             let call = RedisCall(sentAt: .now) { [weak self] reply in
                 guard let self, self.attempt == thisAttempt else { return }
                 if case .status = reply { self.becameReady() }
@@ -251,6 +256,7 @@ final class RedisConnection {
 
     /// hiredis reports the outcome of the socket connect (the handshake is answered later).
     fileprivate func connectFinished(_ made: UnsafePointer<redisAsyncContext>?, ok: Bool) {
+        logger.trace("redis connect finished", metadata: ["redis.ok": "\(ok)"])
         guard !ok, let made, made == UnsafePointer(context) else { return }
         // hiredis frees the context after this callback.
         let reason = CHiredis_error(made).map { String(cString: $0) } ?? "connect failed"
@@ -277,6 +283,7 @@ final class RedisConnection {
 
     /// The connection is gone or never came: local-only until the retry after `backoff` succeeds.
     private func failed(_ reason: String) {
+        logger.trace("redis connection failed", metadata: ["redis.reason": "\(reason)"])
         if !isCommandConnection {
             logger.debug("redis subscriber reconnecting", metadata: ["redis.reason": "\(reason)"])
             isReady = false

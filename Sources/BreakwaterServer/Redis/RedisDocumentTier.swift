@@ -5,7 +5,7 @@
 import BreakwaterCore
 
 /// The shared registry of one loop; completions run on that loop, exactly once.
-package final class RedisDocumentTier {
+package final class RedisDocumentTier: DocumentTier {
     private let connection: RedisConnection
     private let settings: RedisSettings
     private let state: RedisFleetState

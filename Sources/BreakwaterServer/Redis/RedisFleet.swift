@@ -102,3 +102,24 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+extension RedisFleet {
+    /// The fleet of `configuration`, or nil when it sets no `redis.url`; not started yet.
+    static func make(_ configuration: Configuration, loops: [EventLoop], logger: Logger) throws(ServerError) -> RedisFleet? {
+        let settings: RedisSettings?
+        do throws(RedisEndpointError) {
+            settings = try RedisSettings(configuration)
+        } catch {
+            throw .setup("redis.url: \(error.message)")
+        }
+        return settings.map { RedisFleet(settings: $0, loops: loops, logger: logger) }
+    }
+
+    /// The shared tiers `loop`'s proxy handler talks to.
+    func tiers(for loop: EventLoop) -> LoopTiers {
+        LoopTiers(responses: responseTier(for: loop), documents: documentTier(for: loop))
+    }
+
+    /// What `/stats` and `/metrics` show of the shared tier.
+    var status: RedisStatus { RedisStatus(connected: health.isUp, statistics: health.statistics) }
+}

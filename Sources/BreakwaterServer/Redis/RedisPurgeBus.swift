@@ -6,7 +6,7 @@ import BreakwaterCore
 import Synchronization
 
 /// The fleet's purge channel for this process; thread-safe.
-package final class RedisPurgeBus: @unchecked Sendable {
+package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     private let settings: RedisSettings
     private let state: RedisFleetState
     /// Loop 0's command connection: purges are rare and belong to no loop.

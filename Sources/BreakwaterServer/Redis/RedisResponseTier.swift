@@ -4,7 +4,7 @@
 import BreakwaterCore
 
 /// The L2 of one loop; every completion runs on that loop, exactly once.
-package final class RedisResponseTier {
+package final class RedisResponseTier: ResponseTier {
     private let connection: RedisConnection
     private let settings: RedisSettings
     private let keys: RedisKeyLayout
@@ -83,7 +83,12 @@ package final class RedisResponseTier {
                 self.state.health.record(loop: self.loopIndex) { $0.l2Hits += 1 }
                 return wait.finish(entry)
             }
-            if leaseHeld == false { return wait.finish(nil) }
+            // The holder may release its lease just before it stores the entry: one more look
+            // before giving up.
+            if leaseHeld == false {
+                if wait.sawLeaseGone { return wait.finish(nil) }
+                wait.sawLeaseGone = true
+            }
             guard ContinuousClock.now + Self.pollInterval < wait.deadline else { return }
             self.connection.loop.schedule(after: Self.pollInterval) { self.poll(key, wait: wait) }
         }
@@ -131,6 +136,8 @@ package final class RedisResponseTier {
 /// One proxy waiting for another's entry: completes once, by entry, by lease gone, or by deadline.
 final class RedisWait {
     let deadline: ContinuousClock.Instant
+    /// A poll already found the lease gone without an entry.
+    var sawLeaseGone = false
     private var completion: ((CacheEntry?) -> Void)?
 
     init(deadline: ContinuousClock.Instant, completion: @escaping (CacheEntry?) -> Void) {

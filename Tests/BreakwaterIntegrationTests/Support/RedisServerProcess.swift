@@ -27,6 +27,8 @@ final class RedisServerProcess: @unchecked Sendable {
             arguments: [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--daemonize", "no", "--loglevel", "notice", "--protected-mode", "no",
+                // DEBUG SLEEP and DEBUG POPULATE make a slow and a full Redis (Redis 7 needs this).
+                "--enable-debug-command", "local",
             ] + extraArguments)
         try process.start()
         _ = try process.waitForLine(containing: "Ready to accept connections", timeout: .seconds(10))
