@@ -39,6 +39,34 @@ clean:
 bench:
 	bash bench/run.sh
 
+## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
+FUZZ_SECONDS ?= 60
+DURATION ?= 5m
+ASAN_FILTER ?= BreakwaterCoreTests
+TSAN_FILTER ?= BreakwaterCoreTests
+.PHONY: fuzz test-asan test-tsan soak
+
+## libFuzzer harnesses (Fuzz/), FUZZ_SECONDS each, built into .build-fuzz; a crash fails the target.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
+## Tests under AddressSanitizer with leak detection (.build-asan). ASAN_FILTER= (empty) runs every
+## test, live ones too: they then start the ASan-built breakwater binary.
+test-asan: deps
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp:print_suppressions=0 \
+	$(SWIFT) test --scratch-path .build-asan --sanitize=address $(if $(ASAN_FILTER),--filter $(ASAN_FILTER))
+
+## Tests under ThreadSanitizer (.build-tsan), with scripts/sanitizers/tsan.supp for the futex-based
+## Mutex false positives (see RELIABILITY.md).
+test-tsan: deps
+	TSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1 \
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread $(if $(TSAN_FILTER),--filter $(TSAN_FILTER))
+
+## Mixed traffic for DURATION against a small cache; RSS and fds sampled into .build/soak/soak.csv and .png.
+soak: build
+	bash scripts/soak.sh $(DURATION)
+
 ## HTTP/1.1 engine (issue 12): the request parser's libFuzzer harness for FUZZ_HTTP1_SECONDS
 ## (default 60) from its committed seed corpus, and the differential test against llhttp.
 .PHONY: fuzz-http1 http1-differential
@@ -52,3 +80,13 @@ http1-differential: deps
 .PHONY: profile-hit
 profile-hit:
 	bash bench/profile.sh
+
+## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
+## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
+.PHONY: deploy-check deploy-build
+deploy-check: deps
+	bash scripts/deploy-check.sh
+
+## The Dockerfile's build stage run here on exactly its COPY sources (a release build: slow).
+deploy-build: deps
+	bash scripts/deploy-build.sh

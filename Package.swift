@@ -38,6 +38,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // MARK: Redis shared tier: hiredis 0.14 with its libevent adapter (issue 11)
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+
         // MARK: Pure Swift core: no C imports, no sockets, no clocks of its own
         .target(
             name: "BreakwaterCore",
@@ -73,8 +80,18 @@ let package = Package(
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL",
+                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL", "CHiredis",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Process wiring: signals, reload, drain, logging backend (the HTTP layer stays only HTTP)
+        .target(
+            name: "BreakwaterService",
+            dependencies: [
+                "BreakwaterCore", "BreakwaterServer",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -95,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "breakwater",
             dependencies: [
-                "BreakwaterCore", "BreakwaterServer", "BreakwaterDemoOrigin",
+                "BreakwaterCore", "BreakwaterServer", "BreakwaterService", "BreakwaterDemoOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -134,6 +151,23 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
+// Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
+// -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
+// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support).
+if Context.environment["BREAKWATER_FUZZ"] == "1" {
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings))
+    for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(harness)",
+                dependencies: ["BreakwaterCore", "FuzzSupport"],
+                path: "Fuzz/Harnesses/\(harness)",
+                swiftSettings: swiftSettings
+            ))
+    }
+}
 
 // MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
 // declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with

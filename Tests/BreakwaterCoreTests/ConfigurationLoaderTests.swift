@@ -16,6 +16,13 @@ private let specExample = """
       max_body_bytes: 1MiB       # larger body -> 413
       max_header_bytes: 64KiB    # request line + headers; must exceed max_uri_bytes
       idle_timeout: 60s
+      header_timeout: 10s        # request line + headers must arrive within this (slowloris) -> 408
+      body_timeout: 30s          # a request body must arrive within this -> 408
+      max_connections: 10000     # per process; beyond it new connections are refused at accept
+      max_batch: 16              # operations in one JSON-array (batched) POST; more -> 400
+      shutdown_delay: 0s         # on SIGTERM: /readyz turns 503 at once, serving goes on this long
+                                 # (load balancer deregistration), then drain
+      compression: true          # gzip answers when the client accepts it (stored compressed once)
       cors:                      # optional: answer browser preflights here
         allow_origins: ["https://app.example.com"]   # or ["*"]
         allow_headers: [Content-Type, Authorization, apollographql-client-name]
@@ -25,17 +32,25 @@ private let specExample = """
         key:  /etc/breakwater/key.pem
     origin:
       url: "http://127.0.0.1:4000/graphql"   # http or https
-      timeout: 10s
+      timeout: 10s               # the whole exchange: waiting for a pooled connection, sending,
+                                 # and the complete answer (a trickling origin is cut off too) -> 504
       max_connections: 64        # per event loop, kept alive and reused
       method: POST               # POST, or GET: queries go as GET while the URI fits
       max_get_uri_bytes: 8KiB    # with method GET: longer requests are sent as POST
-      forward_headers: [Authorization, Cookie, Accept-Language, X-Request-Id]
+      forward_headers: [Authorization, Cookie, Accept-Language, traceparent, tracestate,
+                        baggage, apollographql-client-name, apollographql-client-version]
       tls_verify: true
+      schema: auto               # auto: learn the schema by introspecting the origin at start and
+                                 # every 5m (failures logged, last good kept); a path: SDL file; off
     persisted_queries:
       mode: automatic            # automatic | safelist | off
       max_entries: 100000        # registry bound; least recently used evicted
+      max_bytes: 64MiB           # and a bound on the documents' total size
+      max_document_bytes: 100KiB # a longer query text is refused (413) before it is parsed
       manifest: ""               # optional Apollo persisted-query manifest or Relay map (JSON)
-      store: ./data/persisted-queries.log   # registry survives restart ("" = memory only);
+      store: ./data/persisted-queries.log   # registry survives restart ("" = memory only); a damaged
+                                 # record is skipped and the records after it kept; a file that is
+                                 # not a registry store is refused at start, never overwritten;
                                  # relative paths are relative to the config file's folder
     cache:
       max_bytes: 256MiB          # bound on stored response bytes + entry overhead
@@ -45,6 +60,14 @@ private let specExample = """
       stale_if_error: 5m
       private_headers: [Authorization, Cookie]
       invalidate_on_mutation: true   # purge entries tagged with the entities a mutation returns
+      entity_tags: auto          # auto: tag by every entity the response holds, even when the client
+                                 # did not select __typename/id (needs origin.schema); selected: only
+                                 # those the client selected; off
+      tag_header: ""             # "" | Surrogate-Key | Cache-Tag | xkey: entity and operation tags on
+                                 # cacheable answers, for a CDN or Varnish in front to purge by
+      types:                     # per-type policy, applied when a response holds that type
+        User: { scope: per-user }  # any User in the answer -> per-user entry
+        Launch: { ttl: 5m, keys: [id] }   # entry TTL = min over the types present
       rules:                     # first match wins
         - operation: GetLaunches   # operationName (exact) ...
           ttl: 30s
@@ -56,8 +79,18 @@ private let specExample = """
     admin:
       listen: "127.0.0.1:9090"
       token: ""                  # when set, admin POSTs need "Authorization: Bearer <token>"
-    redis:                       # optional shared tier for a fleet of proxies
-      url: ""                    # e.g. redis://127.0.0.1:6379
+      allowed_hosts: []          # Host values accepted besides loopback names (e.g. the pod's)
+    logging:
+      level: info                # trace | debug | info | notice | warning | error
+      format: text               # text | json (one JSON object per line, access log included)
+      access_log: stdout         # stdout | stderr | a file path (reopened on SIGHUP) | off
+                                 # (true = stdout, false = off)
+    redis:                       # optional shared tier for a fleet of proxies (section 7)
+      url: ""                    # redis://[:password@]host:port[/db] or unix:///path/redis.sock
+      key_prefix: "bw:"
+      timeout: 50ms              # a Redis call slower than this counts as a miss, never an error
+      l2: true                   # second-level response cache shared by the fleet
+      l2_max_entry_bytes: 1MiB
     """
 
 private func parse(_ yaml: String, base: String = "/etc/breakwater") throws(ConfigurationError) -> Configuration {
@@ -87,6 +120,12 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(server.maxBodyBytes == ByteSize(1 << 20))
         #expect(server.maxHeaderBytes == ByteSize(64 << 10))
         #expect(server.idleTimeout == .seconds(60))
+        #expect(server.headerTimeout == .seconds(10))
+        #expect(server.bodyTimeout == .seconds(30))
+        #expect(server.maxConnections == 10_000)
+        #expect(server.maxBatch == 16)
+        #expect(server.shutdownDelay == .zero)
+        #expect(server.compression)
         #expect(server.cors?.allowOrigins == ["https://app.example.com"])
         #expect(server.cors?.allowHeaders == ["Content-Type", "Authorization", "apollographql-client-name"])
         #expect(server.cors?.maxAge == .seconds(600))
@@ -99,12 +138,20 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(origin.maxConnections == 64)
         #expect(origin.method == .post)
         #expect(origin.maxGetURIBytes == ByteSize(8192))
-        #expect(origin.forwardHeaders == ["Authorization", "Cookie", "Accept-Language", "X-Request-Id"])
+        #expect(
+            origin.forwardHeaders == [
+                "Authorization", "Cookie", "Accept-Language", "traceparent", "tracestate", "baggage",
+                "apollographql-client-name", "apollographql-client-version",
+            ])
+        #expect(origin.forwardHeaders == Configuration.Origin().forwardHeaders)
         #expect(origin.tlsVerify)
+        #expect(origin.schema == .auto)
 
         let registry = configuration.persistedQueries
         #expect(registry.mode == .automatic)
         #expect(registry.maxEntries == 100_000)
+        #expect(registry.maxBytes == ByteSize(64 << 20))
+        #expect(registry.maxDocumentBytes == ByteSize(100 << 10))
         #expect(registry.manifest == "")
         #expect(registry.store == "/etc/breakwater/data/persisted-queries.log")
 
@@ -116,6 +163,13 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(cache.staleIfError == .seconds(300))
         #expect(cache.privateHeaders == ["Authorization", "Cookie"])
         #expect(cache.invalidateOnMutation)
+        #expect(cache.entityTags == .auto)
+        #expect(cache.tagHeader == "")
+        #expect(
+            cache.types == [
+                "User": .init(scope: .perUser),
+                "Launch": .init(ttl: .seconds(300), keys: ["id"]),
+            ])
         #expect(
             cache.rules == [
                 .init(operation: "GetLaunches", ttl: .seconds(30)),
@@ -126,8 +180,15 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
 
         #expect(configuration.admin.listen == HostPort(host: "127.0.0.1", port: 9090))
         #expect(configuration.admin.token == "")
-        #expect(configuration.redis.url == "")
+        #expect(configuration.admin.allowedHosts == [])
+        #expect(configuration.redis == Configuration.Redis())
+        #expect(configuration.redis.keyPrefix == "bw:")
+        #expect(configuration.redis.timeout == .milliseconds(50))
+        #expect(configuration.redis.l2)
+        #expect(configuration.redis.l2MaxEntryBytes == ByteSize(1 << 20))
         #expect(configuration.logging == Configuration.Logging())
+        #expect(configuration.logging.format == .text)
+        #expect(configuration.logging.accessLog == .stdout)
     }
 
     @Test(arguments: ["", "# nothing set yet\n\n   # still nothing\n", "\n\n", "---\n", "~\n", "server:\n"])
@@ -164,7 +225,145 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(configuration.admin.token == "s3cret")
         #expect(configuration.redis.url == "redis://10.0.0.5:6379")
         #expect(configuration.logging.level == .debug)
-        #expect(configuration.logging.accessLog)
+        #expect(configuration.logging.accessLog == .stdout)
+    }
+
+    @Test func newSettingsOfSectionTwoAreRead() throws {
+        let configuration = try parse(
+            """
+            server:
+              header_timeout: 2s
+              body_timeout: 3s
+              max_connections: 500
+              max_batch: 4
+              shutdown_delay: 5s
+              compression: false
+            origin:
+              forward_headers: [Authorization]
+              schema: schema.graphql
+            persisted_queries:
+              max_bytes: 8MiB
+              max_document_bytes: 10KiB
+            cache:
+              entity_tags: selected
+              tag_header: surrogate-key
+              types:
+                User: { scope: per-user }
+                Launch: { ttl: 5m, keys: [id, site] }
+                Rocket:
+                  ttl: 0s
+            admin:
+              allowed_hosts: [breakwater-admin.internal, "10.0.0.7:9090"]
+            redis:
+              url: "redis://:pw@cache:6379/2"
+              key_prefix: "edge:"
+              timeout: 20ms
+              l2: no
+              l2_max_entry_bytes: 256KiB
+            logging:
+              format: json
+              access_log: logs/access.log
+            """
+        )
+        let server = configuration.server
+        #expect(server.headerTimeout == .seconds(2))
+        #expect(server.bodyTimeout == .seconds(3))
+        #expect(server.maxConnections == 500)
+        #expect(server.maxBatch == 4)
+        #expect(server.shutdownDelay == .seconds(5))
+        #expect(!server.compression)
+        #expect(configuration.origin.forwardHeaders == ["Authorization"])
+        #expect(configuration.origin.schema == .file("/etc/breakwater/schema.graphql"))
+        #expect(configuration.persistedQueries.maxBytes == ByteSize(8 << 20))
+        #expect(configuration.persistedQueries.maxDocumentBytes == ByteSize(10 << 10))
+        #expect(configuration.cache.entityTags == .selected)
+        #expect(configuration.cache.tagHeader == "Surrogate-Key")
+        #expect(
+            configuration.cache.types == [
+                "User": .init(scope: .perUser),
+                "Launch": .init(ttl: .seconds(300), keys: ["id", "site"]),
+                "Rocket": .init(ttl: .zero),
+            ])
+        #expect(configuration.admin.allowedHosts == ["breakwater-admin.internal", "10.0.0.7:9090"])
+        #expect(configuration.redis.url == "redis://:pw@cache:6379/2")
+        #expect(configuration.redis.keyPrefix == "edge:")
+        #expect(configuration.redis.timeout == .milliseconds(20))
+        #expect(!configuration.redis.l2)
+        #expect(configuration.redis.l2MaxEntryBytes == ByteSize(256 << 10))
+        #expect(configuration.logging.format == .json)
+        #expect(configuration.logging.accessLog == .file("/etc/breakwater/logs/access.log"))
+        #expect(try parse(configuration.effectiveYAML) == configuration)
+    }
+
+    @Test(arguments: [
+        ("true", Configuration.AccessLogDestination.stdout), ("false", .off), ("off", .off), ("stdout", .stdout),
+        ("stderr", .stderr), ("\"\"", .off), ("/var/log/bw.log", .file("/var/log/bw.log")),
+    ])
+    func accessLogDestinations(text: String, expected: Configuration.AccessLogDestination) throws {
+        #expect(try parse("logging:\n  access_log: \(text)\n").logging.accessLog == expected)
+    }
+
+    @Test(arguments: [("auto", Configuration.SchemaSource.auto), ("off", .off), ("/srv/s.graphql", .file("/srv/s.graphql"))])
+    func schemaSources(text: String, expected: Configuration.SchemaSource) throws {
+        #expect(try parse("origin:\n  schema: \(text)\n").origin.schema == expected)
+    }
+
+    // MARK: Environment
+
+    @Test func environmentReferencesAreExpanded() throws {
+        let yaml = """
+            server:
+              listen: "${HOST:-0.0.0.0}:${PORT}"
+            admin:
+              token: ${ADMIN_TOKEN}
+            redis:
+              url: redis://:${REDIS_PASSWORD}@${REDIS_HOST:-cache}:6379
+            logging:
+              level: ${LOG_LEVEL:-info}
+            """
+        let configuration = try ConfigurationLoader.parse(
+            yaml: yaml, file: "config.yaml", baseDirectory: "/",
+            environment: ["PORT": "8081", "ADMIN_TOKEN": "t0k$n", "REDIS_PASSWORD": "pa ss", "LOG_LEVEL": ""])
+        #expect(configuration.server.listen == HostPort(host: "0.0.0.0", port: 8081))
+        #expect(configuration.admin.token == "t0k$n")
+        #expect(configuration.redis.url == "redis://:pa ss@cache:6379")
+        #expect(configuration.logging.level == .info)  // empty takes the default, as `:-` does in a shell
+    }
+
+    @Test func unsetVariableWithoutDefaultIsReportedAtItsLineByName() {
+        do {
+            _ = try ConfigurationLoader.parse(
+                yaml: "server:\n  threads: 2\nadmin:\n  token: ${ADMIN_TOKEN}\n", file: "config.yaml",
+                baseDirectory: "/", environment: [:])
+            Issue.record("an unset variable was accepted")
+        } catch {
+            #expect(
+                error.problems == [
+                    .init(
+                        file: "config.yaml", line: 4,
+                        message:
+                            "admin.token: environment variable ADMIN_TOKEN is not set (write ${ADMIN_TOKEN:-default} to give a default)"
+                    )
+                ])
+        }
+    }
+
+    @Test(arguments: [
+        ("plain $HOME and $ stay", "plain $HOME and $ stay"), ("${A}${B:-b}", "ab"), ("x${A:-y}z", "xaz"),
+        ("${UNSET:-}", ""), ("${UNSET:-a:-b}", "a:-b"),
+    ])
+    func expansionCases(text: String, expected: String) {
+        let expansion = EnvironmentExpansion(environment: ["A": "a"])
+        #expect(expansion.expand(text) == .success(expected))
+    }
+
+    @Test(arguments: ["${", "${A", "${}", "${1A}", "${A B}", "${:-x}"])
+    func malformedReferencesAreRejected(text: String) {
+        let expansion = EnvironmentExpansion(environment: ["A": "a"])
+        guard case .failure(.malformed) = expansion.expand(text) else {
+            Issue.record("\(text) was accepted")
+            return
+        }
     }
 
     // MARK: Bad files
@@ -234,7 +433,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         BadFile(
             yaml: "redis:\n  url: http://cache:6379\n",
             line: 2,
-            message: #"redis.url: "http://cache:6379" is not a redis:// or rediss:// URL"#
+            message: #"redis.url: "http://cache:6379" is not a redis://, rediss:// or unix:// URL"#
         ),
         BadFile(
             yaml: "server:\n  graphql_path: graphql\n",
@@ -248,6 +447,39 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
             message: #"persisted_queries.mode: "automatc" is not one of automatic, safelist, off"#
         ),
         BadFile(yaml: "origin:\n  method: PUT\n", line: 2, message: #"origin.method: "PUT" is not one of POST, GET"#),
+        // The keys SPEC section 2 added for operators, the fleet and the schema.
+        BadFile(
+            yaml: "server:\n  shutdown_dely: 5s\n", line: 2,
+            message: #"unknown key "shutdown_dely" in server (did you mean "shutdown_delay"?)"#),
+        BadFile(yaml: "server:\n  max_batch: 0\n", line: 2, message: "server.max_batch must be at least 1"),
+        BadFile(yaml: "server:\n  header_timeout: 0s\n", line: 2, message: "server.header_timeout must be greater than 0s"),
+        BadFile(
+            yaml: "server:\n  compression: gzip\n", line: 2, message: #"server.compression: "gzip" is not true or false"#),
+        BadFile(
+            yaml: "persisted_queries:\n  max_document_bytes: 0\n", line: 2,
+            message: "persisted_queries.max_document_bytes must be at least 1"),
+        BadFile(
+            yaml: "cache:\n  entity_tags: all\n", line: 2,
+            message: #"cache.entity_tags: "all" is not one of auto, selected, off"#),
+        BadFile(
+            yaml: "cache:\n  tag_header: X-Tags\n", line: 2,
+            message: #"cache.tag_header: "X-Tags" is not one of "", Surrogate-Key, Cache-Tag, xkey"#),
+        BadFile(
+            yaml: "cache:\n  types:\n    User:\n      scpe: per-user\n", line: 4,
+            message: #"unknown key "scpe" in cache.types.User (did you mean "scope"?)"#),
+        BadFile(
+            yaml: "cache:\n  types:\n    Launch: { keys: [] }\n", line: 3,
+            message: "cache.types.Launch.keys must name at least one field"),
+        BadFile(
+            yaml: "cache:\n  types:\n    Launch-Site: { ttl: 1m }\n", line: 3,
+            message: #"cache.types: "Launch-Site" is not a GraphQL type name"#),
+        BadFile(yaml: "cache:\n  types: [User]\n", line: 2,
+            message: "cache.types: expected a mapping of type names (User: { scope: per-user }), found a list"),
+        BadFile(
+            yaml: "logging:\n  format: yaml\n", line: 2, message: #"logging.format: "yaml" is not one of text, json"#),
+        BadFile(yaml: "redis:\n  timeout: 0s\n", line: 2, message: "redis.timeout must be greater than 0s"),
+        BadFile(yaml: "admin:\n  allowed_hosts: example.com\n", line: 2,
+            message: "admin.allowed_hosts: expected a list such as [a, b], found a single value"),
         BadFile(
             yaml: "logging:\n  level: verbose\n",
             line: 2,
@@ -536,5 +768,69 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(OriginURL(parsing: "http://example.com:8080/graphql")?.hostHeader == "example.com:8080")
         #expect(OriginURL(parsing: "http://[::1]/graphql")?.hostHeader == "[::1]")
         #expect(OriginURL(parsing: "http://[::1]:4000/graphql")?.description == "http://[::1]:4000/graphql")
+    }
+}
+
+@Suite struct ConfigurationReloadTests {
+    @Test func restartOnlyKeysAreNamedAndKeptAtTheirRunningValues() throws {
+        let running = Configuration()
+        var next = running
+        next.server.threads = 4
+        next.persistedQueries.maxEntries = 10
+        next.redis.url = "redis://cache:6379"
+        next.cache.defaultTTL = .seconds(5)
+        next.logging.level = .debug
+        next.admin.token = "t"
+        #expect(running.restartOnlyChanges(to: next) == ["server.threads", "persisted_queries.max_entries", "redis.url"])
+        let applied = running.reloadable(from: next)
+        #expect(applied.server.threads == 0)
+        #expect(applied.persistedQueries.maxEntries == 100_000)
+        #expect(applied.redis.url == "")
+        #expect(applied.cache.defaultTTL == .seconds(5))
+        #expect(applied.logging.level == .debug)
+        #expect(applied.admin.token == "t")
+        #expect(running.restartOnlyChanges(to: applied).isEmpty)
+    }
+}
+
+@Suite struct AdminHostPolicyTests {
+    @Test(arguments: [
+        "localhost", "localhost:9090", "LOCALHOST:9090", "app.localhost", "127.0.0.1", "127.0.0.1:9090", "127.9.8.7:1",
+        "[::1]:9090", "[::1]", "bw.internal", "bw.internal:9090", "10.0.0.7:9090",
+    ])
+    func allows(host: String) {
+        #expect(AdminHostPolicy(allowedHosts: ["bw.internal", "10.0.0.7:9090"]).allows(host))
+    }
+
+    @Test(arguments: [
+        "", "evil.example", "evil.example:9090", "127.0.0.1.evil.example", "localhost.evil.example", "10.0.0.7",
+        "10.0.0.7:80", "128.0.0.1", "127.0.0.256", "[::2]:9090",
+    ])
+    func refuses(host: String) {
+        #expect(!AdminHostPolicy(allowedHosts: ["bw.internal", "10.0.0.7:9090"]).allows(host))
+    }
+
+    @Test func missingHostIsRefusedAndStarAllowsAll() {
+        #expect(!AdminHostPolicy(allowedHosts: []).allows(nil))
+        #expect(AdminHostPolicy(allowedHosts: ["*"]).allows("anything.example"))
+    }
+}
+
+@Suite struct ConfigurationSecretsTests {
+    @Test(arguments: [
+        ("redis://:pw@cache:6379/0", "redis://:***@cache:6379/0"), ("rediss://user:p@ss@h:1", "rediss://user:***@h:1"),
+        ("redis://cache:6379", "redis://cache:6379"), ("", ""), ("unix:///run/redis.sock", "unix:///run/redis.sock"),
+        ("redis://legacypw@cache", "redis://***@cache"),
+    ])
+    func redisPasswordIsMasked(url: String, masked: String) {
+        #expect(Configuration.maskingPassword(in: url) == masked)
+    }
+
+    @Test func tokenIsMaskedOnlyWhenSet() {
+        var configuration = Configuration()
+        #expect(configuration.maskingSecrets().admin.token == "")
+        configuration.admin.token = "s3cret"
+        #expect(configuration.maskingSecrets().admin.token == "***")
+        #expect(!configuration.maskingSecrets().effectiveYAML.contains("s3cret"))
     }
 }

@@ -13,7 +13,9 @@ struct PersistedQueryStoreTests {
             _ = try store.load()
             let digest = PersistedQueryFixtures.digest(1)
             try store.append(digest, "{__typename}")
-            #expect(PersistedQueryFixtures.text(of: path) == "\(digest.hex) 12\n{__typename}\n")
+            #expect(
+                PersistedQueryFixtures.text(of: path)
+                    == "breakwater persisted-query store 1\n\(digest.hex) 12\n{__typename}\n")
         }
     }
 
@@ -156,7 +158,7 @@ struct PersistedQueryStoreTests {
             _ = try store.load()
             for (digest, document) in Self.sampleRecords { try store.append(digest, document) }
             try store.compact([])
-            #expect(PersistedQueryFixtures.bytes(of: path).isEmpty)
+            #expect(PersistedQueryFixtures.bytes(of: path) == PersistedQueryStore.header)
             #expect(try store.load().isEmpty)
         }
     }

@@ -45,7 +45,8 @@ struct ResponseStoreChurnTests {
     }
 
     @Test func byteBoundHoldsUnderChurn() throws {
-        let store = ResponseStore(maxBytes: 1 << 20)
+        // Sixteen shards of 64 KiB, so that the largest answers exceed one shard and are rejected.
+        let store = ResponseStore(maxBytes: 1 << 20, shardCount: 16)
         var random = SplitMix64(seed: 7)
         var stores = 0
         var operation = 0

@@ -153,7 +153,8 @@ struct ResponseStoreTests {
     @Test func statisticsReportTheConfiguredBound() {
         let store = ResponseStore(maxBytes: 1_000_000)
         #expect(store.statistics.maxBytes == 1_000_000)
-        #expect(store.maxEntryCost == 1_000_000 / 16)
+        #expect(store.maxEntryCost == 1_000_000)
+        #expect(store.shardCount == 1)
     }
 }
 

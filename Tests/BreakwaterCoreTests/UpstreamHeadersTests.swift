@@ -17,6 +17,19 @@ struct UpstreamHeadersTests {
         #expect(headers["Accept-Encoding"] == nil)
     }
 
+    @Test func requestIDAndTraceHeadersReachTheOriginWithTheDefaultList() {
+        let defaults = UpstreamHeaders(forwardHeaders: Configuration.Origin().forwardHeaders)
+        let client: HTTPHeaders = [
+            "X-Request-Id": "r2", "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "apollographql-client-name": "ios", "User-Agent": "curl",
+        ]
+        let headers = defaults.make(from: client, remoteAddress: "10.0.0.1", isSecure: false)
+        #expect(headers.values(of: "X-Request-Id") == ["r2"])
+        #expect(headers["traceparent"] == "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        #expect(headers["apollographql-client-name"] == "ios")
+        #expect(headers["User-Agent"] == nil)
+    }
+
     @Test func dropsHopByHopHeadersEvenWhenListed() {
         let client: HTTPHeaders = ["Connection": "keep-alive, Cookie", "TE": "trailers", "Cookie": "a=b"]
         let headers = builder.make(from: client, remoteAddress: "127.0.0.1", isSecure: false)

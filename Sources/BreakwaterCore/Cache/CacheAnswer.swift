@@ -6,11 +6,10 @@ package enum CacheAnswer {
     package static func fromEntry(
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
-        let remaining = isFresh ? entry.ttl - age : .zero
         var headers = HTTPHeaders(capacity: 8 + client.extraHeaders.fields.count)
         headers.add("X-Cache", isFresh ? XCache.hit.headerValue : XCache.stale.headerValue)
         headers.add("Age", CacheResponseHeaders.age(age))
-        headers.add("Cache-Control", cacheControl(for: entry, remaining: remaining, client: client))
+        headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
@@ -19,7 +18,7 @@ package enum CacheAnswer {
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
         var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
         headers.add("X-Cache", XCache.miss.headerValue)
-        headers.add("Cache-Control", cacheControl(for: entry, remaining: entry.ttl, client: client))
+        headers.add("Cache-Control", cacheControl(for: entry, client: client))
         headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
@@ -38,8 +37,10 @@ package enum CacheAnswer {
         return response
     }
 
-    private static func cacheControl(for entry: CacheEntry, remaining: Duration, client: ClientView) -> String {
-        CacheResponseHeaders.cacheControl(isPublicGET: client.isGET && !entry.isPerUser, remaining: remaining)
+    private static func cacheControl(for entry: CacheEntry, client: ClientView) -> String {
+        CacheResponseHeaders.cacheControl(
+            isPublicGET: client.isGET && !entry.isPerUser, ttl: entry.ttl,
+            staleWhileRevalidate: entry.staleWhileRevalidate, staleIfError: entry.staleIfError)
     }
 
     /// 200 with the stored body, or 304 when the client already holds it.

@@ -6,7 +6,10 @@ import Synchronization
 /// The in-memory response cache: thread-safe, sharded so that event loops rarely contend.
 ///
 /// Each key belongs to one of `shardCount` shards, each a `SieveShard` behind its own mutex with
-/// `maxBytes / shardCount` of the budget, so the total never exceeds `maxBytes`. A critical section
+/// `maxBytes / shardCount` of the budget, so the total never exceeds `maxBytes`. The shard count
+/// grows with the budget (`shardCount(forMaxBytes:)`): a shard must be large enough that its own
+/// scan of one-hit entries cannot push out an entry hit every few requests, so a small cache is
+/// one shard (one SIEVE, at least as good as one LRU) and only a large one is split. A critical section
 /// is a few dictionary operations: no I/O and no body copy (entries are shared objects). Time is a
 /// parameter of every call, so that tests can age entries without sleeping.
 package final class ResponseStore: Sendable {
@@ -16,12 +19,27 @@ package final class ResponseStore: Sendable {
     package let maxEntryCost: Int
     private let shards: [LockedShard]
 
-    package init(maxBytes: Int, shardCount: Int = 16) {
+    /// The fewest bytes a shard is given: below 2 × this a store is one shard.
+    package static let minimumShardBytes = 4 << 20
+    /// The most shards: enough that event loops on many cores rarely meet on one lock.
+    package static let maximumShardCount = 16
+
+    /// How many shards a store of `maxBytes` has: one per `minimumShardBytes`, 1 to `maximumShardCount`.
+    package static func shardCount(forMaxBytes maxBytes: Int) -> Int {
+        min(maximumShardCount, max(1, maxBytes / minimumShardBytes))
+    }
+
+    /// A store bounded by `maxBytes`, split in `shardCount` shards (by default as many as its size
+    /// warrants, `shardCount(forMaxBytes:)`).
+    package init(maxBytes: Int, shardCount: Int? = nil) {
+        let shardCount = shardCount ?? Self.shardCount(forMaxBytes: maxBytes)
         precondition(shardCount > 0, "a response store has at least one shard")
         self.maxBytes = max(0, maxBytes)
         maxEntryCost = self.maxBytes / shardCount
         shards = (0..<shardCount).map { [maxEntryCost] _ in LockedShard(budget: maxEntryCost) }
     }
+
+    package var shardCount: Int { shards.count }
 
     /// How the entry for `key` may be served at `now`; a hit marks it recently used for eviction.
     ///

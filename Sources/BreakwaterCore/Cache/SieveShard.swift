@@ -70,9 +70,13 @@ struct SieveShard {
     /// Inserts or replaces `entry`, evicting until it fits; returns how many entries were evicted.
     ///
     /// An entry costlier than the whole budget is not stored, and the one it would have replaced
-    /// is removed all the same: the origin has sent something newer.
+    /// is removed all the same: the origin has sent something newer. A replaced entry whose TTL
+    /// had run out (a refresh of a stale entry, a refetch) is counted as expired.
     mutating func store(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Int {
-        if let slot = slotIndices[entry.key] { removeSlot(slot) }
+        if let slot = slotIndices[entry.key] {
+            if let old = slots[slot].entry, now >= old.expiresAt(staleSince: nil) { expired += 1 }
+            removeSlot(slot)
+        }
         guard entry.cost <= budget else {
             rejected += 1
             return 0

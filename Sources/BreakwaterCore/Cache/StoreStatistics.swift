@@ -10,7 +10,8 @@ package struct StoreStatistics: Sendable, Equatable {
     package var maxBytes = 0
     /// Entries removed to make room for others since start.
     package var evictions = 0
-    /// Entries removed because they could serve nobody any more, on lookup or by the eviction hand.
+    /// Entries whose TTL ran out (SPEC section 6): replaced by a refetch, or removed past every
+    /// serving window on lookup or by the eviction hand. Each entry is counted once, when it goes.
     package var expired = 0
     /// Entries not stored because their cost alone exceeded a shard's budget.
     package var rejected = 0

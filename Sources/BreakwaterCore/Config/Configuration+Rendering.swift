@@ -21,7 +21,13 @@ extension Configuration {
         add(1, "max_body_bytes", "\(server.maxBodyBytes)")
         add(1, "max_header_bytes", "\(server.maxHeaderBytes)")
         add(1, "idle_timeout", server.idleTimeout.configText)
+        add(1, "header_timeout", server.headerTimeout.configText)
+        add(1, "body_timeout", server.bodyTimeout.configText)
+        add(1, "max_connections", "\(server.maxConnections)")
+        add(1, "max_batch", "\(server.maxBatch)")
+        add(1, "shutdown_delay", server.shutdownDelay.configText)
         add(1, "drain_timeout", server.drainTimeout.configText)
+        add(1, "compression", "\(server.compression)")
         if let cors = server.cors {
             add(1, "cors")
             add(2, "allow_origins", yamlList(cors.allowOrigins))
@@ -42,10 +48,17 @@ extension Configuration {
         add(1, "max_get_uri_bytes", "\(origin.maxGetURIBytes)")
         add(1, "forward_headers", yamlList(origin.forwardHeaders))
         add(1, "tls_verify", "\(origin.tlsVerify)")
+        switch origin.schema {
+        case .auto: add(1, "schema", "auto")
+        case .off: add(1, "schema", "off")
+        case .file(let path): add(1, "schema", yamlQuoted(path))
+        }
 
         add(0, "persisted_queries")
         add(1, "mode", persistedQueries.mode.rawValue)
         add(1, "max_entries", "\(persistedQueries.maxEntries)")
+        add(1, "max_bytes", "\(persistedQueries.maxBytes)")
+        add(1, "max_document_bytes", "\(persistedQueries.maxDocumentBytes)")
         add(1, "manifest", yamlQuoted(persistedQueries.manifest))
         add(1, "store", yamlQuoted(persistedQueries.store))
 
@@ -57,6 +70,15 @@ extension Configuration {
         add(1, "stale_if_error", cache.staleIfError.configText)
         add(1, "private_headers", yamlList(cache.privateHeaders))
         add(1, "invalidate_on_mutation", "\(cache.invalidateOnMutation)")
+        add(1, "entity_tags", cache.entityTags.rawValue)
+        add(1, "tag_header", yamlQuoted(cache.tagHeader))
+        add(1, "types", cache.types.isEmpty ? "{}" : nil)
+        for (name, policy) in cache.types.sorted(by: { $0.key < $1.key }) {
+            add(2, yamlQuoted(name))
+            if let ttl = policy.ttl { add(3, "ttl", ttl.configText) }
+            if let scope = policy.scope { add(3, "scope", scope.rawValue) }
+            add(3, "keys", yamlList(policy.keys))
+        }
         add(1, "rules", cache.rules.isEmpty ? "[]" : nil)
         for rule in cache.rules {
             add(2, "- operation", yamlQuoted(rule.operation))
@@ -67,13 +89,22 @@ extension Configuration {
         add(0, "admin")
         add(1, "listen", yamlQuoted(admin.listen.description))
         add(1, "token", yamlQuoted(admin.token))
+        add(1, "allowed_hosts", yamlList(admin.allowedHosts))
 
         add(0, "redis")
         add(1, "url", yamlQuoted(redis.url))
+        add(1, "key_prefix", yamlQuoted(redis.keyPrefix))
+        add(1, "timeout", redis.timeout.configText)
+        add(1, "l2", "\(redis.l2)")
+        add(1, "l2_max_entry_bytes", "\(redis.l2MaxEntryBytes)")
 
         add(0, "logging")
         add(1, "level", logging.level.rawValue)
-        add(1, "access_log", "\(logging.accessLog)")
+        add(1, "format", logging.format.rawValue)
+        switch logging.accessLog {
+        case .file(let path): add(1, "access_log", yamlQuoted(path))
+        default: add(1, "access_log", logging.accessLog.configText)
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -29,6 +29,18 @@ public struct Configuration: Sendable, Equatable {
         public var maxHeaderBytes = ByteSize(64 << 10)
         /// A keep-alive connection idle this long is closed.
         public var idleTimeout = Duration.seconds(60)
+        /// Request line and headers must arrive within this (slowloris), else 408.
+        public var headerTimeout = Duration.seconds(10)
+        /// A request body must arrive within this, else 408.
+        public var bodyTimeout = Duration.seconds(30)
+        /// Open client connections per process; beyond it new connections are refused at accept.
+        public var maxConnections = 10_000
+        /// Operations in one JSON-array (batched) POST; more gets 400.
+        public var maxBatch = 16
+        /// On SIGTERM, `/readyz` turns 503 at once and serving goes on this long before draining.
+        public var shutdownDelay = Duration.zero
+        /// Gzip answers for clients that accept it.
+        public var compression = true
         /// How long SIGTERM/SIGINT waits for in-flight requests before exiting.
         public var drainTimeout = Duration.seconds(10)
         /// Browser preflights answered here when set.
@@ -64,10 +76,24 @@ public struct Configuration: Sendable, Equatable {
         public var method = OriginMethod.post
         public var maxGetURIBytes = ByteSize(8 << 10)
         /// Client headers passed on to the origin.
-        public var forwardHeaders = ["Authorization", "Cookie", "Accept-Language", "X-Request-Id"]
+        public var forwardHeaders = [
+            "Authorization", "Cookie", "Accept-Language", "traceparent", "tracestate", "baggage",
+            "apollographql-client-name", "apollographql-client-version",
+        ]
         /// Verify the origin's certificate and host name (https origins).
         public var tlsVerify = true
+        /// Where the origin's schema comes from.
+        public var schema = SchemaSource.auto
         public init() {}
+    }
+
+    /// `origin.schema`: introspect the origin, read an SDL file, or do without.
+    public enum SchemaSource: Sendable, Equatable {
+        /// Introspect the origin at start and every 5 minutes.
+        case auto
+        case off
+        /// An SDL file, resolved against the config file's folder.
+        case file(String)
     }
 
     public enum OriginMethod: String, Sendable, Equatable, CaseIterable {
@@ -79,6 +105,10 @@ public struct Configuration: Sendable, Equatable {
     public struct PersistedQueries: Sendable, Equatable {
         public var mode = PersistedQueryMode.automatic
         public var maxEntries = 100_000
+        /// Bound on the registered documents' total size.
+        public var maxBytes = ByteSize(64 << 20)
+        /// A longer query text is refused (413) before it is parsed.
+        public var maxDocumentBytes = ByteSize(100 << 10)
         /// Apollo persisted-query manifest or Relay map; empty for none.
         public var manifest = ""
         /// Append-only registry file; empty keeps the registry in memory only. Already resolved
@@ -102,9 +132,37 @@ public struct Configuration: Sendable, Equatable {
         public var staleIfError = Duration.seconds(300)
         public var privateHeaders = ["Authorization", "Cookie"]
         public var invalidateOnMutation = true
+        /// Which entities tag a stored entry.
+        public var entityTags = EntityTagMode.auto
+        /// "" (none), "Surrogate-Key", "Cache-Tag" or "xkey": the header carrying an entry's tags.
+        public var tagHeader = ""
+        /// Per-type policy, applied when an answer holds that type.
+        public var types: [String: TypePolicy] = [:]
         /// First match wins.
         public var rules: [CacheRule] = []
         public init() {}
+    }
+
+    /// `cache.entity_tags`: tag by every entity (needs a schema), only selected ones, or none.
+    public enum EntityTagMode: String, Sendable, Equatable, CaseIterable {
+        case auto
+        case selected
+        case off
+    }
+
+    /// The header names `cache.tag_header` accepts besides "".
+    public static let tagHeaders = ["Surrogate-Key", "Cache-Tag", "xkey"]
+
+    /// `cache.types.<Type>`: a TTL bound, a scope, and the key fields of the type.
+    public struct TypePolicy: Sendable, Equatable {
+        public var ttl: Duration?
+        public var scope: CacheScope?
+        public var keys: [String]
+        public init(ttl: Duration? = nil, scope: CacheScope? = nil, keys: [String] = ["id"]) {
+            self.ttl = ttl
+            self.scope = scope
+            self.keys = keys
+        }
     }
 
     /// A TTL rule for one operation.
@@ -129,21 +187,57 @@ public struct Configuration: Sendable, Equatable {
         public var listen = HostPort(host: "127.0.0.1", port: 9090)
         /// When set, admin POSTs need `Authorization: Bearer <token>`.
         public var token = ""
+        /// `Host` values answered besides loopback names and addresses (DNS rebinding guard).
+        public var allowedHosts: [String] = []
         public init() {}
     }
 
     /// The optional shared tier.
     public struct Redis: Sendable, Equatable {
+        /// `redis://[:password@]host:port[/db]`, `rediss://...` or `unix:///path`; "" for none.
         public var url = ""
+        public var keyPrefix = "bw:"
+        /// A Redis call slower than this counts as a miss.
+        public var timeout = Duration.milliseconds(50)
+        /// Second-level response cache shared by the fleet.
+        public var l2 = true
+        /// Larger answers stay local.
+        public var l2MaxEntryBytes = ByteSize(1 << 20)
         public init() {}
     }
 
     /// Log output.
     public struct Logging: Sendable, Equatable {
         public var level = LogLevel.info
-        /// One JSON line per request.
-        public var accessLog = false
+        public var format = LogFormat.text
+        /// Where access-log lines go.
+        public var accessLog = AccessLogDestination.stdout
         public init() {}
+    }
+
+    /// `logging.format`: human-readable lines, or one JSON object per line.
+    public enum LogFormat: String, Sendable, Equatable, CaseIterable {
+        case text
+        case json
+    }
+
+    /// `logging.access_log`: a stream, a file (reopened on SIGHUP), or nothing.
+    public enum AccessLogDestination: Sendable, Equatable {
+        case stdout
+        case stderr
+        /// A path, resolved against the config file's folder.
+        case file(String)
+        case off
+
+        /// The spelling in config.yaml.
+        public var configText: String {
+            switch self {
+            case .stdout: "stdout"
+            case .stderr: "stderr"
+            case .file(let path): path
+            case .off: "off"
+            }
+        }
     }
 
     public enum LogLevel: String, Sendable, Equatable, CaseIterable {

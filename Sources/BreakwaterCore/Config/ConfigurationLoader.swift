@@ -13,7 +13,10 @@ import Foundation
 /// Reads and validates Breakwater's YAML configuration.
 public enum ConfigurationLoader {
     /// Reads the file at `path`; relative paths inside it are resolved against the file's folder.
-    public static func load(path: String) throws(ConfigurationError) -> Configuration {
+    public static func load(
+        path: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> Configuration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(problems: [.init(file: path, line: 0, message: "cannot read file")])
         }
@@ -21,15 +24,17 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: [.init(file: path, line: 0, message: "file is not UTF-8 text")])
         }
         let base = path.lastIndex(of: "/").map { slash in slash == path.startIndex ? "/" : String(path[..<slash]) }
-        return try parse(yaml: yaml, file: path, baseDirectory: base ?? ".")
+        return try parse(yaml: yaml, file: path, baseDirectory: base ?? ".", environment: environment)
     }
 
     /// Maps `yaml` onto a Configuration; `file` names the source in problems, and relative paths
-    /// (`persisted_queries.store`, `manifest`, `server.tls`) are resolved against `baseDirectory`.
+    /// (`persisted_queries.store`, `manifest`, `server.tls`) are resolved against `baseDirectory`;
+    /// `${NAME}` references in values are replaced from `environment`.
     public static func parse(
         yaml: String,
         file: String,
-        baseDirectory: String
+        baseDirectory: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError)
         -> Configuration
     {
@@ -39,7 +44,8 @@ public enum ConfigurationLoader {
         } catch {
             throw ConfigurationError(problems: [problem(from: error, file: file)])
         }
-        let reader = ConfigurationReader(file: file, baseDirectory: baseDirectory)
+        let reader = ConfigurationReader(
+            file: file, baseDirectory: baseDirectory, expansion: EnvironmentExpansion(environment: environment))
         let configuration = reader.configuration(from: root)
         guard reader.problems.isEmpty else {
             // Cross-field checks run last; sorting puts every problem back in file order.
@@ -112,11 +118,13 @@ private struct Field {
 private final class ConfigurationReader {
     let file: String
     let baseDirectory: String
+    let expansion: EnvironmentExpansion
     private(set) var problems: [ConfigurationError.Problem] = []
 
-    init(file: String, baseDirectory: String) {
+    init(file: String, baseDirectory: String, expansion: EnvironmentExpansion) {
         self.file = file
         self.baseDirectory = baseDirectory
+        self.expansion = expansion
     }
 
     func configuration(from root: Node?) -> Configuration {
@@ -159,7 +167,8 @@ private final class ConfigurationReader {
             of: section,
             keys: [
                 "listen", "threads", "graphql_path", "max_uri_bytes", "max_body_bytes", "max_header_bytes",
-                "idle_timeout", "drain_timeout", "cors", "tls",
+                "idle_timeout", "header_timeout", "body_timeout", "max_connections", "max_batch", "shutdown_delay",
+                "drain_timeout", "compression", "cors", "tls",
             ]
         )
         read(f["listen"], into: &server.listen, hostPort)
@@ -169,7 +178,13 @@ private final class ConfigurationReader {
         read(f["max_body_bytes"], into: &server.maxBodyBytes) { size($0, minimum: 1) }
         let headerRead = read(f["max_header_bytes"], into: &server.maxHeaderBytes) { size($0, minimum: 1) }
         read(f["idle_timeout"], into: &server.idleTimeout) { duration($0) }
+        read(f["header_timeout"], into: &server.headerTimeout) { duration($0, positive: true) }
+        read(f["body_timeout"], into: &server.bodyTimeout) { duration($0, positive: true) }
+        read(f["max_connections"], into: &server.maxConnections) { integer($0, minimum: 1) }
+        read(f["max_batch"], into: &server.maxBatch) { integer($0, minimum: 1) }
+        read(f["shutdown_delay"], into: &server.shutdownDelay) { duration($0) }
         read(f["drain_timeout"], into: &server.drainTimeout) { duration($0) }
+        read(f["compression"], into: &server.compression, boolean)
         if let cors = f["cors"], !cors.node.isNull { server.cors = self.cors(cors) }
         if let tls = f["tls"], !tls.node.isNull { server.tls = self.tls(tls) }
 
@@ -220,6 +235,7 @@ private final class ConfigurationReader {
             of: section,
             keys: [
                 "url", "timeout", "max_connections", "method", "max_get_uri_bytes", "forward_headers", "tls_verify",
+                "schema",
             ]
         )
         read(f["url"], into: &origin.url, originURL)
@@ -229,14 +245,31 @@ private final class ConfigurationReader {
         read(f["max_get_uri_bytes"], into: &origin.maxGetURIBytes) { size($0) }
         read(f["forward_headers"], into: &origin.forwardHeaders) { strings($0, headerNames: true) }
         read(f["tls_verify"], into: &origin.tlsVerify, boolean)
+        read(f["schema"], into: &origin.schema, schemaSource)
         return origin
+    }
+
+    /// `auto`, `off`, or the path of an SDL file.
+    private func schemaSource(_ field: Field) -> Configuration.SchemaSource? {
+        guard let value = text(field, expecting: "auto, off or the path of an SDL file") else { return nil }
+        switch value.lowercased() {
+        case "auto": return .auto
+        case "off", "false", "no": return .off
+        case "":
+            report("\(field.path) must be auto, off or the path of an SDL file", at: field)
+            return nil
+        default: return .file(value)
+        }
     }
 
     private func persistedQueries(_ section: Field) -> Configuration.PersistedQueries {
         var registry = Configuration.PersistedQueries()
-        let f = fields(of: section, keys: ["mode", "max_entries", "manifest", "store"])
+        let f = fields(
+            of: section, keys: ["mode", "max_entries", "max_bytes", "max_document_bytes", "manifest", "store"])
         read(f["mode"], into: &registry.mode) { choice($0) }
         read(f["max_entries"], into: &registry.maxEntries) { integer($0, minimum: 1) }
+        read(f["max_bytes"], into: &registry.maxBytes) { size($0, minimum: 1) }
+        read(f["max_document_bytes"], into: &registry.maxDocumentBytes) { size($0, minimum: 1) }
         read(f["manifest"], into: &registry.manifest, string)
         read(f["store"], into: &registry.store, string)
         if registry.mode == .safelist && registry.manifest.isEmpty {
@@ -254,7 +287,7 @@ private final class ConfigurationReader {
             of: section,
             keys: [
                 "max_bytes", "default_ttl", "honor_origin_cache_control", "stale_while_revalidate", "stale_if_error",
-                "private_headers", "invalidate_on_mutation", "rules",
+                "private_headers", "invalidate_on_mutation", "entity_tags", "tag_header", "types", "rules",
             ]
         )
         read(f["max_bytes"], into: &cache.maxBytes) { size($0) }
@@ -264,8 +297,65 @@ private final class ConfigurationReader {
         read(f["stale_if_error"], into: &cache.staleIfError) { duration($0) }
         read(f["private_headers"], into: &cache.privateHeaders) { strings($0, headerNames: true) }
         read(f["invalidate_on_mutation"], into: &cache.invalidateOnMutation, boolean)
+        read(f["entity_tags"], into: &cache.entityTags) { choice($0) }
+        read(f["tag_header"], into: &cache.tagHeader, tagHeader)
+        read(f["types"], into: &cache.types, types)
         read(f["rules"], into: &cache.rules, rules)
         return cache
+    }
+
+    /// "" or one of `Configuration.tagHeaders`, spelled as listed there.
+    private func tagHeader(_ field: Field) -> String? {
+        guard let value = string(field) else { return nil }
+        if value.isEmpty { return "" }
+        guard let match = Configuration.tagHeaders.first(where: { $0.lowercased() == value.lowercased() }) else {
+            let spellings = Configuration.tagHeaders.joined(separator: ", ")
+            report("\(field.path): \"\(value)\" is not one of \"\", \(spellings)", at: field)
+            return nil
+        }
+        return match
+    }
+
+    /// `Type: { ttl: 5m, scope: per-user, keys: [id] }` for each GraphQL type named.
+    private func types(_ field: Field) -> [String: Configuration.TypePolicy]? {
+        if field.node.isNull { return [:] }
+        guard case let .mapping(mapping) = field.node else {
+            let expected = "expected a mapping of type names (User: { scope: per-user })"
+            report("\(field.path): \(expected), found \(field.node.kind)", at: field)
+            return nil
+        }
+        var types: [String: Configuration.TypePolicy] = [:]
+        var valid = true
+        for (key, value) in mapping {
+            guard case let .scalar(name) = key, name.string.isIdentifierName else {
+                let place = Field(path: field.path, line: key.line, node: key)
+                report("\(field.path): \"\(key.string ?? key.kind)\" is not a GraphQL type name", at: place)
+                valid = false
+                continue
+            }
+            let entry = Field(path: "\(field.path).\(name.string)", line: key.line, node: value)
+            let f = fields(of: entry, keys: ["ttl", "scope", "keys"])
+            var policy = Configuration.TypePolicy()
+            valid = read(f["ttl"], into: &policy.ttl) { duration($0) } && valid
+            valid = read(f["scope"], into: &policy.scope) { choice($0) } && valid
+            valid = read(f["keys"], into: &policy.keys) { keyFields($0) } && valid
+            types[name.string] = policy
+        }
+        return valid ? types : nil
+    }
+
+    /// A non-empty list of GraphQL field names.
+    private func keyFields(_ field: Field) -> [String]? {
+        guard let names = strings(field) else { return nil }
+        if names.isEmpty {
+            report("\(field.path) must name at least one field", at: field)
+            return nil
+        }
+        if let bad = names.first(where: { !$0.isIdentifierName }) {
+            report("\(field.path): \"\(bad)\" is not a GraphQL field name", at: field)
+            return nil
+        }
+        return names
     }
 
     private func rules(_ field: Field) -> [Configuration.CacheRule]? {
@@ -303,32 +393,53 @@ private final class ConfigurationReader {
 
     private func admin(_ section: Field) -> Configuration.Admin {
         var admin = Configuration.Admin()
-        let f = fields(of: section, keys: ["listen", "token"])
+        let f = fields(of: section, keys: ["listen", "token", "allowed_hosts"])
         read(f["listen"], into: &admin.listen, hostPort)
         read(f["token"], into: &admin.token, string)
+        read(f["allowed_hosts"], into: &admin.allowedHosts) { strings($0) }
         return admin
     }
 
     private func redis(_ section: Field) -> Configuration.Redis {
         var redis = Configuration.Redis()
-        let f = fields(of: section, keys: ["url"])
+        let f = fields(of: section, keys: ["url", "key_prefix", "timeout", "l2", "l2_max_entry_bytes"])
         read(f["url"], into: &redis.url) { field in
             guard let url = self.string(field) else { return nil }
-            guard url.isEmpty || url.hasPrefix("redis://") || url.hasPrefix("rediss://") else {
-                self.report("\(field.path): \"\(url)\" is not a redis:// or rediss:// URL", at: field)
+            // RedisEndpoint (Fleet/) is the one parser of the forms; its messages never hold the password.
+            do throws(RedisEndpointError) {
+                if !url.isEmpty { _ = try RedisEndpoint(parsing: url) }
+            } catch {
+                self.report("\(field.path): \(error.message)", at: field)
                 return nil
             }
             return url
         }
+        read(f["key_prefix"], into: &redis.keyPrefix, string)
+        read(f["timeout"], into: &redis.timeout) { duration($0, positive: true) }
+        read(f["l2"], into: &redis.l2, boolean)
+        read(f["l2_max_entry_bytes"], into: &redis.l2MaxEntryBytes) { size($0) }
         return redis
     }
 
     private func logging(_ section: Field) -> Configuration.Logging {
         var logging = Configuration.Logging()
-        let f = fields(of: section, keys: ["level", "access_log"])
+        let f = fields(of: section, keys: ["level", "format", "access_log"])
         read(f["level"], into: &logging.level) { choice($0) }
-        read(f["access_log"], into: &logging.accessLog, boolean)
+        read(f["format"], into: &logging.format) { choice($0) }
+        read(f["access_log"], into: &logging.accessLog, accessLog)
         return logging
+    }
+
+    /// stdout, stderr, off (true = stdout, false = off), or a file path.
+    private func accessLog(_ field: Field) -> Configuration.AccessLogDestination? {
+        if field.node.isNull { return .off }
+        guard let value = text(field, expecting: "stdout, stderr, off or a file path") else { return nil }
+        switch value.lowercased() {
+        case "stdout", "true", "yes", "on": return .stdout
+        case "stderr": return .stderr
+        case "off", "false", "no", "": return .off
+        default: return .file(value)
+        }
     }
 
     /// Resolves file paths against the config file's folder, defaults included, so the server
@@ -337,6 +448,10 @@ private final class ConfigurationReader {
         var configuration = configuration
         configuration.persistedQueries.store = resolve(configuration.persistedQueries.store)
         configuration.persistedQueries.manifest = resolve(configuration.persistedQueries.manifest)
+        if case .file(let path) = configuration.origin.schema { configuration.origin.schema = .file(resolve(path)) }
+        if case .file(let path) = configuration.logging.accessLog {
+            configuration.logging.accessLog = .file(resolve(path))
+        }
         if var tls = configuration.server.tls {
             tls.cert = resolve(tls.cert)
             tls.key = resolve(tls.key)
@@ -403,7 +518,12 @@ private final class ConfigurationReader {
             report("\(field.path): expected \(expected), found \(found)", at: field)
             return nil
         }
-        return scalar.string
+        switch expansion.expand(scalar.string) {
+        case .success(let value): return value
+        case .failure(let failure):
+            report("\(field.path): \(failure)", at: field)
+            return nil
+        }
     }
 
     /// A string; an empty value is the empty string (`token:` means no token).

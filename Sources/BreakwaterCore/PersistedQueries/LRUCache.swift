@@ -1,7 +1,8 @@
 // A bounded map that forgets the least recently used key first: the eviction order of the
-// persisted-query registry (`persisted_queries.max_entries`, SPEC section 2).
+// persisted-query registry (`persisted_queries.max_entries` and `max_bytes`, SPEC section 2).
 
-/// A fixed-capacity map that evicts its least recently used entry to make room for a new one.
+/// A map bounded in entries and in summed cost that evicts its least recently used entries to
+/// make room for a new one.
 ///
 /// Every operation is O(1). A dictionary maps each key to a slot of one array, and the slots are
 /// linked into a doubly linked list in recency order by index, so no entry is a heap object of
@@ -10,6 +11,8 @@ package struct LRUCache<Key: Hashable, Value> {
     fileprivate struct Slot {
         /// Nil while the slot is on the free list, so that a removed value is released at once.
         var entry: (key: Key, value: Value)?
+        /// What the entry counts against `maxCost`.
+        var cost = 0
         /// The next more recently used slot, or `none`.
         var newer: Int
         /// The next less recently used slot, or `none`.
@@ -20,15 +23,20 @@ package struct LRUCache<Key: Hashable, Value> {
 
     /// The most entries held at once.
     package let capacity: Int
+    /// The most summed cost held at once.
+    package let maxCost: Int
+    /// The summed cost of the entries held now.
+    package private(set) var totalCost = 0
     private var slots: [Slot] = []
     private var freeSlots: [Int] = []
     private var slotIndices: [Key: Int] = [:]
     private var newest = Self.none
     private var oldest = Self.none
 
-    package init(capacity: Int) {
+    package init(capacity: Int, maxCost: Int = .max) {
         precondition(capacity > 0, "an LRU cache holds at least one entry")
         self.capacity = capacity
+        self.maxCost = max(0, maxCost)
     }
 
     package var count: Int { slotIndices.count }
@@ -50,20 +58,35 @@ package struct LRUCache<Key: Hashable, Value> {
 
     package func contains(_ key: Key) -> Bool { slotIndices[key] != nil }
 
-    /// Stores `value` as the most recently used entry; returns the entry evicted to make room.
+    /// Stores `value` (of cost 0) as the most recently used entry; returns the entry evicted to make room.
     @discardableResult
     package mutating func set(_ key: Key, _ value: Value) -> (key: Key, value: Value)? {
+        insert(key, value, cost: 0).first
+    }
+
+    /// Stores `value` as the most recently used entry, evicting the least recently used until both
+    /// bounds hold; returns the entries evicted. A value costlier than `maxCost` alone is not
+    /// stored (and nothing is evicted for it); an entry it would have replaced is returned.
+    @discardableResult
+    package mutating func insert(_ key: Key, _ value: Value, cost: Int) -> [(key: Key, value: Value)] {
+        var evicted: [(key: Key, value: Value)] = []
         if let slot = slotIndices[key] {
+            guard cost <= maxCost else {
+                slotIndices[key] = nil
+                return release(slot).map { [$0] } ?? []
+            }
+            totalCost += cost - slots[slot].cost
             slots[slot].entry = (key, value)
+            slots[slot].cost = cost
             moveToNewest(slot)
-            return nil
+            while totalCost > maxCost, oldest != slot, let victim = evictOldest() { evicted.append(victim) }
+            return evicted
         }
-        var evicted: (key: Key, value: Value)?
-        if slotIndices.count == capacity, let victim = slots[oldest].entry {
-            slotIndices[victim.key] = nil
-            evicted = release(oldest)
+        guard cost <= maxCost else { return [] }
+        while slotIndices.count >= capacity || totalCost + cost > maxCost, let victim = evictOldest() {
+            evicted.append(victim)
         }
-        let slot = allocate((key, value))
+        let slot = allocate((key, value), cost: cost)
         linkAsNewest(slot)
         slotIndices[key] = slot
         return evicted
@@ -80,6 +103,7 @@ package struct LRUCache<Key: Hashable, Value> {
         slots.removeAll()
         freeSlots.removeAll()
         slotIndices.removeAll()
+        totalCost = 0
         newest = Self.none
         oldest = Self.none
     }
@@ -98,12 +122,21 @@ package struct LRUCache<Key: Hashable, Value> {
 
     // MARK: - The linked list
 
-    private mutating func allocate(_ entry: (key: Key, value: Value)) -> Int {
+    /// Removes and returns the least recently used entry, nil when there is none.
+    private mutating func evictOldest() -> (key: Key, value: Value)? {
+        guard oldest != Self.none, let victim = slots[oldest].entry else { return nil }
+        slotIndices[victim.key] = nil
+        return release(oldest)
+    }
+
+    private mutating func allocate(_ entry: (key: Key, value: Value), cost: Int) -> Int {
+        totalCost += cost
         if let slot = freeSlots.popLast() {
             slots[slot].entry = entry
+            slots[slot].cost = cost
             return slot
         }
-        slots.append(Slot(entry: entry, newer: Self.none, older: Self.none))
+        slots.append(Slot(entry: entry, cost: cost, newer: Self.none, older: Self.none))
         return slots.count - 1
     }
 
@@ -111,7 +144,9 @@ package struct LRUCache<Key: Hashable, Value> {
     private mutating func release(_ slot: Int) -> (key: Key, value: Value)? {
         unlink(slot)
         let entry = slots[slot].entry
+        totalCost -= slots[slot].cost
         slots[slot].entry = nil
+        slots[slot].cost = 0
         freeSlots.append(slot)
         return entry
     }

@@ -20,6 +20,8 @@ package final class PersistedQueryRegistry: Sendable {
     }
 
     package let mode: Configuration.PersistedQueryMode
+    /// The bound on the registered documents' summed UTF-8 size (`persisted_queries.max_bytes`).
+    package let maxBytes: Int
     private let manifest: PersistedQueryManifest?
     private let store: PersistedQueryStore?
     private let state: Mutex<State>
@@ -35,6 +37,7 @@ package final class PersistedQueryRegistry: Sendable {
     /// file can never serve one query in place of another.
     package init(
         maxEntries: Int,
+        maxBytes: Int = .max,
         store: PersistedQueryStore?,
         manifest: PersistedQueryManifest?,
         hasher: any SHA256Hashing,
@@ -42,10 +45,11 @@ package final class PersistedQueryRegistry: Sendable {
         logger: Logger = Logger(label: "breakwater.persisted-queries")
     ) throws(PersistedQueryStoreError) {
         self.mode = mode
+        self.maxBytes = maxBytes
         self.manifest = manifest
         self.store = mode == .automatic ? store : nil
         self.logger = logger
-        var documents = LRUCache<SHA256Digest, String>(capacity: max(1, maxEntries))
+        var documents = LRUCache<SHA256Digest, String>(capacity: max(1, maxEntries), maxCost: maxBytes)
         if let store = self.store {
             try Self.preload(&documents, from: store, manifest: manifest, hasher: hasher, logger: logger)
         }
@@ -89,12 +93,13 @@ package final class PersistedQueryRegistry: Sendable {
     package func register(_ digest: SHA256Digest, document: String) -> Bool {
         guard mode == .automatic, manifest?.document(for: digest) == nil else { return false }
         // The evicted document is returned out of the lock so that it is freed after the unlock.
-        let (isNew, _) = state.withLock { state -> (Bool, (key: SHA256Digest, value: String)?) in
-            guard state.documents.get(digest) == nil else { return (false, nil) }
+        let (isNew, _) = state.withLock { state -> (Bool, [(key: SHA256Digest, value: String)]) in
+            guard state.documents.get(digest) == nil else { return (false, []) }
             state.registered += 1
-            return (true, state.documents.set(digest, document))
+            return (true, state.documents.insert(digest, document, cost: document.utf8.count))
         }
-        guard isNew, let store else { return isNew }
+        // A document larger than the whole byte bound is served once and neither kept nor stored.
+        guard isNew, let store, document.utf8.count <= maxBytes else { return isNew }
         writer.async { [self] in
             do {
                 try store.append(digest, document)
@@ -147,12 +152,15 @@ package final class PersistedQueryRegistry: Sendable {
             kept.append((digest, document))
         }
         for (digest, document) in kept.reversed() {
-            documents.set(digest, document)
+            documents.insert(digest, document, cost: document.utf8.count)
         }
         if store.droppedBytes > 0 {
             logger.warning(
-                "persisted-query store had a torn or damaged tail; cut it off",
-                metadata: ["store.path": "\(store.path)", "store.dropped_bytes": "\(store.droppedBytes)"]
+                "persisted-query store had damaged records or a torn tail; skipped them and kept the rest",
+                metadata: [
+                    "store.path": "\(store.path)", "store.dropped_bytes": "\(store.droppedBytes)",
+                    "store.skipped_records": "\(store.skippedRecords)",
+                ]
             )
         }
         if corrupt > 0 {
@@ -161,7 +169,7 @@ package final class PersistedQueryRegistry: Sendable {
                 metadata: ["store.path": "\(store.path)", "store.corrupt_records": "\(corrupt)"]
             )
         }
-        if records.count > 2 * documents.capacity || corrupt > 0 {
+        if records.count > 2 * documents.capacity || corrupt > 0 || store.skippedRecords > 0 {
             try store.compact(documents.leastRecentFirst.map { ($0.key, $0.value) })
         }
         logger.debug(

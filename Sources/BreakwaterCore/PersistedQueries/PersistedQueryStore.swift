@@ -2,16 +2,25 @@
 // (`persisted_queries.store`, SPEC section 2). Registrations are appended as they happen and read
 // back in file order at startup.
 //
-// Record format, one record per registration:
+// File format: a header line, then one record per registration:
 //
+//     breakwater persisted-query store 1\n
 //     <64 lower-case hex digits: the SHA-256> <the document's length in bytes, decimal>\n
 //     <the document, UTF-8>\n
 //
+// The header is how a file that is not a registry store (a `store` path pointing at the wrong file)
+// is told apart: such a file is refused at start and never written to. Files of the first format,
+// records without the header, still load: the store migrates them at start by rewriting them with
+// the header in front (written beside, synced and renamed over, as compaction does).
+//
 // The length, not a delimiter, ends the document, so documents may hold newlines; the final
 // newline lets a reader tell a complete record from one torn by a crash in the middle of a write.
-// Loading stops at the first record that is incomplete or malformed and truncates the file back to
-// the end of the last good record, so that later appends follow good data. A digest may appear more
-// than once (evicted, then registered again); the later record is the more recent.
+// A damaged record (a flipped byte, a bad length, text that is not UTF-8) is skipped: the loader
+// resumes at the next offset that starts a good record, so one bad byte loses one record, not
+// every record after it (a document damaged into other valid UTF-8 is caught by the registry,
+// which drops records whose document does not hash to their digest). A tail after the last good
+// record is cut off, so that later appends follow good data. A digest may appear more than once
+// (evicted, then registered again); the later record is the more recent.
 
 import Synchronization
 
@@ -34,12 +43,17 @@ package final class PersistedQueryStore: Sendable {
         /// The end of the last complete record: where a failed append is cut back to.
         var size: Int
         var droppedBytes = 0
+        var skippedRecords = 0
     }
+
+    /// The first line of every store file: what tells a registry store from any other file.
+    package static let header = Array("breakwater persisted-query store 1\n".utf8)
 
     package let path: String
     private let state: Mutex<State>
 
-    /// Opens the file at `path`, creating it and its parent folders when missing.
+    /// Opens the file at `path`, creating it and its parent folders when missing. Nothing is
+    /// written until `load()` has checked what the file holds.
     package init(path: String) throws(PersistedQueryStoreError) {
         self.path = path
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
@@ -60,25 +74,51 @@ package final class PersistedQueryStore: Sendable {
         state.withLock { _ = close($0.descriptor) }
     }
 
-    /// How many bytes of torn or corrupt tail the last `load()` cut off (0 when the file was whole).
+    /// How many bytes the last `load()` found outside any good record: damaged records skipped
+    /// in the middle plus a torn or damaged tail cut off (0 when the file was whole).
     package var droppedBytes: Int { state.withLock { $0.droppedBytes } }
 
-    /// Every complete record in file order; a torn or malformed tail is cut off the file and
-    /// counted in `droppedBytes`.
+    /// How many damaged stretches the last `load()` skipped with good records after them; they stay
+    /// in the file until the next `compact`.
+    package var skippedRecords: Int { state.withLock { $0.skippedRecords } }
+
+    /// Every good record in file order. Damaged records are skipped and counted (`skippedRecords`,
+    /// `droppedBytes`); a torn or damaged tail is cut off the file. A new or empty file gets the
+    /// header; a file of the first format (no header) is rewritten with it; a file that is not a
+    /// registry store is refused with `PersistedQueryStoreError.notAStore` and left untouched.
     package func load() throws(PersistedQueryStoreError) -> [(SHA256Digest, String)] {
         try state.withLock { (state) throws(PersistedQueryStoreError) -> [(SHA256Digest, String)] in
             // One read of the whole file and a scan of its bytes: 100k records load in well
             // under a second, where splitting the file into lines would not.
             let bytes = try readAll(state.descriptor)
-            let (records, goodLength) = bytes.withUnsafeBufferPointer(Self.scan)
-            if goodLength < bytes.count {
-                guard ftruncate(state.descriptor, off_t(goodLength)) == 0 else {
-                    throw PersistedQueryStoreError(path: path, operation: "truncate", errorNumber: errno)
+            let format = bytes.withUnsafeBufferPointer(Self.format)
+            switch format {
+            case .foreign:
+                throw PersistedQueryStoreError.notAStore(path)
+            case .empty:
+                // New, or torn while its header was written: start it again.
+                try truncate(state.descriptor, to: 0)
+                try writeAll(Self.header, to: state.descriptor, path: path)
+                state.size = Self.header.count
+                state.droppedBytes = bytes.count
+                state.skippedRecords = 0
+                return []
+            case .current, .firstFormat:
+                let start = format == .current ? Self.header.count : 0
+                let scan = bytes.withUnsafeBufferPointer { Self.scan($0, from: start) }
+                if format == .firstFormat {
+                    try replace(&state) { (descriptor) throws(PersistedQueryStoreError) -> Int in
+                        try writeAll(Self.header + bytes[..<scan.goodLength], to: descriptor, path: temporaryPath)
+                        return Self.header.count + scan.goodLength
+                    }
+                } else {
+                    if scan.goodLength < bytes.count { try truncate(state.descriptor, to: scan.goodLength) }
+                    state.size = scan.goodLength
                 }
+                state.droppedBytes = scan.droppedBytes + bytes.count - scan.goodLength
+                state.skippedRecords = scan.skippedRecords
+                return scan.records
             }
-            state.size = goodLength
-            state.droppedBytes = bytes.count - goodLength
-            return records
         }
     }
 
@@ -101,18 +141,13 @@ package final class PersistedQueryStore: Sendable {
         }
     }
 
-    /// Replaces the file's records with `entries`: written to a new file, synced, then renamed over
-    /// the old one, so a crash leaves either the old file or the new one, never a mix.
+    /// Replaces the file's records with `entries`, after the header: written to a new file, synced,
+    /// then renamed over the old one, so a crash leaves either the old file or the new one.
     package func compact(_ entries: [(SHA256Digest, String)]) throws(PersistedQueryStoreError) {
-        let temporaryPath = path + ".compacting"
         try state.withLock { (state) throws(PersistedQueryStoreError) in
-            let descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                throw PersistedQueryStoreError(path: temporaryPath, operation: "open", errorNumber: errno)
-            }
-            var size = 0
-            do throws(PersistedQueryStoreError) {
-                var buffer: [UInt8] = []
+            try replace(&state) { (descriptor) throws(PersistedQueryStoreError) -> Int in
+                var size = 0
+                var buffer = Self.header
                 buffer.reserveCapacity(1 << 20)
                 for (digest, document) in entries {
                     Self.encode(digest, document, into: &buffer)
@@ -123,23 +158,42 @@ package final class PersistedQueryStore: Sendable {
                     }
                 }
                 try writeAll(buffer, to: descriptor, path: temporaryPath)
-                size += buffer.count
-                guard fsync(descriptor) == 0 else {
-                    throw PersistedQueryStoreError(path: temporaryPath, operation: "sync", errorNumber: errno)
-                }
-                guard rename(temporaryPath, path) == 0 else {
-                    throw PersistedQueryStoreError(path: path, operation: "rename", errorNumber: errno)
-                }
-            } catch {
-                close(descriptor)
-                unlink(temporaryPath)
-                throw error
+                return size + buffer.count
             }
-            // The new descriptor already names the renamed file: no reopen that could fail.
-            close(state.descriptor)
-            state.descriptor = descriptor
-            state.size = size
+            state.skippedRecords = 0
         }
+    }
+
+    private var temporaryPath: String { path + ".compacting" }
+
+    /// Writes a new file beside the store with `write` (which returns the bytes it wrote), syncs
+    /// it and renames it over the store; the store's descriptor then names the new file.
+    private func replace(
+        _ state: inout State,
+        with write: (Int32) throws(PersistedQueryStoreError) -> Int
+    ) throws(PersistedQueryStoreError) {
+        let descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw PersistedQueryStoreError(path: temporaryPath, operation: "open", errorNumber: errno)
+        }
+        let size: Int
+        do throws(PersistedQueryStoreError) {
+            size = try write(descriptor)
+            guard fsync(descriptor) == 0 else {
+                throw PersistedQueryStoreError(path: temporaryPath, operation: "sync", errorNumber: errno)
+            }
+            guard rename(temporaryPath, path) == 0 else {
+                throw PersistedQueryStoreError(path: path, operation: "rename", errorNumber: errno)
+            }
+        } catch {
+            close(descriptor)
+            unlink(temporaryPath)
+            throw error
+        }
+        // The new descriptor already names the renamed file: no reopen that could fail.
+        close(state.descriptor)
+        state.descriptor = descriptor
+        state.size = size
     }
 
     // MARK: - Bytes
@@ -156,15 +210,62 @@ package final class PersistedQueryStore: Sendable {
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    /// The complete records at the start of `bytes`, and the length they span.
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> ([(SHA256Digest, String)], Int) {
-        var records: [(SHA256Digest, String)] = []
-        var position = 0
-        while position < bytes.count, let (digest, document, end) = record(in: bytes, at: position) {
-            records.append((digest, document))
-            position = end
+    /// What a file holds, judged by its first bytes.
+    private enum Format {
+        /// Nothing, or a prefix of the header (a crash while it was written).
+        case empty
+        /// The header, then records.
+        case current
+        /// Records without a header, as the first format wrote them: a record header first.
+        case firstFormat
+        /// Anything else: not a registry store.
+        case foreign
+    }
+
+    private static func format(_ bytes: UnsafeBufferPointer<UInt8>) -> Format {
+        if bytes.count < header.count, header.starts(with: bytes) { return .empty }
+        if bytes.starts(with: header) { return .current }
+        // A first-format record starts with 64 lower-case hex digits and a space; even if its
+        // document is damaged, that much of another kind of file is not a coincidence.
+        if bytes.count >= 65, bytes[64] == UInt8(ascii: " "), bytes[..<64].allSatisfy({ lowerHexValue($0) != nil }) {
+            return .firstFormat
         }
-        return (records, position)
+        return .foreign
+    }
+
+    /// What a scan found: the good records, where the last one ends, and the damage skipped before it.
+    private struct Scan {
+        var records: [(SHA256Digest, String)] = []
+        /// The offset just past the last good record (the start, when there is none).
+        var goodLength: Int
+        /// Bytes skipped between good records.
+        var droppedBytes = 0
+        /// Damaged stretches with a good record after them.
+        var skippedRecords = 0
+    }
+
+    /// The good records from `start` on. A damaged record is skipped by trying each following
+    /// offset until one starts a good record; damage after the last good record is left out of
+    /// `goodLength`, for the caller to cut off.
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Scan {
+        var scan = Scan(goodLength: start)
+        var position = start
+        while position < bytes.count {
+            if let (digest, document, end) = record(in: bytes, at: position) {
+                if position > scan.goodLength {
+                    scan.droppedBytes += position - scan.goodLength
+                    scan.skippedRecords += 1
+                }
+                scan.records.append((digest, document))
+                position = end
+                scan.goodLength = end
+            } else {
+                // Damage can fall on a newline, so every offset is a candidate, not only line
+                // starts; a candidate that is not a record fails within its first bytes.
+                position += 1
+            }
+        }
+        return scan
     }
 
     /// The record starting at `start` and the offset just past it, or nil when it is incomplete or
@@ -243,6 +344,12 @@ package final class PersistedQueryStore: Sendable {
         }
         guard failure == 0 else { throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: failure) }
         return bytes
+    }
+
+    private func truncate(_ descriptor: Int32, to length: Int) throws(PersistedQueryStoreError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw PersistedQueryStoreError(path: path, operation: "truncate", errorNumber: errno)
+        }
     }
 
     private func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(PersistedQueryStoreError) {

@@ -17,14 +17,27 @@ package struct PersistedQueryStoreError: Error, Sendable, Equatable, CustomStrin
     /// The `errno` the system reported, 0 when the failure was not a system call's.
     package let errorNumber: Int32
 
-    package init(path: String, operation: String, errorNumber: Int32) {
+    /// Why, in words, when the failure was not a system call's (`errorNumber` 0).
+    package let reason: String?
+
+    package init(path: String, operation: String, errorNumber: Int32, reason: String? = nil) {
         self.path = path
         self.operation = operation
         self.errorNumber = errorNumber
+        self.reason = reason
+    }
+
+    /// The file at `path` holds something other than a registry store: it is refused, never written.
+    package static func notAStore(_ path: String) -> Self {
+        Self(
+            path: path, operation: "use", errorNumber: 0,
+            reason: "the file exists and is not a Breakwater persisted-query store (its first line is not "
+                + "\"breakwater persisted-query store 1\"); it was left untouched: point "
+                + "persisted_queries.store at a new path or move the file away")
     }
 
     package var description: String {
-        let reason = errorNumber == 0 ? "failed" : String(cString: strerror(errorNumber))
-        return "persisted-query store \(path): cannot \(operation): \(reason)"
+        let why = reason ?? (errorNumber == 0 ? "failed" : String(cString: strerror(errorNumber)))
+        return "persisted-query store \(path): cannot \(operation): \(why)"
     }
 }

@@ -2,10 +2,21 @@
 
 /// Values of `Cache-Control` and `Age` for answers to clients.
 package enum CacheResponseHeaders {
-    /// `public, max-age=<whole seconds remaining>` for a cacheable public answer to a GET, so a
-    /// CDN in front may keep it no longer than we would; `private, no-store` for anything else.
-    package static func cacheControl(isPublicGET: Bool, remaining: Duration) -> String {
-        isPublicGET ? "public, max-age=\(wholeSeconds(remaining))" : "private, no-store"
+    /// `public, max-age=<the entry's whole TTL>` for a cacheable public answer to a GET, with
+    /// `stale-while-revalidate=<s>` and `stale-if-error=<s>` when those windows are set;
+    /// `private, no-store` for anything else.
+    ///
+    /// `max-age` is the whole TTL, never the remaining one: the answer also carries `Age`, and a
+    /// cache in front subtracts it itself (RFC 9111 section 4.2.3); sending the remaining TTL with
+    /// `Age` would count the age twice.
+    package static func cacheControl(
+        isPublicGET: Bool, ttl: Duration, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero
+    ) -> String {
+        guard isPublicGET else { return "private, no-store" }
+        var value = "public, max-age=\(wholeSeconds(ttl))"
+        if staleWhileRevalidate > .zero { value += ", stale-while-revalidate=\(wholeSeconds(staleWhileRevalidate))" }
+        if staleIfError > .zero { value += ", stale-if-error=\(wholeSeconds(staleIfError))" }
+        return value
     }
 
     /// The entry's age in whole seconds.

@@ -20,6 +20,7 @@ package struct GraphQLEndpoint: Sendable {
     private let maxURIBytes: Int
     private let maxHeaderBytes: Int
     private let maxBodyBytes: Int
+    private let maxDocumentBytes: Int
     private let cors: CORSPolicy?
     private let originPath: String
     private let originPrefersGET: Bool
@@ -32,6 +33,7 @@ package struct GraphQLEndpoint: Sendable {
         maxURIBytes = configuration.server.maxURIBytes
         maxHeaderBytes = configuration.server.maxHeaderBytes.bytes
         maxBodyBytes = configuration.server.maxBodyBytes.bytes
+        maxDocumentBytes = configuration.persistedQueries.maxDocumentBytes.bytes
         cors = configuration.server.cors.map(CORSPolicy.init)
         originPath = configuration.origin.url.path
         originPrefersGET = configuration.origin.method == .get
@@ -85,7 +87,7 @@ package struct GraphQLEndpoint: Sendable {
 
     /// The GraphQL parameters of a request that passed `check`.
     package func parse(_ request: HTTPRequest) throws(GraphQLErrorResponse) -> GraphQLRequest {
-        try GraphQLRequestParser.parse(request)
+        try GraphQLRequestParser.parse(request, maxDocumentBytes: maxDocumentBytes)
     }
 
     /// The request's document per the APQ table, or the hash a shared tier may still know.

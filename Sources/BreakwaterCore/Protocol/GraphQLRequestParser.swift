@@ -1,21 +1,45 @@
 // Reads a GraphQL request from a GET query string or a POST JSON body, with Apollo Server's
-// messages for every malformed input (SPEC section 3).
+// messages for every malformed input (SPEC section 3), and refuses a query text longer than
+// `persisted_queries.max_document_bytes` before anything parses it.
 
 /// Parses HTTP requests into `GraphQLRequest`s.
 package enum GraphQLRequestParser {
-    /// The GraphQL request in `request`, or the 400 that explains why there is none. The
-    /// method and Content-Type have been checked by the caller.
-    package static func parse(_ request: HTTPRequest) throws(GraphQLErrorResponse) -> GraphQLRequest {
-        request.method == "GET" ? try parseGET(query: request.query) : try parsePOST(body: request.body)
+    /// The default bound on a query text's UTF-8 size, `persisted_queries.max_document_bytes`.
+    package static let defaultMaxDocumentBytes = 100 * 1024
+
+    /// The GraphQL request in `request`, or the 400 that explains why there is none, or 413 when
+    /// its query text is longer than `maxDocumentBytes`. The method and Content-Type have been
+    /// checked by the caller.
+    package static func parse(
+        _ request: HTTPRequest, maxDocumentBytes: Int = defaultMaxDocumentBytes
+    ) throws(GraphQLErrorResponse) -> GraphQLRequest {
+        request.method == "GET"
+            ? try parseGET(query: request.query, maxDocumentBytes: maxDocumentBytes)
+            : try parsePOST(body: request.body, maxDocumentBytes: maxDocumentBytes)
+    }
+
+    /// 413 with a GraphQL error body: a document this long would hold the event loop for too long.
+    package static func documentTooLarge(_ maxDocumentBytes: Int) -> GraphQLErrorResponse {
+        GraphQLErrorResponse(
+            status: 413,
+            message: "The query document is longer than the limit of \(maxDocumentBytes) bytes.",
+            code: "DOCUMENT_TOO_LARGE")
+    }
+
+    private static func bounded(_ query: String?, _ maxDocumentBytes: Int) throws(GraphQLErrorResponse) -> String? {
+        guard let query, query.utf8.count > maxDocumentBytes else { return query }
+        throw documentTooLarge(maxDocumentBytes)
     }
 
     // MARK: - GET
 
-    static func parseGET(query: Substring?) throws(GraphQLErrorResponse) -> GraphQLRequest {
+    static func parseGET(
+        query: Substring?, maxDocumentBytes: Int = defaultMaxDocumentBytes
+    ) throws(GraphQLErrorResponse) -> GraphQLRequest {
         let parameters = QueryString(query)
         return GraphQLRequest(
             method: .get,
-            query: try single("query", in: parameters),
+            query: try bounded(single("query", in: parameters), maxDocumentBytes),
             operationName: try single("operationName", in: parameters),
             variables: try jsonObject("variables", in: parameters),
             extensions: try jsonObject("extensions", in: parameters),
@@ -50,7 +74,9 @@ package enum GraphQLRequestParser {
 
     // MARK: - POST
 
-    static func parsePOST(body: [UInt8]) throws(GraphQLErrorResponse) -> GraphQLRequest {
+    static func parsePOST(
+        body: [UInt8], maxDocumentBytes: Int = defaultMaxDocumentBytes
+    ) throws(GraphQLErrorResponse) -> GraphQLRequest {
         let value: JSONValue
         do {
             value = try JSONParser.parse(body)
@@ -65,7 +91,7 @@ package enum GraphQLRequestParser {
             switch key {
             case "query":
                 switch member {
-                case .string(let text): request.query = text.isEmpty ? nil : text
+                case .string(let text): request.query = try bounded(text.isEmpty ? nil : text, maxDocumentBytes)
                 case .null: break
                 default: throw .badRequest("GraphQL queries must be strings.")
                 }

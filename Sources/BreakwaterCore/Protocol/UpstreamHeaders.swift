@@ -30,6 +30,10 @@ package struct UpstreamHeaders: Sendable {
             }
             headers.add(field.name, field.value)
         }
+        // SPEC section 4: the request id is always passed on, listed or not.
+        if !forwarded.contains("x-request-id"), let requestID = client["X-Request-Id"] {
+            headers.add("X-Request-Id", requestID)
+        }
         headers.add("Content-Type", "application/json")
         headers.add("Accept", "application/json")
         let priorChain = client.values(of: "X-Forwarded-For").joined(separator: ", ")

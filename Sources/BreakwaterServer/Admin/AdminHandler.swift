@@ -1,8 +1,10 @@
 // The operators' endpoints on `admin.listen` (SPEC section 6): stats, metrics, dashboard,
-// purge, health. Never reachable through the GraphQL listener.
+// purge, health, readiness. Never reachable through the GraphQL listener.
 
 import BreakwaterCore
 import Foundation
+import Logging
+import Synchronization
 
 /// What the admin endpoints read: the proxy's shared state and every loop's statistics.
 final class AdminState: Sendable {
@@ -10,17 +12,20 @@ final class AdminState: Sendable {
     let registry: PersistedQueryRegistry
     let statistics: [LoopStatistics]
     let started: ContinuousClock.Instant
-    let isDraining: @Sendable () -> Bool
+    let readiness: Readiness
+    /// The Redis shared tier, for the `redis` figures.
+    let redis: RedisFleet?
 
     init(
         cache: SharedCache, registry: PersistedQueryRegistry, statistics: [LoopStatistics],
-        started: ContinuousClock.Instant, isDraining: @escaping @Sendable () -> Bool
+        started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil
     ) {
+        self.redis = redis
         self.cache = cache
         self.registry = registry
         self.statistics = statistics
         self.started = started
-        self.isDraining = isDraining
+        self.readiness = readiness
     }
 
     /// Every figure at this moment: the loops' statistics summed, the store's and registry's counts.
@@ -33,46 +38,80 @@ final class AdminState: Sendable {
     }
 }
 
-/// Routes admin requests. GETs are open; with `admin.token` set, POSTs need the Bearer token.
+/// The reloadable part of the admin endpoints: the POST token and the accepted Host names.
+package struct AdminAccess: Sendable, Equatable {
+    package var token: String
+    package var hosts: AdminHostPolicy
+
+    package init(_ admin: Configuration.Admin) {
+        token = admin.token
+        hosts = AdminHostPolicy(allowedHosts: admin.allowedHosts)
+    }
+}
+
+/// Routes admin requests. GETs (and HEADs) are open to allowed Hosts; POSTs need a JSON body and,
+/// with `admin.token` set, the Bearer token.
 final class AdminHandler: HTTPHandler, Sendable {
     private let state: AdminState
-    private let token: String
+    private let access: Mutex<AdminAccess>
+    private let logger: Logger
 
-    init(state: AdminState, token: String) {
+    init(state: AdminState, access: AdminAccess, logger: Logger) {
         self.state = state
-        self.token = token
+        self.access = Mutex(access)
+        self.logger = logger
+    }
+
+    /// Takes a reloaded token and Host list for the next requests.
+    func update(_ access: AdminAccess) {
+        self.access.withLock { $0 = access }
     }
 
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
-        responder.respond(answer(request))
+        guard request.method == .head else {
+            responder.respond(answer(request))
+            return
+        }
+        // HEAD: the GET answer; the HTTP engine sends its head (Content-Length included), not its body.
+        var get = request
+        get.method = .get
+        let response = answer(get)
+        responder.respond(response.status == 405 ? answer(request) : response)
     }
 
     private func answer(_ request: HTTPRequest) -> HTTPResponse {
+        let access = self.access.withLock { $0 }
+        // Probes come from load balancers and kubelets that send their own idea of Host; the
+        // health answers say nothing a rebinding page could use.
+        let isProbe = request.path == "/healthz" || request.path == "/readyz"
+        if !isProbe && !access.hosts.allows(request.headers["Host"]) {
+            return GraphQLErrorResponse(
+                status: 403, message: "The admin listener answers only loopback Host names and admin.allowed_hosts.",
+                code: "FORBIDDEN_HOST"
+            ).response
+        }
         switch (request.method, request.path) {
-        case ("GET", "/stats"):
-            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: state.report().json())
-        case ("GET", "/metrics"):
+        case (.get, "/stats"):
+            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: state.report().json(redis: state.redis?.status))
+        case (.get, "/metrics"):
             return HTTPResponse(
                 status: 200, headers: Self.headers("text/plain; version=0.0.4; charset=utf-8"),
-                body: state.report().prometheus())
-        case ("GET", "/"):
+                body: state.report().prometheus(redis: state.redis?.status))
+        case (.get, "/"):
             return HTTPResponse(status: 200, headers: Self.headers("text/html; charset=utf-8"), body: DashboardPage.html)
-        case ("GET", "/healthz"):
-            return state.isDraining()
-                ? HTTPResponse(status: 503, headers: Self.headers("text/plain"), body: "draining\n")
-                : HTTPResponse(status: 200, headers: Self.headers("text/plain"), body: "ok\n")
-        case ("POST", "/purge"):
-            if let refusal = authorize(request) { return refusal }
-            do {
-                let purge = try PurgeRequest.parse(request.body)
-                let count = state.cache.purger.purge(purge)
-                return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: "{\"purged\":\(count)}")
-            } catch {
-                return error.response
-            }
-        case (_, "/stats"), (_, "/metrics"), (_, "/"), (_, "/healthz"):
+        case (.get, "/healthz"):
+            // Liveness: the process serves, draining or not.
+            return HTTPResponse(status: 200, headers: Self.headers("text/plain"), body: "ok\n")
+        case (.get, "/readyz"):
+            return state.readiness.isReady
+                ? HTTPResponse(status: 200, headers: Self.headers("text/plain"), body: "ready\n")
+                : HTTPResponse(status: 503, headers: Self.headers("text/plain"), body: "stopping\n")
+        case (.post, "/purge"):
+            if let refusal = authorize(request, token: access.token) { return refusal }
+            return purge(request)
+        case (_, "/stats"), (_, "/metrics"), (_, "/"), (_, "/healthz"), (_, "/readyz"):
             return GraphQLErrorResponse(
-                status: 405, message: "Use GET.", code: "METHOD_NOT_ALLOWED", headers: ["Allow": "GET"]
+                status: 405, message: "Use GET or HEAD.", code: "METHOD_NOT_ALLOWED", headers: ["Allow": "GET, HEAD"]
             ).response
         case (_, "/purge"):
             return GraphQLErrorResponse(
@@ -85,8 +124,31 @@ final class AdminHandler: HTTPHandler, Sendable {
         }
     }
 
-    /// Nil when the request may POST; else 401 (no credentials) or 403 (wrong token).
-    private func authorize(_ request: HTTPRequest) -> HTTPResponse? {
+    private func purge(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let purge = try PurgeRequest.parse(request.body)
+            let count = state.cache.purger.purge(purge)
+            logger.notice(
+                "purge",
+                metadata: [
+                    "client": "\(request.remoteAddress)", "what": "\(purge.selector.logText)",
+                    "soft": "\(purge.soft)", "purged": "\(count)",
+                ])
+            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: "{\"purged\":\(count)}")
+        } catch {
+            return error.response
+        }
+    }
+
+    /// Nil when the request may POST; else 415 (not JSON), 401 (no credentials) or 403 (wrong token).
+    private func authorize(_ request: HTTPRequest, token: String) -> HTTPResponse? {
+        // A browser can send text/plain cross-site without a preflight; JSON it cannot.
+        guard MediaType.isJSON(request.headers["Content-Type"]) else {
+            return GraphQLErrorResponse(
+                status: 415, message: "Admin POSTs need Content-Type: application/json.",
+                code: "UNSUPPORTED_MEDIA_TYPE"
+            ).response
+        }
         guard !token.isEmpty else { return nil }
         guard let authorization = request.headers["Authorization"] else {
             return GraphQLErrorResponse(
@@ -110,5 +172,18 @@ final class AdminHandler: HTTPHandler, Sendable {
 
     private static func headers(_ contentType: String) -> HTTPHeaders {
         ["Content-Type": contentType, "Cache-Control": "no-store"]
+    }
+}
+
+extension PurgeSelector {
+    /// What a purge reached, for the log line every purge writes: `all`, `operation:Name`,
+    /// `hash:<hex>`, `tag:Launch:92`.
+    fileprivate var logText: String {
+        switch self {
+        case .all: "all"
+        case .operation(let name): "operation:\(name)"
+        case .document(let digest): "hash:\(digest.hex)"
+        case .tag(let tag): "tag:\(tag)"
+        }
     }
 }

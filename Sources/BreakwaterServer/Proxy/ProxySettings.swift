@@ -18,7 +18,7 @@ struct ProxySettings: Sendable {
         endpoint = GraphQLEndpoint(configuration: configuration, resolver: resolver, documents: documents)
         policy = CachePolicy(configuration.cache, forwardHeaders: configuration.origin.forwardHeaders)
         upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
-        accessLog = configuration.logging.accessLog ? Logger(label: "breakwater.access") : nil
+        accessLog = configuration.logging.accessLog != .off ? Logger(label: "breakwater.access") : nil
         self.configuration = configuration
     }
 

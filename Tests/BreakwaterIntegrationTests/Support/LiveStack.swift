@@ -55,7 +55,7 @@ final class ProxyProcess: @unchecked Sendable {
     /// Starts `breakwater run` with `yaml` (the origin is usually given by `origin`).
     init(
         origin: String, yaml: String = "", threads: Int = 2, extraArguments: [String] = [],
-        environment: [String: String] = [:], logLevel: String = "warning"
+        environment: [String: String] = [:], logLevel: String? = "warning"
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -67,8 +67,8 @@ final class ProxyProcess: @unchecked Sendable {
             executable: try BreakwaterBinary.path(),
             arguments: [
                 "run", "--config", config.path, "--listen", "127.0.0.1:0", "--origin", origin,
-                "--threads", String(threads), "--admin-listen", "127.0.0.1:0", "--log-level", logLevel,
-            ] + extraArguments, environment: environment)
+                "--threads", String(threads), "--admin-listen", "127.0.0.1:0",
+            ] + (logLevel.map { ["--log-level", $0] } ?? []) + extraArguments, environment: environment)
         try process.start()
         let line = try process.waitForLine(
             matching: { $0.contains("breakwater: listening on") }, timeout: .seconds(20))
@@ -94,10 +94,15 @@ final class ProxyProcess: @unchecked Sendable {
 }
 
 /// Runs the `breakwater` binary to completion and returns its exit status and output.
-func runBreakwater(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String) {
+func runBreakwater(
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try BreakwaterBinary.path())
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output

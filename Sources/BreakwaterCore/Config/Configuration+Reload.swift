@@ -1,0 +1,47 @@
+// What SIGHUP can change in a running process (SPEC section 1): every key but those that shape
+// what was built at start. Those are listed here, once, so a reload logs each one that changed
+// by its config name and keeps its running value.
+
+extension Configuration {
+    /// A key that needs a restart: its config name and where it lives in the model.
+    private struct RestartOnlyKey: Sendable {
+        let name: String
+        let differs: @Sendable (Configuration, Configuration) -> Bool
+        let keep: @Sendable (inout Configuration, Configuration) -> Void
+
+        init<Value: Equatable & Sendable>(_ name: String, _ path: any WritableKeyPath<Configuration, Value> & Sendable) {
+            self.name = name
+            differs = { $0[keyPath: path] != $1[keyPath: path] }
+            keep = { $0[keyPath: path] = $1[keyPath: path] }
+        }
+    }
+
+    private static let restartOnlyKeys: [RestartOnlyKey] = [
+        .init("server.listen", \.server.listen),
+        .init("server.threads", \.server.threads),
+        .init("server.tls", \.server.tls),
+        .init("cache.max_bytes", \.cache.maxBytes),
+        .init("persisted_queries.mode", \.persistedQueries.mode),
+        .init("persisted_queries.max_entries", \.persistedQueries.maxEntries),
+        .init("persisted_queries.max_bytes", \.persistedQueries.maxBytes),
+        .init("persisted_queries.manifest", \.persistedQueries.manifest),
+        .init("persisted_queries.store", \.persistedQueries.store),
+        .init("admin.listen", \.admin.listen),
+        .init("redis.url", \.redis.url),
+        .init("redis.key_prefix", \.redis.keyPrefix),
+        .init("redis.l2", \.redis.l2),
+    ]
+
+    /// The keys whose new values in `next` take effect only after a restart, by their config name.
+    public func restartOnlyChanges(to next: Configuration) -> [String] {
+        Self.restartOnlyKeys.filter { $0.differs(self, next) }.map(\.name)
+    }
+
+    /// `next` with every restart-only key kept at this (the running) configuration's value, so
+    /// that what the process applies and later compares against is what it actually runs.
+    public func reloadable(from next: Configuration) -> Configuration {
+        var applied = next
+        for key in Self.restartOnlyKeys { key.keep(&applied, self) }
+        return applied
+    }
+}

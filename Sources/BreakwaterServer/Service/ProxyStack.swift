@@ -1,0 +1,121 @@
+// The proxy's parts assembled from one configuration: registry, shared cache, a handler per
+// event loop, the GraphQL listener and the admin listener. The process around it (signals,
+// drain, reload) lives in the BreakwaterService target; this is the one door it uses.
+
+import BreakwaterCore
+import Logging
+
+/// The GraphQL proxy and its admin endpoints, serving on a group's loops.
+package final class ProxyStack: @unchecked Sendable {
+    /// The client-facing listener.
+    package let proxyServer: HTTPServer
+    /// The operators' listener.
+    package let adminServer: HTTPServer
+    private let handlers: [ProxyHandler]
+    private let admin: AdminHandler
+    private let registry: PersistedQueryRegistry
+    /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
+    private let fleet: RedisFleet?
+    private let logger: Logger
+
+    /// Binds `server.listen` and `admin.listen` on every loop of `group`.
+    package init(
+        group: EventLoopGroup, configuration: Configuration, readiness: Readiness, logger: Logger
+    ) throws(ServerError) {
+        self.logger = logger
+        let registry = try Self.makeRegistry(configuration, logger: logger)
+        self.registry = registry
+        let resolver = DocumentResolver(
+            mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
+        let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
+        let settings = ProxySettings(configuration: configuration, resolver: resolver, documents: documents)
+        let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
+        let statistics = group.loops.map { _ in LoopStatistics() }
+        let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
+        self.fleet = fleet
+        var handlers: [ProxyHandler] = []
+        proxyServer = try HTTPServer(
+            group: group, address: configuration.server.listen, limits: try Self.limits(configuration)
+        ) { loop throws(ServerError) in
+            let handler = try ProxyHandler(
+                loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index],
+                tiers: fleet?.tiers(for: loop) ?? LoopTiers())
+            handlers.append(handler)
+            return IdentifiedHandler(handler)
+        }
+        self.handlers = handlers
+        let state = AdminState(
+            cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
+            redis: fleet)
+        let admin = AdminHandler(state: state, access: AdminAccess(configuration.admin), logger: logger)
+        self.admin = admin
+        adminServer = try HTTPServer(group: group, address: configuration.admin.listen, limits: HTTPLimits()) { _ in
+            admin
+        }
+        if let fleet {
+            cache.purger.connect(fleet.purgeBus)
+            fleet.start()
+        }
+    }
+
+    /// Waits until every registration is in the registry's store (written behind the loops'
+    /// backs); call once the loops have stopped.
+    package func flush() {
+        registry.flush()
+    }
+
+    /// Applies the reloadable settings of `configuration` to new requests on every loop, without
+    /// dropping connections. Throws (and changes nothing) when its listener limits are invalid.
+    package func apply(_ configuration: Configuration) throws(ServerError) {
+        guard let first = handlers.first else { return }
+        let limits = try Self.limits(configuration)
+        let settings = first.settings.reloaded(with: configuration)
+        for handler in handlers {
+            handler.loop.execute { [logger] in
+                do {
+                    try handler.apply(settings)
+                } catch {
+                    logger.error("reload: loop \(handler.loop.index) keeps its origin: \(error)")
+                }
+            }
+        }
+        proxyServer.updateLimits(limits)
+        admin.update(AdminAccess(configuration.admin))
+    }
+
+    /// The listener limits of `configuration`. evhttp's own limits sit at twice the configured
+    /// ones, so that the endpoint answers 413 and 431 with GraphQL bodies; beyond twice, evhttp
+    /// refuses by itself.
+    private static func limits(_ configuration: Configuration) throws(ServerError) -> HTTPLimits {
+        HTTPLimits(
+            maxHeaderBytes: 2 * configuration.server.maxHeaderBytes.bytes,
+            maxBodyBytes: 2 * configuration.server.maxBodyBytes.bytes,
+            idleTimeout: configuration.server.idleTimeout,
+            tls: try configuration.server.tls.map { tls throws(ServerError) in
+                try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
+            })
+    }
+
+    /// The persisted-query registry with its store and manifest loaded.
+    private static func makeRegistry(_ configuration: Configuration, logger: Logger) throws(ServerError)
+        -> PersistedQueryRegistry
+    {
+        let settings = configuration.persistedQueries
+        let hasher = OpenSSLSHA256()
+        do {
+            let manifest = try settings.manifest.isEmpty
+                ? nil : PersistedQueryManifest(path: settings.manifest, hasher: hasher)
+            let store = try settings.store.isEmpty || settings.mode != .automatic
+                ? nil : PersistedQueryStore(path: settings.store)
+            let registry = try PersistedQueryRegistry(
+                maxEntries: settings.maxEntries, maxBytes: settings.maxBytes.bytes, store: store, manifest: manifest, hasher: hasher,
+                mode: settings.mode, logger: logger)
+            logger.info(
+                "persisted queries loaded",
+                metadata: ["mode": "\(settings.mode.rawValue)", "entries": "\(registry.entries)"])
+            return registry
+        } catch {
+            throw .setup("\(error)")
+        }
+    }
+}

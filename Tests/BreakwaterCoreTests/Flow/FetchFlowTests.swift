@@ -1,0 +1,135 @@
+// One fetch's rules (SPEC sections 4, 5 and 7) in-process: what is stored, what is passed
+// through and why, what stands in when the origin fails, and the shared tier's steps.
+
+@testable import BreakwaterCore
+import Testing
+
+struct FetchFlowTests {
+    /// The plan of a miss for the launch query (document registered through a hash + query POST).
+    private func missPlan(_ fixture: FlowFixture, id: String = "1") throws -> FetchPlan {
+        var (flow, step) = fixture.start(FlowFixture.register(id: id))
+        fixture.perform(flow.takeEffects())
+        return try #require(step.joinedPlan)
+    }
+
+    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: OriginResult) -> (FetchFlow, FetchOutcome?) {
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        let outcome = flow.originAnswered(answer).outcome
+        return (flow, outcome)
+    }
+
+    private static let client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
+
+    @Test func storableAnswerIsStoredAndEveryWaiterSeesMiss() throws {
+        let fixture = FlowFixture()
+        let plan = try missPlan(fixture)
+        let (_, outcome) = fetch(fixture, plan, answer: FlowFixture.answer())
+        let reply = try #require(outcome).reply(for: Self.client)
+        #expect(reply.cache == .miss)
+        #expect(reply.response.headers.values(of: "X-Cache") == ["MISS"])
+        #expect(reply.originStatus == 200)
+        #expect(fixture.store.lookup(try #require(plan.key), now: fixture.clock.now).entry != nil)
+    }
+
+    @Test(arguments: [
+        (#"{"errors":[{"message":"boom"}]}"#, 200, [("Content-Type", "application/json")], BypassReason.graphQLErrors),
+        (#"{"data":{}}"#, 200, [("Content-Type", "application/json"), ("Set-Cookie", "a=b")], .setCookie),
+        (#"{"data":{}}"#, 200, [("Content-Type", "application/json"), ("Cache-Control", "private")], .originPrivate),
+        (#"{"data":{}}"#, 200, [("Content-Type", "application/json"), ("Vary", "*")], .originVary),
+        (#"{"data":{}}"#, 200, [("Content-Type", "application/json"), ("Vary", "Authorization")], .originVary),
+        (#"{"errors":[{"message":"no"}]}"#, 403, [("Content-Type", "application/json")], .originStatus),
+    ])
+    func unstorableAnswersAreBypassedWithTheirReason(body: String, status: Int, headers: [(String, String)], reason: BypassReason)
+        throws
+    {
+        let fixture = FlowFixture()
+        let plan = try missPlan(fixture)
+        let (_, outcome) = fetch(fixture, plan, answer: FlowFixture.answer(body, status: status, headers: HTTPHeaders(headers.map { (name: $0.0, value: $0.1) })))
+        let reply = try #require(outcome).reply(for: Self.client)
+        #expect(reply.cache == .bypass)
+        #expect(reply.bypassReason == reason)
+        #expect(reply.response.headers.values(of: "Cache-Control") == ["private, no-store"])
+        #expect(fixture.store.statistics.entries == 0)
+    }
+
+    @Test func answerLargerThanAnEntryMayBeIsBypassNotMiss() throws {
+        let fixture = FlowFixture(maxBytes: 64 << 10)
+        let plan = try missPlan(fixture)
+        let big = #"{"data":{"launch":{"id":"1","site":""# + String(repeating: "x", count: 200 << 10) + #""}}}"#
+        let (_, outcome) = fetch(fixture, plan, answer: FlowFixture.answer(big))
+        let reply = try #require(outcome).reply(for: Self.client)
+        #expect(reply.cache == .bypass)
+        #expect(reply.bypassReason == .tooLarge)
+    }
+
+    @Test func originFailureServesAnEntryWithinStaleIfErrorElseAnError() throws {
+        let fixture = FlowFixture()
+        let plan = try missPlan(fixture)
+        _ = fetch(fixture, plan, answer: FlowFixture.answer())
+        fixture.clock.advance(by: .seconds(45))  // past TTL 30 + swr 10, within stale_if_error 60
+
+        for failure in [OriginResult.failure(.timeout), .failure(.unreachable("reset")), FlowFixture.answer("<html>", status: 503, headers: ["Content-Type": "text/html"])] {
+            let reply = try #require(fetch(fixture, plan, answer: failure).1).reply(for: Self.client)
+            #expect(reply.cache == .stale)
+            #expect(reply.response.headers["Age"] == "45")
+        }
+        fixture.clock.advance(by: .seconds(60))  // past every window
+        let timeout = try #require(fetch(fixture, plan, answer: .failure(.timeout)).1).reply(for: Self.client)
+        #expect(timeout.response.status == 504)
+        #expect(timeout.errorCode == "ORIGIN_TIMEOUT" || timeout.errorCode?.isEmpty == false)
+        let page = try #require(fetch(fixture, plan, answer: FlowFixture.answer("<html>", status: 500, headers: ["Content-Type": "text/html"])).1)
+            .reply(for: Self.client)
+        #expect(page.response.status == 502)
+        #expect(page.response.headers.values(of: "Cache-Control").count == 1)
+        #expect(page.originStatus == 500)
+    }
+
+    @Test func mutationAnswerNamingEntitiesPurgesThem() throws {
+        let fixture = FlowFixture()
+        let mutation = #"{"query":"\#(FlowFixture.mutationDocument)","variables":{"ids":["1"]}}"#
+        guard case .fetch(let plan) = fixture.start(FlowFixture.post(mutation)).1 else {
+            Issue.record("expected an uncached fetch")
+            return
+        }
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        let answer = #"{"data":{"bookTrips":{"success":true,"launches":[{"__typename":"Launch","id":"1"}]}}}"#
+        #expect(flow.originAnswered(FlowFixture.answer(answer)).outcome != nil)
+        #expect(flow.takeEffects() == [.purgeEntities(["Launch:1"])])
+    }
+
+    @Test func sharedTierIsAskedBeforeTheOriginAndTheLeaseDecidesWhoFetches() throws {
+        let fixture = FlowFixture(sharesResponses: true)
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        guard case .lookupTier(key) = flow.start() else { Issue.record("expected a tier lookup"); return }
+        guard case .acquireLease(key, _) = flow.tierLookedUp(nil) else { Issue.record("expected a lease"); return }
+        guard case .send = flow.leaseAnswered(true) else { Issue.record("the lease holder fetches"); return }
+        #expect(flow.originAnswered(FlowFixture.answer()).outcome != nil)
+        #expect(flow.takeEffects() == [.releaseLease(key), .storeInTier(key)])
+
+        var loser = FetchFlow(plan: plan, environment: fixture.environment)
+        _ = loser.tierLookedUp(nil)
+        guard case .awaitTierEntry(key, .seconds(5)) = loser.leaseAnswered(false) else {
+            Issue.record("a proxy that lost the lease waits up to origin.timeout")
+            return
+        }
+        guard case .send = loser.awaitedEntry(nil) else { Issue.record("then fetches itself"); return }
+    }
+
+    @Test func freshSharedEntryIsAHitAndFillsTheLocalStore() throws {
+        let fixture = FlowFixture(sharesResponses: true)
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        let entry = CacheEntry.make(
+            key: key, answer: HTTPResponse(status: 200, body: #"{"data":{}}"#), ttl: .seconds(30), tags: [],
+            operation: plan.operation, isPerUser: false, settings: fixture.environment.policy.settings,
+            now: fixture.clock.now, wallNow: fixture.clock.wallNow, hasher: FlowFixture.hasher)
+        fixture.clock.advance(by: .seconds(3))
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        let reply = try #require(flow.tierLookedUp(entry).outcome).reply(for: Self.client)
+        #expect(reply.cache == .hit)
+        #expect(reply.response.headers["Age"] == "3")
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry != nil)
+    }
+}

@@ -1,0 +1,124 @@
+// Live TLS cases beyond TLSOriginTests (issue 13): an expired origin certificate is refused with a
+// clear 502, and a TLS listener survives clients that do not speak TLS.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized) struct TLSReliabilityTests {
+    let query = #"{"query":"{ launch(id: \"7\") { id site } }"}"#
+
+    @Test func expiredOriginCertificateIsRefusedWithA502() throws {
+        let certificate = try ExpiredCertificate(name: "localhost")
+        let origin = try DemoOriginProcess(tls: certificate.asTestCertificate)
+        let proxy = try ProxyProcess(
+            origin: "https://localhost:\(origin.port)/graphql",
+            yaml: "persisted_queries:\n  store: \"\"\n",
+            environment: ["SSL_CERT_FILE": certificate.certificate, "SSL_CERT_DIR": "/nonexistent"])
+        let response = try proxy.client.post("/graphql", json: query)
+        #expect(response.status == 502)
+        let message = firstError(response).message ?? ""
+        print("expired certificate: \(message)")
+        // OpenSSL's reason; the verify result ("certificate has expired") is not named yet.
+        #expect(message.contains("certificate verify failed"), "\(message)")
+        #expect(firstError(response).code == "ORIGIN_UNAVAILABLE")
+    }
+
+    @Test func expiredOriginCertificateIsAcceptedWithVerificationOff() throws {
+        let certificate = try ExpiredCertificate(name: "localhost")
+        let origin = try DemoOriginProcess(tls: certificate.asTestCertificate)
+        let proxy = try ProxyProcess(
+            origin: "https://localhost:\(origin.port)/graphql",
+            yaml: "origin:\n  tls_verify: false\npersisted_queries:\n  store: \"\"\n",
+            environment: ["SSL_CERT_DIR": "/nonexistent"])
+        #expect(try proxy.client.post("/graphql", json: query).status == 200)
+    }
+
+    /// Plain HTTP and garbage sent to a TLS listener are dropped; the listener still serves TLS.
+    @Test func tlsListenerSurvivesClientsThatDoNotSpeakTLS() throws {
+        let certificate = try TestCertificate(name: "localhost")
+        let origin = try DemoOriginProcess()
+        let front = try ProxyProcess(
+            origin: origin.url,
+            yaml: """
+                server:
+                  tls:
+                    cert: \(certificate.certificate)
+                    key: \(certificate.key)
+                persisted_queries:
+                  store: ""
+                """)
+        for payload in ["GET /graphql HTTP/1.1\r\nHost: x\r\n\r\n", String(repeating: "\u{16}\u{03}\u{01}\u{ff}", count: 300)] {
+            let connection = try HTTPConnection(port: front.port, timeout: .seconds(5))
+            try connection.write(Array(payload.utf8))
+            _ = try? connection.readResponse()
+            connection.close()
+        }
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = [
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", certificate.certificate,
+            "-H", "Content-Type: application/json", "--data", query, "https://localhost:\(front.port)/graphql",
+        ]
+        let output = Pipe()
+        curl.standardOutput = output
+        try curl.run()
+        curl.waitUntilExit()
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
+        #expect(try front.admin.get("/healthz").status == 200)
+    }
+}
+
+/// A self-signed certificate for `name` whose validity ended in 2020, made with `openssl ca`
+/// (OpenSSL 3.0's `req -x509` cannot back-date).
+final class ExpiredCertificate: @unchecked Sendable {
+    let directory: URL
+    var certificate: String { directory.appendingPathComponent("cert.pem").path }
+    var key: String { directory.appendingPathComponent("key.pem").path }
+    /// The same files seen as a `TestCertificate` (for `DemoOriginProcess(tls:)`).
+    let asTestCertificate: TestCertificate
+
+    init(name: String) throws {
+        asTestCertificate = try TestCertificate(name: name)
+        directory = asTestCertificate.directory
+        let configuration = """
+            [ ca ]
+            default_ca = CA_default
+            [ CA_default ]
+            database = \(directory.path)/index.txt
+            new_certs_dir = \(directory.path)
+            serial = \(directory.path)/serial
+            default_md = sha256
+            policy = policy_any
+            copy_extensions = copy
+            unique_subject = no
+            [ policy_any ]
+            commonName = supplied
+            """
+        try configuration.write(to: directory.appendingPathComponent("ca.cnf"), atomically: true, encoding: .utf8)
+        try "".write(to: directory.appendingPathComponent("index.txt"), atomically: true, encoding: .utf8)
+        try "01\n".write(to: directory.appendingPathComponent("serial"), atomically: true, encoding: .utf8)
+        let request = directory.appendingPathComponent("request.csr").path
+        try Self.openssl([
+            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-subj", "/CN=\(name)",
+            "-addext", "subjectAltName=DNS:\(name)", "-addext", "basicConstraints=critical,CA:TRUE", "-out", request,
+        ])
+        try Self.openssl([
+            "ca", "-batch", "-config", directory.appendingPathComponent("ca.cnf").path, "-selfsign", "-keyfile", key,
+            "-in", request, "-out", certificate, "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
+        ])
+    }
+
+    private static func openssl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments[0]) failed"])
+        }
+    }
+}
