@@ -17,18 +17,7 @@ bench_build
 command -v perf >/dev/null || bench_die "perf is not installed"
 
 bench_start_origin ORIGIN_PID ORIGIN_URL
-cat >"$BENCH_TMP/profile.yaml" <<YAML
-server:
-  listen: "127.0.0.1:0"
-origin:
-  url: "$ORIGIN_URL"
-persisted_queries:
-  store: ""
-cache:
-  rules:
-    - operation: GetLaunchDetail
-      ttl: 1h
-YAML
+bench_write_config "$BENCH_TMP/profile.yaml" "$ORIGIN_URL" "$(printf '  rules:\n    - operation: GetLaunchDetail\n      ttl: 1h')"
 bench_start_breakwater profiled "$BENCH_TMP/profile.yaml" 1 0 BW_PID BW_URL BW_ADMIN
 
 DOCUMENT='query GetLaunchDetail($id: ID!) { launch(id: $id) { id site isBooked mission { name missionPatch } rocket { id name type } } }'

@@ -111,6 +111,27 @@ bench_start_breakwater breakwater1 "$BENCH_TMP/bench-config.yaml" 1 0 BW1_PID BW
 bench_start_breakwater breakwater2 "$BENCH_TMP/bench-config.yaml" 2 "" BW2_PID BW2_URL BW2_ADMIN
 bench_log "breakwater (1 loop, CPU 0) at $BW1_URL; (2 loops, unpinned) at $BW2_URL"
 
+# nginx_preamble DIR: the lines every nginx here starts with: pid, logs, events and the opening
+# of the http block with temp paths under DIR (the caller closes the block).
+nginx_preamble() {
+  local dir=$1
+  cat <<EOF
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events {
+    worker_connections 4096;
+}
+http {
+    access_log off;
+    client_body_temp_path $dir/client_body;
+    proxy_temp_path $dir/proxy_temp;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    keepalive_requests 1000000;
+EOF
+}
+
 # --- an nginx origin answering every request at once (the miss row (f) and the 100 KB row (j)) ---
 
 BIG_BODY="$BENCH_TMP/big.json"
@@ -122,18 +143,8 @@ start_origin_nginx() { # VAR_HOSTPORT
   {
     echo "worker_processes 1;"
     [ "$(id -u)" -eq 0 ] && echo "user root;"
+    nginx_preamble "$dir"
     cat <<EOF
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $dir/client_body;
-    proxy_temp_path $dir/proxy_temp;
-    fastcgi_temp_path $dir/fastcgi;
-    uwsgi_temp_path $dir/uwsgi;
-    scgi_temp_path $dir/scgi;
-    keepalive_requests 1000000;
     server {
         listen 127.0.0.1:$port;
         location = /graphql { default_type application/json; return 200 '{"data":{"launch":{"id":"1","site":"KSC"}}}'; }
@@ -153,22 +164,8 @@ start_origin_nginx NGX_ORIGIN
 bench_log "nginx origin (return 200) at $NGX_ORIGIN"
 
 for origin_path in graphql big; do
-  cat >"$BENCH_TMP/bench-$origin_path.yaml" <<EOF
-server:
-  listen: "127.0.0.1:0"
-origin:
-  url: "http://$NGX_ORIGIN/$origin_path"
-persisted_queries:
-  mode: automatic
-  store: ""
-cache:
-  max_bytes: 1GiB
-  rules:
-    - operation: GetBig
-      ttl: 1h
-    - operation: GetLaunchLive
-      ttl: 0s
-EOF
+  bench_write_config "$BENCH_TMP/bench-$origin_path.yaml" "http://$NGX_ORIGIN/$origin_path" \
+    "$(printf '  max_bytes: 1GiB\n  rules:\n    - operation: GetBig\n      ttl: 1h\n    - operation: GetLaunchLive\n      ttl: 0s')"
 done
 bench_start_breakwater breakwater3 "$BENCH_TMP/bench-graphql.yaml" 1 0 BW3_PID BW3_URL BW3_ADMIN
 bench_start_breakwater breakwater4 "$BENCH_TMP/bench-big.yaml" 1 0 BW4_PID BW4_URL BW4_ADMIN
@@ -177,6 +174,14 @@ jq -cn '{query: "query GetBig { big }", operationName: "GetBig"}' >"$BENCH_TMP/b
 
 # nginx's `return` text is a complex value: escape \ and ', and spell $ as ${dollar}.
 STATIC_TEXT=$(sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g" -e 's/\$/${dollar}/g' "$BENCH_TMP/body.json")
+
+# The proxy_cache directives of every cached location (the same key and rules for each).
+NGINX_CACHE_DIRECTIVES='proxy_cache graphql;
+            proxy_cache_methods GET HEAD POST;
+            proxy_cache_key "$request_method$request_uri$request_body";
+            proxy_cache_valid 200 1h;
+            proxy_ignore_headers Cache-Control Expires Set-Cookie;
+            add_header X-Cache $upstream_cache_status;'
 
 # write_nginx_conf DIR PORT WORKERS AFFINITY(or "")
 write_nginx_conf() {
@@ -187,20 +192,8 @@ write_nginx_conf() {
     [ -n "$affinity" ] && echo "worker_cpu_affinity $affinity;"
     # As root, nginx would switch its workers to nobody, who cannot write our temp dir.
     [ "$(id -u)" -eq 0 ] && echo "user root;"
+    nginx_preamble "$dir"
     cat <<EOF
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events {
-    worker_connections 4096;
-}
-http {
-    access_log off;
-    client_body_temp_path $dir/client_body;
-    proxy_temp_path $dir/proxy_temp;
-    fastcgi_temp_path $dir/fastcgi;
-    uwsgi_temp_path $dir/uwsgi;
-    scgi_temp_path $dir/scgi;
-    keepalive_requests 1000000;
     keepalive_timeout 65s;
 
     upstream origin {
@@ -225,12 +218,7 @@ http {
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_buffering on;
-            proxy_cache graphql;
-            proxy_cache_methods GET HEAD POST;
-            proxy_cache_key "\$request_method\$request_uri\$request_body";
-            proxy_cache_valid 200 1h;
-            proxy_ignore_headers Cache-Control Expires Set-Cookie;
-            add_header X-Cache \$upstream_cache_status;
+            $NGINX_CACHE_DIRECTIVES
         }
 
         # (f): plain proxy_pass with keep-alive upstream connections, nothing cached.
@@ -246,12 +234,7 @@ http {
             proxy_pass http://nginx_origin/big;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
-            proxy_cache graphql;
-            proxy_cache_methods GET HEAD POST;
-            proxy_cache_key "\$request_method\$request_uri\$request_body";
-            proxy_cache_valid 200 1h;
-            proxy_ignore_headers Cache-Control Expires Set-Cookie;
-            add_header X-Cache \$upstream_cache_status;
+            $NGINX_CACHE_DIRECTIVES
         }
 
         location = /static {
