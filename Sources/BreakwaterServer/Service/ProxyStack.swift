@@ -41,7 +41,7 @@ package final class ProxyStack: @unchecked Sendable {
         self.handlers = handlers
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness)
-        let admin = AdminHandler(state: state, access: AdminAccess(configuration.admin), logger: logger)
+        let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
         adminServer = try HTTPServer(group: group, address: configuration.admin.listen, limits: HTTPLimits()) { _ in
             admin
@@ -70,7 +70,7 @@ package final class ProxyStack: @unchecked Sendable {
             }
         }
         proxyServer.updateLimits(limits)
-        admin.update(AdminAccess(configuration.admin))
+        admin.update(AdminSettings(configuration))
     }
 
     /// The listener limits of `configuration`. evhttp's own limits sit at twice the configured
