@@ -12,6 +12,7 @@ package final class ProxyStack: @unchecked Sendable {
     /// The operators' listener.
     package let adminServer: HTTPServer
     private let handlers: [ProxyHandler]
+    private let batches: [BatchHandler]
     private let admin: AdminHandler
     private let registry: PersistedQueryRegistry
     private let logger: Logger
@@ -30,15 +31,19 @@ package final class ProxyStack: @unchecked Sendable {
         let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
         let statistics = group.loops.map { _ in LoopStatistics() }
         var handlers: [ProxyHandler] = []
+        var batches: [BatchHandler] = []
         proxyServer = try HTTPServer(
             group: group, address: configuration.server.listen, limits: try Self.limits(configuration)
         ) { loop throws(ServerError) in
             let handler = try ProxyHandler(
                 loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index])
             handlers.append(handler)
-            return IdentifiedHandler(handler)
+            let batch = BatchHandler(handler, settings: BatchHandler.Settings(configuration))
+            batches.append(batch)
+            return IdentifiedHandler(batch)
         }
         self.handlers = handlers
+        self.batches = batches
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness)
         let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
@@ -70,6 +75,7 @@ package final class ProxyStack: @unchecked Sendable {
             }
         }
         proxyServer.updateLimits(limits)
+        for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
         admin.update(AdminSettings(configuration))
     }
 
