@@ -21,6 +21,7 @@ demo: build
 test: build python-deps
 	$(SWIFT) test
 	bash scripts/dashboard-check.sh
+	bash Fuzz/HTTP1Differential/run.sh
 
 ## Python packages the tests use (the reference Prometheus parser for /metrics), from PyPI.
 python-deps:
@@ -69,3 +70,22 @@ test-tsan: deps
 ## Mixed traffic for DURATION against a small cache; RSS and fds sampled into .build/soak/soak.csv and .png.
 soak: build
 	bash scripts/soak.sh $(DURATION)
+
+## HTTP/1.1 engine (issue 12): the request parser's libFuzzer harness for FUZZ_HTTP1_SECONDS
+## (default 60) from its committed seed corpus, and the differential test against llhttp.
+.PHONY: fuzz-http1 http1-differential
+fuzz-http1: deps
+	bash Fuzz/HTTP1RequestParser/fuzz.sh
+
+http1-differential: deps
+	bash Fuzz/HTTP1Differential/run.sh
+
+## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
+## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
+.PHONY: deploy-check deploy-build
+deploy-check: deps
+	bash scripts/deploy-check.sh
+
+## The Dockerfile's build stage run here on exactly its COPY sources (a release build: slow).
+deploy-build: deps
+	bash scripts/deploy-build.sh

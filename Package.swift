@@ -38,6 +38,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // MARK: Redis shared tier: hiredis 0.14 with its libevent adapter (issue 11)
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+
         // MARK: Pure Swift core: no C imports, no sockets, no clocks of its own
         .target(
             name: "BreakwaterCore",
@@ -49,11 +56,31 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: HTTP/1.1 engine: pure, incremental, zero-copy parsers (no C imports)
+        .target(
+            name: "BreakwaterHTTP1",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BreakwaterHTTP1Tests",
+            dependencies: ["BreakwaterHTTP1"],
+            swiftSettings: swiftSettings
+        ),
+
+        // The request parser's verdicts as JSON lines, for the differential test against llhttp.
+        .executableTarget(
+            name: "http1-verdict",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1Differential/Verdict",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: I/O: the only target that imports libevent and OpenSSL
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "CLibevent", "COpenSSL",
+                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL", "CHiredis",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -128,15 +155,29 @@ let package = Package(
 // MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
 // Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
 // -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
-// them: without libFuzzer's `main` they are not programs.
+// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support).
 if Context.environment["BREAKWATER_FUZZ"] == "1" {
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings))
     for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
         package.targets.append(
             .executableTarget(
                 name: "Fuzz\(harness)",
-                dependencies: ["BreakwaterCore"],
+                dependencies: ["BreakwaterCore", "FuzzSupport"],
                 path: "Fuzz/Harnesses/\(harness)",
-                swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+                swiftSettings: swiftSettings
             ))
     }
+}
+
+// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
+// declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
+// -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
+if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzHTTP1RequestParser",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1RequestParser/Harness",
+            swiftSettings: swiftSettings
+        ))
 }

@@ -35,4 +35,15 @@ static inline struct event *CLibevent_timer_new(struct event_base *base, event_c
     return event_new(base, -1, 0, cb, arg);
 }
 
+// accept4 is a GNU extension the Glibc module may hide; declared here so that an accepted
+// socket is non-blocking and close-on-exec in one system call.
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+static inline int CLibevent_accept_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {
+    return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+// Event flags as the short libevent's functions take (they import as Int32 macros).
+static inline short CLibevent_read_persist(void) { return EV_READ | EV_PERSIST; }
+static inline short CLibevent_write_persist(void) { return EV_WRITE | EV_PERSIST; }
+
 #endif

@@ -44,6 +44,11 @@ import Testing
         #expect(try proxy.client.post("/graphql", json: "[]").status == 400)
         #expect(try proxy.client.post("/graphql", json: "[ ]").status == 400)
         #expect(try proxy.client.post("/graphql", json: "[\(Self.launches),]").status == 400)
+        let notAnObject = try proxy.client.post("/graphql", json: "[1]")
+        #expect(notAnObject.status == 200)
+        let element = try #require(try JSONSerialization.jsonObject(with: Data(notAnObject.body)) as? [[String: Any]])
+        let message = (element.first?["errors"] as? [[String: Any]])?.first?["message"] as? String
+        #expect(message == "POST body missing, invalid Content-Type, or JSON object has no keys.")
         let three = "[" + Array(repeating: Self.launches, count: 3).joined(separator: ",") + "]"
         #expect(try proxy.client.post("/graphql", json: three).status == 200)
     }

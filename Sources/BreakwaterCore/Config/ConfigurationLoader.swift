@@ -405,9 +405,11 @@ private final class ConfigurationReader {
         let f = fields(of: section, keys: ["url", "key_prefix", "timeout", "l2", "l2_max_entry_bytes"])
         read(f["url"], into: &redis.url) { field in
             guard let url = self.string(field) else { return nil }
-            let schemes = ["redis://", "rediss://", "unix://"]
-            guard url.isEmpty || schemes.contains(where: { url.hasPrefix($0) }) else {
-                self.report("\(field.path): \"\(url)\" is not a redis://, rediss:// or unix:// URL", at: field)
+            // RedisEndpoint (Fleet/) is the one parser of the forms; its messages never hold the password.
+            do throws(RedisEndpointError) {
+                if !url.isEmpty { _ = try RedisEndpoint(parsing: url) }
+            } catch {
+                self.report("\(field.path): \(error.message)", at: field)
                 return nil
             }
             return url

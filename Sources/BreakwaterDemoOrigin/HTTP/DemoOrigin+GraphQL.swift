@@ -90,7 +90,7 @@ extension DemoOrigin {
 
 extension DemoOrigin {
     static func jsonResponse(status: Int, _ body: Map) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: JSONWriter.bytes(body))
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body.jsonBytes)
     }
 
     /// `{"errors":[{"message":..., "extensions":{"code":...}}]}`, the shape of every error body.

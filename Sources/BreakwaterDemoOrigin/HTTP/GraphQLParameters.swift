@@ -1,7 +1,8 @@
-// Reads `query`, `operationName` and `variables` from a GraphQL-over-HTTP request.
+// Reads `query`, `operationName` and `variables` from a GraphQL-over-HTTP request with the
+// core's parser (the one Breakwater itself uses), so the demo origin and the proxy agree on
+// what a request means.
 
 import BreakwaterCore
-import Foundation
 import GraphQL
 
 /// The parameters of one GraphQL request, from a POST body or a GET query string.
@@ -13,62 +14,25 @@ struct GraphQLParameters: Sendable {
     /// Parses a POST's JSON body or a GET's URL-encoded parameters.
     ///
     /// Throws a `DemoRequestError` (answered with 400) for malformed JSON, a missing query or
-    /// variables that are not an object, as Apollo Server does.
+    /// variables that are not an object, with Apollo Server's messages.
     init(_ request: HTTPRequest) throws(DemoRequestError) {
-        let fields: [String: Map]
-        if request.method == "GET" {
-            fields = try Self.fields(queryString: request.query ?? "")
-        } else {
-            fields = try Self.fields(body: request.body)
+        let parsed: BreakwaterCore.GraphQLRequest
+        do {
+            parsed = try GraphQLRequestParser.parse(request)
+        } catch {
+            throw DemoRequestError(error.message)
         }
-        guard case .string(let query)? = fields["query"], !query.isEmpty else {
+        guard let query = parsed.query, !query.isEmpty else {
             throw DemoRequestError("GraphQL operations must contain a non-empty `query`.")
         }
         self.query = query
-        switch fields["operationName"] {
-        case nil, .null?, .undefined?: operationName = nil
-        case .string(let name)?: operationName = name.isEmpty ? nil : name
-        default: throw DemoRequestError("`operationName` must be a string.")
+        operationName = parsed.operationName.flatMap { $0.isEmpty ? nil : $0 }
+        switch parsed.variables {
+        case .object(let members)?:
+            variables = Dictionary(members.map { ($0.key, Map($0.value)) }, uniquingKeysWith: { first, _ in first })
+        default:
+            variables = [:]
         }
-        switch fields["variables"] {
-        case nil, .null?, .undefined?: variables = [:]
-        case .dictionary(let object)?: variables = Dictionary(uniqueKeysWithValues: object.map { ($0, $1) })
-        default: throw DemoRequestError("`variables` must be a JSON object.")
-        }
-    }
-
-    private static func fields(body: [UInt8]) throws(DemoRequestError) -> [String: Map] {
-        guard case .dictionary(let object)? = try? JSONDecoder().decode(Map.self, from: Data(body)) else {
-            throw DemoRequestError("POST body missing, invalid, or not a JSON object.")
-        }
-        return Dictionary(uniqueKeysWithValues: object.map { ($0, $1) })
-    }
-
-    /// GET parameters are strings; `variables` (and `extensions`) hold JSON.
-    private static func fields(queryString: Substring) throws(DemoRequestError) -> [String: Map] {
-        var fields: [String: Map] = [:]
-        for pair in queryString.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = percentDecoded(parts[0]) else { throw DemoRequestError("Malformed query string.") }
-            guard let value = percentDecoded(parts.count > 1 ? parts[1] : "") else {
-                throw DemoRequestError("Malformed query string.")
-            }
-            guard !value.isEmpty else { continue }
-            if name == "variables" || name == "extensions" {
-                guard let json = try? JSONDecoder().decode(Map.self, from: Data(value.utf8)) else {
-                    throw DemoRequestError("`\(name)` is not valid JSON.")
-                }
-                fields[name] = json
-            } else {
-                fields[name] = .string(value)
-            }
-        }
-        return fields
-    }
-
-    /// Form decoding: `+` is a space, then `%XX` escapes.
-    private static func percentDecoded(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }
 

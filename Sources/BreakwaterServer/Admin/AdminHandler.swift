@@ -14,11 +14,14 @@ final class AdminState: Sendable {
     let started: ContinuousClock.Instant
     let readiness: Readiness
     private let process = ProcessSampler()
+    /// The Redis shared tier, for the `redis` figures.
+    let redis: RedisFleet?
 
     init(
         cache: SharedCache, registry: PersistedQueryRegistry, statistics: [LoopStatistics],
-        started: ContinuousClock.Instant, readiness: Readiness
+        started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil
     ) {
+        self.redis = redis
         self.cache = cache
         self.registry = registry
         self.statistics = statistics
@@ -75,14 +78,11 @@ final class AdminHandler: HTTPHandler, Sendable {
             responder.respond(answer(request))
             return
         }
-        // HEAD: the GET answer's status and headers, with the body's length but not the body.
+        // HEAD: the GET answer; the HTTP engine sends its head (Content-Length included), not its body.
         var get = request
         get.method = .get
-        var response = answer(get)
-        if response.status == 405 { response = answer(request) }
-        response.headers.add("Content-Length", "\(response.body.count)")
-        response.body = []
-        responder.respond(response)
+        let response = answer(get)
+        responder.respond(response.status == 405 ? answer(request) : response)
     }
 
     private func answer(_ request: HTTPRequest) -> HTTPResponse {
@@ -98,11 +98,12 @@ final class AdminHandler: HTTPHandler, Sendable {
         }
         switch (request.method, request.path) {
         case (.get, "/stats"):
-            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: state.report().json())
+            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: state.report().json(redis: state.redis?.status))
         case (.get, "/metrics"):
             return HTTPResponse(
                 status: 200, headers: Self.headers("text/plain; version=0.0.4; charset=utf-8"),
-                body: state.report(configuredOperations: access.configuredOperations).prometheus())
+                body: state.report(configuredOperations: access.configuredOperations).prometheus(
+                    redis: state.redis?.status))
         case (.get, "/"):
             return HTTPResponse(status: 200, headers: Self.headers("text/html; charset=utf-8"), body: DashboardPage.html)
         case (.get, "/healthz"):

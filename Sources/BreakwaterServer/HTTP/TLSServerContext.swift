@@ -1,7 +1,6 @@
 // OpenSSL server settings for TLS termination on a listener (server.tls).
 
 import BreakwaterCore
-import CLibevent
 import COpenSSL
 
 /// A shared `SSL_CTX` holding the listener's certificate chain and key.
@@ -21,21 +20,16 @@ package final class TLSServerContext: @unchecked Sendable {
             SSL_CTX_free(context)
             throw .tls("cannot load the private key \(keyFile) for that certificate: \(TLSServerContext.lastError())")
         }
+        // Writes resume from the unsent part of an answer, possibly in a partial record.
+        _ = COpenSSL_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         self.context = context
     }
 
     deinit { SSL_CTX_free(context) }
 
-    /// A bufferevent that accepts TLS on a new connection; nil would make evhttp fall back to
-    /// plain TCP silently, so the caller must refuse the connection instead.
-    func makeBufferEvent(base: OpaquePointer) -> OpaquePointer? {
-        guard let ssl = SSL_new(context) else { return nil }
-        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
-        guard let bev = bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, options) else {
-            SSL_free(ssl)
-            return nil
-        }
-        return bev
+    /// A TLS session accepting the handshake on the accepted socket `fd`.
+    func makeSession(fd: Int32) throws(SystemError) -> TLSSession {
+        try TLSSession(context: context, fd: fd)
     }
 
     private static func lastError() -> String {

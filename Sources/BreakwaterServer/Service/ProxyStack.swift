@@ -15,6 +15,8 @@ package final class ProxyStack: @unchecked Sendable {
     private let batches: [BatchHandler]
     private let admin: AdminHandler
     private let registry: PersistedQueryRegistry
+    /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
+    private let fleet: RedisFleet?
     private let logger: Logger
 
     /// Binds `server.listen` and `admin.listen` on every loop of `group`.
@@ -30,13 +32,16 @@ package final class ProxyStack: @unchecked Sendable {
         let settings = ProxySettings(configuration: configuration, resolver: resolver, documents: documents)
         let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
         let statistics = group.loops.map { _ in LoopStatistics() }
+        let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
+        self.fleet = fleet
         var handlers: [ProxyHandler] = []
         var batches: [BatchHandler] = []
         proxyServer = try HTTPServer(
             group: group, address: configuration.server.listen, limits: try Self.limits(configuration)
         ) { loop throws(ServerError) in
             let handler = try ProxyHandler(
-                loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index])
+                loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index],
+                tiers: fleet?.tiers(for: loop) ?? LoopTiers())
             handlers.append(handler)
             let batch = BatchHandler(handler, settings: BatchHandler.Settings(configuration))
             batches.append(batch)
@@ -45,11 +50,16 @@ package final class ProxyStack: @unchecked Sendable {
         self.handlers = handlers
         self.batches = batches
         let state = AdminState(
-            cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness)
+            cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
+            redis: fleet)
         let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
         adminServer = try HTTPServer(group: group, address: configuration.admin.listen, limits: HTTPLimits()) { _ in
             admin
+        }
+        if let fleet {
+            cache.purger.connect(fleet.purgeBus)
+            fleet.start()
         }
     }
 

@@ -1,100 +1,257 @@
-// One evhttp client connection to the origin and the request it is running.
+// One keep-alive connection to the origin on Breakwater's HTTP/1.1 engine: a non-blocking
+// connect, TLS when the origin is https, the request written with one writev, the answer read
+// with the response parser, then back to the pool.
 
 import BreakwaterCore
-import CLibevent
-import COpenSSL
+import BreakwaterHTTP1
+import Foundation
 
-/// One keep-alive connection, running at most one request at a time.
-final class OriginConnection {
-    let connection: OpaquePointer
-    /// Closed by the peer or failed: not to be used again (a TLS connection cannot reconnect).
-    var isBroken = false
-    private var completion: ((OriginResult) -> Void)?
-    private var error: evhttp_request_error?
-
-    init(connection: OpaquePointer) {
-        self.connection = connection
-        evhttp_connection_set_closecb(connection, originConnectionClosed, Unmanaged.passUnretained(self).toOpaque())
+/// A connection to the origin, carrying one exchange at a time; used on its pool's loop.
+final class OriginConnection: IOEventHandler {
+    private enum State {
+        case connecting
+        case idle
+        case busy
+        case closed
     }
 
-    func begin(_ completion: @escaping (OriginResult) -> Void) {
-        self.completion = completion
-        error = nil
-    }
+    /// Bound on an answer's size: a larger one is a malformed answer, not an out-of-memory.
+    static let maxResponseBytes = 64 << 20
 
-    /// A request whose callbacks report to this connection.
-    func makeRequest() -> OpaquePointer? {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let request = evhttp_request_new(originRequestDone, context) else { return nil }
-        evhttp_request_set_error_cb(request, originRequestFailed)
-        return request
-    }
+    private unowned let pool: OriginPool
+    private var transport: Transport
+    private var readEvent: IOEvent?
+    private var writeEvent: IOEvent?
+    private var state = State.connecting
+    private let buffer = ReadBuffer(maxCapacity: 1 << 20)
+    private var parser = HTTP1ResponseParser(maxBodyBytes: OriginConnection.maxResponseBytes)
+    private var output = OutputQueue()
+    private var exchange: OriginExchange?
+    /// The pool stays alive while an exchange runs on it (a reload may replace it meanwhile).
+    private var keepsPoolAlive: OriginPool?
+    private var status = 0
+    private var headers = HTTPHeaders()
+    private var body: [UInt8] = []
+    private var receivedBytes = false
+    /// Carried an exchange before: the origin may have closed it while it sat idle.
+    private(set) var wasReused = false
 
-    /// Delivers the result once; later calls (a callback after a failed send) are ignored.
-    func finish(_ result: OriginResult) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(result)
-    }
-
-    func free() {
-        evhttp_connection_set_closecb(connection, nil, nil)
-        evhttp_connection_free(connection)
-    }
-
-    fileprivate func requestDone(_ request: OpaquePointer?) {
-        guard let request, evhttp_request_get_response_code(request) != 0 else {
-            isBroken = true
-            finish(.failure(failure(for: error)))
-            return
+    init(pool: OriginPool, address: SocketAddress, tls: TLSClientContext?) throws(SystemError) {
+        self.pool = pool
+        let fd = try Socket.connect(address)
+        transport = .plain(fd)
+        do {
+            if let tls { transport = .tls(fd, try tls.makeSession(fd: fd)) }
+            readEvent = try IOEvent(loop: pool.loop, fd: fd, kind: .read, handler: self)
+            writeEvent = try IOEvent(loop: pool.loop, fd: fd, kind: .write, handler: self)
+        } catch {
+            Socket.close(fd)
+            throw error
         }
-        let response = HTTPResponse(
-            status: Int(evhttp_request_get_response_code(request)),
-            headers: EvhttpMessage.headers(evhttp_request_get_input_headers(request)),
-            body: EvhttpMessage.body(evhttp_request_get_input_buffer(request)))
-        finish(.response(response))
+        Socket.setNoDelay(fd)
+        // Writable once the connection is made.
+        writeEvent?.add()
     }
 
-    fileprivate func requestFailed(_ error: evhttp_request_error) {
-        self.error = error
-        isBroken = true
-    }
+    deinit { release() }
 
-    private func failure(for error: evhttp_request_error?) -> OriginFailure {
-        if let reason = tlsFailure() { return .unreachable("TLS with the origin failed: \(reason)") }
-        return switch error {
-        case EVREQ_HTTP_TIMEOUT: .timeout
-        case EVREQ_HTTP_INVALID_HEADER: .malformed("the origin sent an invalid response")
-        case EVREQ_HTTP_DATA_TOO_LONG: .malformed("the origin's response is too large")
-        case EVREQ_HTTP_EOF: .unreachable("the origin closed the connection")
-        default: .unreachable("the origin is unreachable")
+    var isIdle: Bool { if case .idle = state { true } else { false } }
+
+    /// Sends `exchange`'s request (once connected).
+    func start(_ exchange: OriginExchange) {
+        self.exchange = exchange
+        exchange.connection = self
+        keepsPoolAlive = pool
+        status = 0
+        headers = HTTPHeaders()
+        body = []
+        receivedBytes = false
+        parser.expectResponse(toHEAD: exchange.request.method == "HEAD")
+        RequestHeadWriter.append(exchange.request, host: pool.hostHeader, to: &output)
+        if case .idle = state {
+            state = .busy
+            wasReused = true
+            flush()
         }
     }
-}
 
-extension OriginConnection {
-    /// OpenSSL's reason when the connection's TLS failed (a certificate that does not verify).
-    fileprivate func tlsFailure() -> String? {
-        guard let bev = evhttp_connection_get_bufferevent(connection) else { return nil }
-        let code = bufferevent_get_openssl_error(bev)
-        guard code != 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {
+        if event.kind == .write {
+            if case .connecting = state { return connected() }
+            if transport.readWantsWrite { didBecomeReadable() }
+            flush()
+        } else {
+            // A TLS handshake step may be waiting for the origin's bytes before writing on.
+            if !output.isEmpty { flush() }
+            didBecomeReadable()
+        }
     }
-}
 
-private func originRequestDone(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
-    guard let context else { return }
-    Unmanaged<OriginConnection>.fromOpaque(context).takeUnretainedValue().requestDone(request)
-}
+    private func connected() {
+        if let error = Socket.pendingError(transport.fileDescriptor) {
+            return fail(.unreachable("cannot connect to the origin: \(error.reason)"))
+        }
+        state = exchange == nil ? .idle : .busy
+        readEvent?.add()
+        flush()
+    }
 
-private func originRequestFailed(_ error: evhttp_request_error, _ context: UnsafeMutableRawPointer?) {
-    guard let context else { return }
-    Unmanaged<OriginConnection>.fromOpaque(context).takeUnretainedValue().requestFailed(error)
-}
+    private func flush() {
+        guard case .busy = state else { return }
+        do {
+            while !output.isEmpty {
+                guard case .done = try output.write(to: transport) else {
+                    if writeEvent?.isPending == false { writeEvent?.add() }
+                    return
+                }
+            }
+            if writeEvent?.isPending == true { writeEvent?.remove() }
+        } catch {
+            fail(failure(error))
+        }
+    }
 
-private func originConnectionClosed(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
-    guard let context else { return }
-    Unmanaged<OriginConnection>.fromOpaque(context).takeUnretainedValue().isBroken = true
+    private func didBecomeReadable() {
+        guard !isClosed else { return }
+        while true {
+            let space = buffer.freeSpace()
+            let result: SocketIO
+            do {
+                result = try transport.read(into: space)
+            } catch {
+                return fail(failure(error))
+            }
+            switch result {
+            case .done(let count):
+                guard exchange != nil else { return close() }  // bytes nobody asked for
+                receivedBytes = true
+                buffer.didFill(count)
+                parse()
+                if isClosed || count < space.count { return }
+            case .wouldBlock:
+                return
+            case .closed:
+                guard exchange != nil else { return close() }
+                return handle(parser.finishAtClose())
+            }
+        }
+    }
+
+    private var isClosed: Bool { if case .closed = state { true } else { false } }
+
+    private func parse() {
+        while exchange != nil, !isClosed {
+            let event = buffer.withBytes { parser.next(in: $0) }
+            if case .needMore = event { break }
+            handle(event)
+        }
+        let unneeded = parser.retainedFrom
+        buffer.discard(unneeded)
+        parser.discard(unneeded)
+    }
+
+    private func handle(_ event: HTTP1ResponseParser.Event) {
+        switch event {
+        case .needMore:
+            break
+        case .head:
+            status = parser.head.status
+            buffer.withBytes { bytes in
+                func text(_ range: Range<Int>) -> String {
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                }
+                var fields = HTTPHeaders(capacity: parser.head.fields.count)
+                for field in parser.head.fields { fields.add(text(field.name), text(field.value)) }
+                headers = fields
+            }
+            if case .length(let length) = parser.head.bodyLength { body.reserveCapacity(length) }
+        case .body(let range):
+            guard body.count + range.count <= Self.maxResponseBytes else {
+                return fail(.malformed("the origin's response is too large"))
+            }
+            buffer.withBytes { body.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        case .end:
+            let keepAlive = parser.head.keepAlive
+            let response = HTTPResponse(status: status, headers: headers, body: body)
+            body = []
+            let finished = exchange
+            exchange = nil
+            let pool = keepsPoolAlive
+            keepsPoolAlive = nil
+            if keepAlive && buffer.count == parser.retainedFrom {
+                state = .idle
+                pool?.connectionBecameIdle(self)
+            } else {
+                close()
+            }
+            finished?.finish(.response(response))
+        case .error(let error):
+            if error.reason == .truncated {
+                fail(.unreachable("the origin closed the connection"))
+            } else {
+                fail(.malformed("the origin sent an invalid response: \(error.reason.rawValue)"))
+            }
+        }
+    }
+
+    private func failure(_ error: SystemError) -> OriginFailure {
+        if error.call.hasPrefix("SSL") { return .unreachable("TLS with the origin failed: \(error.reason)") }
+        return .unreachable("the origin is unreachable: \(error.reason)")
+    }
+
+    /// Ends the connection and the exchange on it (retried once when a reused connection
+    /// closed before any byte of the answer came).
+    private func fail(_ failure: OriginFailure) {
+        let failed = exchange
+        exchange = nil
+        let pool = keepsPoolAlive
+        keepsPoolAlive = nil
+        let retry = failed.map { wasReused && !receivedBytes && $0.mayRetry } ?? false
+        close()
+        guard let failed else { return }
+        if retry, let pool {
+            failed.mayRetry = false
+            failed.connection = nil
+            pool.retry(failed)
+        } else {
+            failed.finish(.failure(failure))
+        }
+    }
+
+    /// Closes without finishing the exchange (its deadline passed; the pool answers it).
+    func abandon() {
+        exchange = nil
+        let pool = keepsPoolAlive
+        close()
+        keepsPoolAlive = nil
+        withExtendedLifetime(pool) {}
+    }
+
+    /// Closes without telling the pool (the pool itself is going away).
+    func shutDown() {
+        exchange = nil
+        keepsPoolAlive = nil
+        state = .closed
+        release()
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        state = .closed
+        release()
+        pool.connectionClosed(self)
+    }
+
+    private func release() {
+        readEvent?.free()
+        writeEvent?.free()
+        readEvent = nil
+        writeEvent = nil
+        if !isReleased {
+            isReleased = true
+            Socket.close(transport.fileDescriptor)
+        }
+    }
+
+    private var isReleased = false
 }

@@ -1,8 +1,8 @@
-// Keep-alive connections to the origin for one event loop: at most `maxConnections`, each
-// running one request at a time (evhttp has no pipelining); further requests wait in order.
+// Keep-alive connections to the origin for one event loop, on Breakwater's HTTP/1.1 engine:
+// at most `maxConnections`, one exchange at a time each; further requests wait in order, and
+// origin.timeout bounds each exchange as a whole, the wait for a connection included.
 
 import BreakwaterCore
-import CLibevent
 import DequeModule
 
 /// The origin connections of one event loop. Used only on that loop's thread.
@@ -12,12 +12,11 @@ package final class OriginPool: @unchecked Sendable {
     private let timeout: Duration
     private let maxConnections: Int
     private let tls: TLSClientContext?
+    let hostHeader: String
+    private var address: SocketAddress?
     private var idle: [OriginConnection] = []
-    private var open = 0
-    private var waiting = Deque<(UpstreamRequest, (OriginResult) -> Void)>()
-
-    /// Bound on a response body; a larger one is a malformed answer, not an out-of-memory.
-    private static let maxResponseBytes = 64 << 20
+    private var open: [ObjectIdentifier: OriginConnection] = [:]
+    private var waiting = Deque<OriginExchange>()
 
     package init(loop: EventLoop, origin: OriginURL, timeout: Duration, maxConnections: Int, tlsVerify: Bool)
         throws(ServerError)
@@ -26,103 +25,76 @@ package final class OriginPool: @unchecked Sendable {
         self.origin = origin
         self.timeout = timeout
         self.maxConnections = max(1, maxConnections)
+        self.hostHeader = origin.hostHeader
         self.tls = origin.scheme == .https ? try TLSClientContext(host: origin.host, verify: tlsVerify) : nil
     }
 
     deinit {
-        for connection in idle { connection.free() }
+        for connection in open.values { connection.shutDown() }
     }
 
     /// Sends `request`; `completion` runs on this loop exactly once. Call on the loop's thread.
     package func send(_ request: UpstreamRequest, completion: @escaping (OriginResult) -> Void) {
-        if let connection = takeIdleConnection() {
-            start(request, on: connection, completion: completion)
-        } else if open < maxConnections, let connection = makeConnection() {
-            start(request, on: connection, completion: completion)
-        } else if open < maxConnections {
-            completion(.failure(.unreachable("cannot create a connection to \(origin.hostHeader)")))
+        let exchange = OriginExchange(request: request, pool: self, completion: completion)
+        exchange.startDeadline(timeout)
+        if let connection = idle.popLast() {
+            connection.start(exchange)
+        } else if open.count < maxConnections {
+            startOnNewConnection(exchange)
         } else {
-            waiting.append((request, completion))
+            waiting.append(exchange)
         }
     }
 
-    private func takeIdleConnection() -> OriginConnection? {
-        while let connection = idle.popLast() {
-            if !connection.isBroken { return connection }
-            discard(connection)
-        }
-        return nil
-    }
-
-    private func makeConnection() -> OriginConnection? {
-        let made: OpaquePointer?
-        if let tls {
-            guard let bev = tls.makeBufferEvent(base: loop.base) else { return nil }
-            made = evhttp_connection_base_bufferevent_new(loop.base, nil, bev, origin.host, UInt16(origin.port))
-        } else {
-            made = evhttp_connection_base_new(loop.base, nil, origin.host, UInt16(origin.port))
-        }
-        guard let made else { return nil }
-        // Retries stay 0: with retries, 2.1.12 can hang the next request (LIBEVENT.md).
-        evhttp_connection_set_retries(made, 0)
-        var tv = timeval(duration: timeout)
-        evhttp_connection_set_timeout_tv(made, &tv)
-        evhttp_connection_set_max_body_size(made, numericCast(Self.maxResponseBytes))
-        open += 1
-        return OriginConnection(connection: made)
-    }
-
-    private func start(
-        _ request: UpstreamRequest, on connection: OriginConnection, completion: @escaping (OriginResult) -> Void
-    ) {
-        connection.begin { [self] result in
-            completion(result)
-            release(connection)
-        }
-        guard let outgoing = connection.makeRequest() else {
-            connection.finish(.failure(.unreachable("cannot create a request")))
-            return
-        }
-        let headers = evhttp_request_get_output_headers(outgoing)
-        evhttp_add_header(headers, "Host", origin.hostHeader)
-        for (name, value) in request.headers.fields { evhttp_add_header(headers, name, value) }
-        if !request.body.isEmpty {
-            let buffer = evhttp_request_get_output_buffer(outgoing)
-            request.body.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
-        }
-        let command = request.method == "GET" ? EVHTTP_REQ_GET : EVHTTP_REQ_POST
-        if evhttp_make_request(connection.connection, outgoing, command, request.target) != 0 {
-            // The request is gone already; its callback may or may not have run.
-            connection.isBroken = true
-            connection.finish(.failure(.unreachable("cannot send the request to \(origin.hostHeader)")))
+    private func startOnNewConnection(_ exchange: OriginExchange) {
+        do {
+            let connection = try OriginConnection(pool: self, address: try resolvedAddress(), tls: tls)
+            open[ObjectIdentifier(connection)] = connection
+            connection.start(exchange)
+        } catch let error as SystemError {
+            exchange.finish(.failure(.unreachable("cannot connect to the origin \(hostHeader): \(error.reason)")))
+        } catch {
+            exchange.finish(.failure(.unreachable("cannot connect to the origin \(hostHeader): \(error)")))
         }
     }
 
-    private func release(_ connection: OriginConnection) {
-        if connection.isBroken {
-            // Freed at the next turn: libevent is still inside this connection's callback.
-            loop.later { [self] in
-                discard(connection)
-                startWaiting()
-            }
+    /// The origin's address, resolved at the first connection (and again after a failure).
+    private func resolvedAddress() throws -> SocketAddress {
+        if let address { return address }
+        let resolved = try SocketAddress(HostPort(host: origin.host, port: origin.port))
+        address = resolved
+        return resolved
+    }
+
+    func connectionBecameIdle(_ connection: OriginConnection) {
+        if let exchange = waiting.popFirst() {
+            connection.start(exchange)
         } else {
             idle.append(connection)
-            startWaiting()
         }
     }
 
-    private func startWaiting() {
-        while !waiting.isEmpty {
-            guard let connection = takeIdleConnection() ?? (open < maxConnections ? makeConnection() : nil) else {
-                return
-            }
-            let (request, completion) = waiting.removeFirst()
-            start(request, on: connection, completion: completion)
+    func connectionClosed(_ connection: OriginConnection) {
+        open.removeValue(forKey: ObjectIdentifier(connection))
+        idle.removeAll { $0 === connection }
+        // Room for one more connection: the next waiting exchange gets it.
+        if let exchange = waiting.popFirst() { startOnNewConnection(exchange) }
+    }
+
+    /// A reused connection closed before answering: the exchange goes once more, on a new one.
+    func retry(_ exchange: OriginExchange) {
+        if open.count < maxConnections {
+            startOnNewConnection(exchange)
+        } else {
+            waiting.prepend(exchange)
         }
     }
 
-    private func discard(_ connection: OriginConnection) {
-        connection.free()
-        open -= 1
+    /// origin.timeout passed for `exchange`: answered 504, its connection (if any) dropped.
+    func exchangeTimedOut(_ exchange: OriginExchange) {
+        if let index = waiting.firstIndex(where: { $0 === exchange }) { waiting.remove(at: index) }
+        let connection = exchange.connection
+        exchange.finish(.failure(.timeout))
+        connection?.abandon()
     }
 }

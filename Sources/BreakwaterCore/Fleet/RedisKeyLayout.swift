@@ -1,0 +1,56 @@
+// The names of everything the shared tier keeps in Redis (docs/FLEET.md lists them): one place,
+// so that every proxy of a fleet, whatever its version, reads and writes the same keys.
+
+/// Key and channel names under one `redis.key_prefix`.
+///
+/// Cache entries and their purge indexes live under a generation (`<prefix>g<N>:`): a purge of
+/// everything increments `<prefix>gen`, and every older key becomes unreachable at once and
+/// expires on its own, without a scan. Documents and leases are not cache entries and keep no
+/// generation.
+package struct RedisKeyLayout: Sendable, Equatable {
+    package let prefix: String
+
+    package init(prefix: String) { self.prefix = prefix }
+
+    /// The counter a purge of everything increments.
+    package var generation: String { prefix + "gen" }
+    /// The pub/sub channel purges travel on.
+    package var purgeChannel: String { prefix + "purge" }
+    /// A registered document's text, by its SHA-256.
+    package func document(_ hash: SHA256Digest) -> String { prefix + "doc:" + hash.hex }
+    /// The lease one proxy holds while it fetches a key from the origin for the fleet.
+    package func lease(_ key: CacheKey) -> String { prefix + "lease:" + key.digest.hex }
+
+    /// An encoded cache entry (CacheEntryCodec).
+    package func entry(_ key: CacheKey, generation: UInt64) -> String {
+        cachePrefix(generation) + "e:" + key.digest.hex
+    }
+    /// A soft purge's mark on one entry: the wall-clock ms from which it is stale.
+    package func softMark(ofEntry entryKey: String) -> String { entryKey + ":soft" }
+    /// A soft purge of everything: entries stored before this wall-clock ms are stale.
+    package func softAll(generation: UInt64) -> String { cachePrefix(generation) + "softall" }
+
+    /// The set of entry keys a purge by `selector` reaches; nil for `.all` (a generation bump).
+    package func index(_ selector: PurgeSelector, generation: UInt64) -> String? {
+        switch selector {
+        case .all: nil
+        case .operation(let name): cachePrefix(generation) + "o:" + name
+        case .document(let digest): cachePrefix(generation) + "h:" + digest.hex
+        case .tag(let tag): cachePrefix(generation) + "t:" + tag
+        }
+    }
+
+    /// Every index set `entry` belongs to: its operation, its document and each of its tags.
+    package func indexes(of entry: CacheEntry, generation: UInt64) -> [String] {
+        var sets: [String] = []
+        sets.reserveCapacity(entry.tags.count + 2)
+        if let name = entry.operationName, let set = index(.operation(name), generation: generation) { sets.append(set) }
+        if let set = index(.document(entry.documentDigest), generation: generation) { sets.append(set) }
+        for tag in entry.tags {
+            if let set = index(.tag(tag), generation: generation) { sets.append(set) }
+        }
+        return sets
+    }
+
+    private func cachePrefix(_ generation: UInt64) -> String { prefix + "g\(generation):" }
+}

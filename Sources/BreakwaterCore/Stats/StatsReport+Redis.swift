@@ -1,0 +1,69 @@
+// The shared tier's figures in `/stats` (the `redis` block of SPEC section 7) and `/metrics`
+// (`breakwater_redis_*`), added to the report's renderings when the proxy has a Redis tier.
+
+/// What the shared tier reports: whether Redis answers, and its figures.
+package struct RedisStatus: Sendable, Equatable {
+    package var connected: Bool
+    package var statistics: RedisStatistics
+
+    package init(connected: Bool, statistics: RedisStatistics) {
+        self.connected = connected
+        self.statistics = statistics
+    }
+}
+
+extension StatsReport {
+    /// `json()` with a `redis` member when there is a shared tier.
+    package func json(redis: RedisStatus?) -> [UInt8] {
+        var bytes = json()
+        guard let redis, bytes.last == UInt8(ascii: "}") else { return bytes }
+        bytes.removeLast()
+        let figures = redis.statistics
+        var member = ",\"redis\":{\"connected\":\(redis.connected)"
+        member += ",\"l2_hits\":\(figures.l2Hits),\"l2_misses\":\(figures.l2Misses)"
+        member += ",\"registry_hits\":\(figures.registryHits),\"errors\":\(figures.errors)"
+        member += ",\"timeouts\":\(figures.timeouts),\"remote_purges\":\(figures.remotePurges),\"latency_ms\":{"
+        bytes.append(contentsOf: member.utf8)
+        for (index, (key, p)) in [("p50", 50.0), ("p99", 99)].enumerated() {
+            bytes.append(contentsOf: ((index == 0 ? "" : ",") + "\"\(key)\":").utf8)
+            DecimalText.append(Self.milliseconds(figures.latency.percentile(p)), fractionDigits: 3, into: &bytes)
+        }
+        bytes.append(contentsOf: "}}}".utf8)
+        return bytes
+    }
+
+    /// `prometheus()` followed by the `breakwater_redis_*` families when there is a shared tier.
+    package func prometheus(redis: RedisStatus?) -> String {
+        let text = prometheus()
+        guard let redis else { return text }
+        let figures = redis.statistics
+        var lines = ""
+        let families: [(String, String, String, Int)] = [
+            ("breakwater_redis_up", "gauge", "Whether Redis answers (1) or the proxy serves from local memory only (0).",
+             redis.connected ? 1 : 0),
+            ("breakwater_redis_l2_hits_total", "counter", "Local misses answered from the shared cache.", figures.l2Hits),
+            ("breakwater_redis_l2_misses_total", "counter", "Local misses the shared cache could not answer.",
+             figures.l2Misses),
+            ("breakwater_redis_registry_hits_total", "counter", "Documents unknown locally found in Redis.",
+             figures.registryHits),
+            ("breakwater_redis_errors_total", "counter", "Redis error replies and undecodable values.", figures.errors),
+            ("breakwater_redis_timeouts_total", "counter", "Redis calls that missed redis.timeout.", figures.timeouts),
+            ("breakwater_redis_remote_purges_total", "counter", "Purges received from other proxies.",
+             figures.remotePurges),
+        ]
+        for (name, kind, help, value) in families {
+            lines += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n\(name) \(value)\n"
+        }
+        let name = "breakwater_redis_duration_seconds"
+        lines += "# HELP \(name) Round-trip time of answered Redis calls.\n# TYPE \(name) histogram\n"
+        let counts = figures.latency.cumulativeCounts(upperBounds: Self.durationBuckets.map(\.bound))
+        for (bucket, count) in zip(Self.durationBuckets, counts) {
+            lines += "\(name)_bucket{le=\"\(bucket.label)\"} \(count)\n"
+        }
+        lines += "\(name)_bucket{le=\"+Inf\"} \(figures.latency.count)\n"
+        var sum: [UInt8] = []
+        DecimalText.append(Self.seconds(figures.latency.sum), fractionDigits: 6, into: &sum)
+        lines += "\(name)_sum \(String(decoding: sum, as: UTF8.self))\n\(name)_count \(figures.latency.count)\n"
+        return text + lines
+    }
+}

@@ -1,0 +1,80 @@
+// Character classes of RFC 9110/9112 as bit tests, and comparisons over buffer ranges, so the
+// parsers classify and compare bytes without tables to initialise or strings to allocate.
+
+/// Byte classes and case-insensitive comparisons used by the HTTP/1.1 parsers.
+enum HTTP1Bytes {
+    static let cr: UInt8 = 13
+    static let lf: UInt8 = 10
+    static let space: UInt8 = 32
+    static let tab: UInt8 = 9
+    static let colon: UInt8 = 58
+
+    /// tchar (RFC 9110 5.6.2): ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``.
+    @inline(__always)
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        if byte < 64 { return (0x03ff_6cfa_0000_0000 as UInt64) >> UInt64(byte) & 1 == 1 }
+        if byte < 128 { return (0x57ff_ffff_c7ff_fffe as UInt64) >> UInt64(byte - 64) & 1 == 1 }
+        return false
+    }
+
+    /// A byte allowed inside a field value: VCHAR, obs-text, SP and HTAB (no CTL, no DEL).
+    @inline(__always)
+    static func isFieldValueCharacter(_ byte: UInt8) -> Bool {
+        (byte >= 0x20 && byte != 0x7F) || byte == tab
+    }
+
+    /// A byte allowed in a request-target: visible ASCII only (no space, CTL, DEL or 8-bit).
+    @inline(__always)
+    static func isTargetCharacter(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
+
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
+
+    @inline(__always)
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+
+    @inline(__always)
+    static func lowercased(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte | 0x20 : byte }
+
+    /// Whether `bytes[range]` equals the lower-case ASCII `literal`, ignoring ASCII case.
+    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ literal: StaticString) -> Bool {
+        guard range.count == literal.utf8CodeUnitCount else { return false }
+        let expected = literal.utf8Start
+        var i = 0
+        for index in range {
+            if lowercased(bytes[index]) != expected[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The plain decimal number in `bytes[range]`, or nil (empty, a sign, a space, any other
+    /// character, or a value beyond 2^53).
+    static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        guard !range.isEmpty, range.count <= 16 else { return nil }
+        var value = 0
+        for index in range {
+            let byte = bytes[index]
+            guard isDigit(byte) else { return nil }
+            value = value * 10 + Int(byte - 48)
+        }
+        return value
+    }
+
+    /// Calls `body` with each comma-separated element of `bytes[range]`, trimmed of whitespace;
+    /// empty elements are skipped (RFC 9110 5.6.1).
+    static func forEachListElement(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ body: (Range<Int>) -> Void
+    ) {
+        var start = range.lowerBound
+        while start <= range.upperBound {
+            var end = start
+            while end < range.upperBound && bytes[end] != 44 { end += 1 }
+            var first = start, last = end
+            while first < last && isWhitespace(bytes[first]) { first += 1 }
+            while last > first && isWhitespace(bytes[last - 1]) { last -= 1 }
+            if first < last { body(first..<last) }
+            start = end + 1
+        }
+    }
+}

@@ -1,0 +1,268 @@
+// The incremental, zero-copy HTTP/1.1 request parser (RFC 9112 with SPEC section 3's framing
+// rules): explicit states as in nginx's ngx_http_parse.c, resumable at any byte, reporting
+// offsets into the caller's read buffer instead of copying.
+
+/// Parses the requests of one connection, one after the other (pipelining).
+///
+/// The caller owns a buffer of received bytes and calls `next(in:)` with all of it after each
+/// read; the parser remembers how far it got. Offsets in `head` and in `.body` events index
+/// that buffer. Bytes before `retainedFrom` are no longer needed: the caller may drop them and
+/// then calls `discard(_:)` with their count. `head` is valid from `.head` until the next
+/// call after `.end`.
+package struct HTTP1RequestParser {
+    package enum Event: Equatable {
+        /// Every byte given was consumed; read more.
+        case needMore
+        /// The head is complete: read it from `head`.
+        case head
+        /// Body bytes (decoded when chunked) at these offsets of the buffer.
+        case body(Range<Int>)
+        /// The request is complete; the next call starts the next one.
+        case end
+        /// The request is refused; the connection must answer `status` and close.
+        case error(HTTP1ParseError)
+    }
+
+    private enum State {
+        case start
+        case method
+        case target
+        case version(matched: Int)
+        case minorVersion
+        case requestLineCR
+        case requestLineLF
+        case fields
+        case headDone
+        case body(remaining: Int)
+        case chunked
+        case done
+        case failed(HTTP1ParseError)
+    }
+
+    package var limits: HTTP1RequestLimits
+    package private(set) var head = HTTP1RequestHead()
+    private var state = State.start
+    private var position = 0
+    private var messageStart = 0
+    private var scanner = HTTP1FieldScanner()
+    private var framing = HTTP1FramingFields()
+    private var chunked = HTTP1ChunkedDecoder(maxBytes: 0)
+
+    package init(limits: HTTP1RequestLimits = HTTP1RequestLimits()) { self.limits = limits }
+
+    /// The first offset the parser may still read (head fields point at or after it).
+    package var retainedFrom: Int {
+        switch state {
+        case .start, .method, .target, .version, .minorVersion, .requestLineCR, .requestLineLF, .fields, .headDone:
+            messageStart
+        default:
+            position
+        }
+    }
+
+    /// Whether no byte of a request has arrived since the last one ended (idle keep-alive).
+    package var isIdle: Bool {
+        if case .start = state { return true }
+        return false
+    }
+
+    /// Whether the head is still incomplete (the header timeout applies).
+    package var isReadingHead: Bool {
+        switch state {
+        case .start, .method, .target, .version, .minorVersion, .requestLineCR, .requestLineLF, .fields: true
+        default: false
+        }
+    }
+
+    /// The buffer lost its first `count` bytes (all before `retainedFrom`).
+    package mutating func discard(_ count: Int) {
+        guard count > 0 else { return }
+        position -= count
+        messageStart -= count
+        head.shift(by: count)
+        scanner.shift(by: count)
+        chunked.shift(by: count)
+    }
+
+    /// Parses on from where the last call stopped, over `bytes` (the whole buffer).
+    package mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
+        switch state {
+        case .failed(let error):
+            return .error(error)
+        case .headDone:
+            return startBody(bytes)
+        case .body(let remaining):
+            guard position < bytes.count else { return .needMore }
+            let take = min(remaining, bytes.count - position)
+            position += take
+            state = remaining == take ? .done : .body(remaining: remaining - take)
+            return .body((position - take)..<position)
+        case .chunked:
+            switch chunked.decode(bytes, at: &position, end: bytes.count) {
+            case .needMore: return .needMore
+            case .data(let range): return .body(range)
+            case .end: return finish()
+            case .error(let error): return fail(error)
+            }
+        case .done:
+            return finish()
+        default:
+            return parseHead(bytes)
+        }
+    }
+
+    private mutating func finish() -> Event {
+        state = .start
+        messageStart = position
+        return .end
+    }
+
+    private mutating func fail(_ error: HTTP1ParseError) -> Event {
+        state = .failed(error)
+        return .error(error)
+    }
+
+    private mutating func fail(_ reason: HTTP1ParseError.Reason) -> Event { fail(HTTP1ParseError(reason)) }
+
+    private mutating func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
+        var i = position
+        defer { position = i }
+        // The head may not run past this offset (the final empty line included).
+        var end: Int { min(bytes.count, messageStart + limits.maxHeadBytes + 2) }
+        while i < end {
+            let byte = bytes[i]
+            switch state {
+            case .start:
+                // Empty lines before a request line are ignored (RFC 9112 2.2).
+                if byte == HTTP1Bytes.cr || byte == HTTP1Bytes.lf {
+                    i += 1
+                    messageStart = i
+                    continue
+                }
+                head.reset()
+                framing = HTTP1FramingFields()
+                scanner.reset()
+                messageStart = i
+                guard HTTP1Bytes.isTokenCharacter(byte) else { return fail(.badRequestLine) }
+                state = .method
+                i += 1
+            case .method:
+                while i < end && HTTP1Bytes.isTokenCharacter(bytes[i]) { i += 1 }
+                guard i < end else { continue }
+                guard bytes[i] == HTTP1Bytes.space else { return fail(.badRequestLine) }
+                head.method = messageStart..<i
+                i += 1
+                head.target = i..<i
+                state = .target
+            case .target:
+                let start = head.target.lowerBound
+                let stop = min(end, start + limits.maxTargetBytes + 1)
+                while i < stop && HTTP1Bytes.isTargetCharacter(bytes[i]) { i += 1 }
+                if i - start > limits.maxTargetBytes {
+                    return fail(HTTP1ParseError(.targetTooLong, length: i - start, limit: limits.maxTargetBytes))
+                }
+                guard i < end else { continue }
+                guard bytes[i] == HTTP1Bytes.space, i > start else {
+                    return fail(i > start && bytes[i] != HTTP1Bytes.cr ? .badTarget : .badRequestLine)
+                }
+                guard Self.isTargetForm(bytes, start..<i) else { return fail(.badTarget) }
+                head.target = start..<i
+                i += 1
+                state = .version(matched: 0)
+            case .version(let matched):
+                let literal: StaticString = "HTTP/1."
+                guard byte == literal.utf8Start[matched] else {
+                    return fail(matched < 5 ? .badRequestLine : .badVersion)
+                }
+                i += 1
+                state = matched + 1 == literal.utf8CodeUnitCount ? .minorVersion : .version(matched: matched + 1)
+            case .minorVersion:
+                guard byte == 48 || byte == 49 else { return fail(.badVersion) }
+                head.minorVersion = Int(byte - 48)
+                i += 1
+                state = .requestLineCR
+            case .requestLineCR:
+                guard byte == HTTP1Bytes.cr else { return fail(.badRequestLine) }
+                i += 1
+                state = .requestLineLF
+            case .requestLineLF:
+                guard byte == HTTP1Bytes.lf else { return fail(.badRequestLine) }
+                i += 1
+                state = .fields
+            case .fields:
+                switch scanner.scan(bytes, at: &i, end: end) {
+                case .needMore:
+                    continue
+                case .field(let field):
+                    if let reason = framing.note(field, in: bytes) { return fail(reason) }
+                    head.fields.append(field)
+                case .end:
+                    head.headBytes = i - 2 - messageStart
+                    return completeHead()
+                case .error(let reason):
+                    return fail(reason)
+                }
+            default:
+                preconditionFailure("parseHead runs only while the head is incomplete")
+            }
+        }
+        if i >= messageStart + limits.maxHeadBytes + 2 {
+            return fail(HTTP1ParseError(.headTooLarge, length: i - messageStart, limit: limits.maxHeadBytes))
+        }
+        return .needMore
+    }
+
+    /// Decides the framing once the head is complete (SPEC section 3's rules).
+    private mutating func completeHead() -> Event {
+        if head.headBytes > limits.maxHeadBytes {
+            return fail(HTTP1ParseError(.headTooLarge, length: head.headBytes, limit: limits.maxHeadBytes))
+        }
+        if framing.transferEncodingFields > 0 {
+            if framing.hasContentLength { return fail(.contentLengthWithTransferEncoding) }
+            if head.minorVersion == 0 { return fail(.transferEncodingInHTTP10) }
+            guard framing.isChunkedOnly else { return fail(.unsupportedTransferEncoding) }
+            head.bodyLength = .chunked
+        } else if let length = framing.contentLength, length > 0 {
+            if length > limits.maxBodyBytes {
+                return fail(HTTP1ParseError(.bodyTooLarge, length: length, limit: limits.maxBodyBytes))
+            }
+            head.bodyLength = .length(length)
+        }
+        if head.minorVersion == 1 && framing.hostFields == 0 { return fail(.missingHost) }
+        head.keepAlive = head.minorVersion == 1
+            ? !framing.connectionClose : framing.connectionKeepAlive && !framing.connectionClose
+        head.expectsContinue = framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
+        state = .headDone
+        return .head
+    }
+
+    /// origin-form "/...", asterisk-form "*", or absolute-form "scheme:..." (RFC 9112 3.2); a
+    /// scheme is ALPHA *(ALPHA / DIGIT / "+" / "-" / ".").
+    private static func isTargetForm(_ bytes: UnsafeBufferPointer<UInt8>, _ target: Range<Int>) -> Bool {
+        let first = bytes[target.lowerBound]
+        if first == 47 { return true }
+        if first == 42 { return target.count == 1 }
+        guard HTTP1Bytes.lowercased(first) >= 97 && HTTP1Bytes.lowercased(first) <= 122 else { return false }
+        for index in target.dropFirst() {
+            let byte = HTTP1Bytes.lowercased(bytes[index])
+            if byte == HTTP1Bytes.colon { return true }
+            guard (byte >= 97 && byte <= 122) || HTTP1Bytes.isDigit(byte) || byte == 43 || byte == 45 || byte == 46 else {
+                return false
+            }
+        }
+        return false
+    }
+
+    private mutating func startBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
+        switch head.bodyLength {
+        case .length(let length):
+            state = .body(remaining: length)
+        case .chunked:
+            chunked = HTTP1ChunkedDecoder(maxBytes: limits.maxBodyBytes)
+            state = .chunked
+        case .none, .untilClose:
+            state = .done
+        }
+        return next(in: bytes)
+    }
+}

@@ -1,0 +1,238 @@
+// The incremental, zero-copy HTTP/1.1 response parser for the origin side: Content-Length,
+// chunked and close-delimited bodies, interim 1xx answers skipped, no body after HEAD, 204
+// or 304 (RFC 9112 section 6.3).
+
+/// Parses the responses of one origin connection, in the order the requests were sent.
+///
+/// Used like `HTTP1RequestParser`: call `expectResponse(toHEAD:)` before each response, then
+/// `next(in:)` with the whole buffer after each read, and `finishAtClose()` when the origin
+/// closed the connection.
+package struct HTTP1ResponseParser {
+    package enum Event: Equatable {
+        case needMore
+        case head
+        case body(Range<Int>)
+        case end
+        case error(HTTP1ParseError)
+    }
+
+    private enum State {
+        case start
+        case version(matched: Int)
+        case minorVersion
+        case statusSpace
+        case status(digits: Int)
+        case reason
+        case statusLineLF
+        case fields
+        case headDone
+        case body(remaining: Int)
+        case untilClose
+        case chunked
+        case done
+        case failed(HTTP1ParseError)
+    }
+
+    package private(set) var head = HTTP1ResponseHead()
+    private var state = State.start
+    private var position = 0
+    private var messageStart = 0
+    private var requestWasHEAD = false
+    private let maxHeadBytes: Int
+    private let maxBodyBytes: Int
+    private var scanner = HTTP1FieldScanner()
+    private var framing = HTTP1FramingFields()
+    private var chunked = HTTP1ChunkedDecoder(maxBytes: 0)
+
+    package init(maxHeadBytes: Int = 64 << 10, maxBodyBytes: Int = 64 << 20) {
+        self.maxHeadBytes = maxHeadBytes
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// The first offset the parser may still read.
+    package var retainedFrom: Int {
+        switch state {
+        case .start, .version, .minorVersion, .statusSpace, .status, .reason, .statusLineLF, .fields, .headDone:
+            messageStart
+        default:
+            position
+        }
+    }
+
+    /// The next response answers a HEAD request (it has no body whatever its headers say).
+    package mutating func expectResponse(toHEAD: Bool) { requestWasHEAD = toHEAD }
+
+    package mutating func discard(_ count: Int) {
+        guard count > 0 else { return }
+        position -= count
+        messageStart -= count
+        head.shift(by: count)
+        scanner.shift(by: count)
+        chunked.shift(by: count)
+    }
+
+    /// The origin closed the connection: the end of a close-delimited body, else a truncation.
+    package mutating func finishAtClose() -> Event {
+        switch state {
+        case .untilClose, .done: return finish()
+        case .failed(let error): return .error(error)
+        default: return fail(HTTP1ParseError(.truncated))
+        }
+    }
+
+    package mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
+        switch state {
+        case .failed(let error):
+            return .error(error)
+        case .headDone:
+            return startBody(bytes)
+        case .body(let remaining):
+            guard position < bytes.count else { return .needMore }
+            let take = min(remaining, bytes.count - position)
+            position += take
+            state = remaining == take ? .done : .body(remaining: remaining - take)
+            return .body((position - take)..<position)
+        case .untilClose:
+            guard position < bytes.count else { return .needMore }
+            let start = position
+            position = bytes.count
+            return .body(start..<position)
+        case .chunked:
+            switch chunked.decode(bytes, at: &position, end: bytes.count) {
+            case .needMore: return .needMore
+            case .data(let range): return .body(range)
+            case .end: return finish()
+            case .error(let error): return fail(error)
+            }
+        case .done:
+            return finish()
+        default:
+            return parseHead(bytes)
+        }
+    }
+
+    private mutating func finish() -> Event {
+        state = .start
+        messageStart = position
+        return .end
+    }
+
+    private mutating func fail(_ error: HTTP1ParseError) -> Event {
+        state = .failed(error)
+        return .error(error)
+    }
+
+    private mutating func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
+        var i = position
+        defer { position = i }
+        var end: Int { min(bytes.count, messageStart + maxHeadBytes + 2) }
+        while i < end {
+            let byte = bytes[i]
+            switch state {
+            case .start:
+                head.reset()
+                framing = HTTP1FramingFields()
+                scanner.reset()
+                messageStart = i
+                state = .version(matched: 0)
+            case .version(let matched):
+                let literal: StaticString = "HTTP/1."
+                guard byte == literal.utf8Start[matched] else { return fail(HTTP1ParseError(.badStatusLine)) }
+                i += 1
+                state = matched + 1 == literal.utf8CodeUnitCount ? .minorVersion : .version(matched: matched + 1)
+            case .minorVersion:
+                guard HTTP1Bytes.isDigit(byte) else { return fail(HTTP1ParseError(.badStatusLine)) }
+                head.minorVersion = byte == 48 ? 0 : 1
+                i += 1
+                state = .statusSpace
+            case .statusSpace:
+                guard byte == HTTP1Bytes.space else { return fail(HTTP1ParseError(.badStatusLine)) }
+                i += 1
+                state = .status(digits: 0)
+            case .status(let digits):
+                if digits == 3 {
+                    guard byte == HTTP1Bytes.space || byte == HTTP1Bytes.cr else {
+                        return fail(HTTP1ParseError(.badStatusLine))
+                    }
+                    state = byte == HTTP1Bytes.cr ? .statusLineLF : .reason
+                } else {
+                    guard HTTP1Bytes.isDigit(byte) else { return fail(HTTP1ParseError(.badStatusLine)) }
+                    head.status = head.status * 10 + Int(byte - 48)
+                    state = .status(digits: digits + 1)
+                }
+                i += 1
+            case .reason:
+                while i < end && HTTP1Bytes.isFieldValueCharacter(bytes[i]) { i += 1 }
+                guard i < end else { continue }
+                guard bytes[i] == HTTP1Bytes.cr else { return fail(HTTP1ParseError(.badStatusLine)) }
+                i += 1
+                state = .statusLineLF
+            case .statusLineLF:
+                guard byte == HTTP1Bytes.lf, head.status >= 100 else { return fail(HTTP1ParseError(.badStatusLine)) }
+                i += 1
+                state = .fields
+            case .fields:
+                switch scanner.scan(bytes, at: &i, end: end) {
+                case .needMore:
+                    continue
+                case .field(let field):
+                    if let reason = framing.note(field, in: bytes), reason != .duplicateHost {
+                        return fail(HTTP1ParseError(reason))
+                    }
+                    head.fields.append(field)
+                case .end:
+                    if head.status == 101 { return fail(HTTP1ParseError(.unexpectedStatus)) }
+                    if head.status < 200 {
+                        // An interim answer (100 Continue, 103 Early Hints): the real one follows.
+                        state = .start
+                        continue
+                    }
+                    return completeHead()
+                case .error(let reason):
+                    return fail(HTTP1ParseError(reason))
+                }
+            default:
+                preconditionFailure("parseHead runs only while the head is incomplete")
+            }
+        }
+        if i >= messageStart + maxHeadBytes + 2 {
+            return fail(HTTP1ParseError(.headTooLarge, length: i - messageStart, limit: maxHeadBytes))
+        }
+        return .needMore
+    }
+
+    private mutating func completeHead() -> Event {
+        let closes = head.minorVersion == 1
+            ? framing.connectionClose : !framing.connectionKeepAlive || framing.connectionClose
+        head.keepAlive = !closes
+        if requestWasHEAD || head.status == 204 || head.status == 304 {
+            head.bodyLength = .none
+        } else if framing.transferEncodingFields > 0 {
+            // Both framings at once is how responses get smuggled: refuse it (a 502).
+            if framing.hasContentLength { return fail(HTTP1ParseError(.contentLengthWithTransferEncoding)) }
+            head.bodyLength = framing.isChunkedLast ? .chunked : .untilClose
+        } else if let length = framing.contentLength {
+            if length > maxBodyBytes {
+                return fail(HTTP1ParseError(.bodyTooLarge, length: length, limit: maxBodyBytes))
+            }
+            head.bodyLength = length > 0 ? .length(length) : .none
+        } else {
+            head.bodyLength = .untilClose
+        }
+        if head.bodyLength == .untilClose { head.keepAlive = false }
+        state = .headDone
+        return .head
+    }
+
+    private mutating func startBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
+        switch head.bodyLength {
+        case .length(let length): state = .body(remaining: length)
+        case .chunked:
+            chunked = HTTP1ChunkedDecoder(maxBytes: maxBodyBytes)
+            state = .chunked
+        case .untilClose: state = .untilClose
+        case .none: state = .done
+        }
+        return next(in: bytes)
+    }
+}

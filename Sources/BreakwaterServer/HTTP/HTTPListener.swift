@@ -1,0 +1,136 @@
+// One loop's share of a listening address: its SO_REUSEPORT socket, the accept event, the
+// connections accepted on it, and the pause when file descriptors run out.
+
+import BreakwaterCore
+import Foundation
+import Logging
+import Synchronization
+
+/// The listening socket and open connections of one loop; used on that loop's thread.
+final class HTTPListener: IOEventHandler {
+    let loop: EventLoop
+    let handler: any HTTPHandler
+    let counter: Counter
+    private(set) var limits: HTTPLimits
+    let fileDescriptor: Int32
+    private let openConnections: OpenConnections
+    private let label: String
+    private var acceptEvent: IOEvent?
+    private var resumeTimer: IOEvent?
+    private var connections: [ObjectIdentifier: HTTPConnection] = [:]
+    private var isAccepting = true
+    private static let logger = Logger(label: "breakwater.http")
+    /// How long accepting pauses when the process is out of file descriptors.
+    private static let exhaustionPause = Duration.milliseconds(250)
+
+    init(
+        loop: EventLoop, address: SocketAddress, label: String, limits: HTTPLimits, handler: any HTTPHandler,
+        counter: Counter, openConnections: OpenConnections
+    ) throws(ServerError) {
+        self.loop = loop
+        self.handler = handler
+        self.counter = counter
+        self.limits = limits
+        self.label = label
+        self.openConnections = openConnections
+        do {
+            fileDescriptor = try Socket.listen(address)
+        } catch {
+            throw .cannotListen(label, error.description)
+        }
+        do {
+            acceptEvent = try IOEvent(loop: loop, fd: fileDescriptor, kind: .read, handler: self)
+            resumeTimer = try IOEvent(loop: loop, fd: -1, kind: .timer, handler: self)
+        } catch {
+            Socket.close(fileDescriptor)
+            throw .cannotListen(label, error.description)
+        }
+        acceptEvent?.add()
+    }
+
+    func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {
+        if event.kind == .timer {
+            guard isAccepting else { return }
+            acceptEvent?.add()
+            acceptConnections()
+        } else {
+            acceptConnections()
+        }
+    }
+
+    /// Accepts what is waiting, a bounded number per turn so other loops' work goes on.
+    private func acceptConnections() {
+        for _ in 0..<64 {
+            let fd: Int32
+            do {
+                guard let accepted = try Socket.accept(fileDescriptor) else { return }
+                fd = accepted
+            } catch {
+                if error.isDescriptorExhaustion { pauseAccepting(error) } else {
+                    Self.logger.warning("accept failed on \(label): \(error)")
+                }
+                return
+            }
+            guard openConnections.reserve(limit: limits.maxConnections) else {
+                // Over max_connections: refused at once, the client sees the connection close.
+                Socket.close(fd)
+                continue
+            }
+            do {
+                let connection = try HTTPConnection(fd: fd, listener: self, tls: limits.tls)
+                connections[ObjectIdentifier(connection)] = connection
+            } catch {
+                openConnections.release()
+                Socket.close(fd)
+                Self.logger.warning("cannot serve a connection on \(label): \(error)")
+            }
+        }
+    }
+
+    /// Out of file descriptors: stop accepting for a moment (no busy loop on a listener that
+    /// stays readable), and log once per pause.
+    private func pauseAccepting(_ error: SystemError) {
+        acceptEvent?.remove()
+        Self.logger.warning(
+            "out of file descriptors: accepting paused",
+            metadata: ["listener": "\(label)", "error": "\(error)", "pause_ms": "\(Self.exhaustionPause.components.seconds * 1000 + Self.exhaustionPause.components.attoseconds / 1_000_000_000_000_000)"])
+        resumeTimer?.add(timeout: Self.exhaustionPause)
+    }
+
+    func connectionClosed(_ connection: HTTPConnection) {
+        if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil { openConnections.release() }
+    }
+
+    func apply(_ limits: HTTPLimits) { self.limits = limits }
+
+    func stopAccepting() {
+        isAccepting = false
+        acceptEvent?.remove()
+        resumeTimer?.remove()
+    }
+
+    /// Closes the listener and every connection; after the loop stopped.
+    func free() {
+        stopAccepting()
+        acceptEvent?.free()
+        resumeTimer?.free()
+        acceptEvent = nil
+        resumeTimer = nil
+        for connection in Array(connections.values) { connection.close() }
+        connections.removeAll()
+        Socket.close(fileDescriptor)
+    }
+}
+
+/// Open connections of one server across its loops, against `max_connections`.
+final class OpenConnections: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func reserve(limit: Int) -> Bool {
+        if count.add(1, ordering: .relaxed).newValue <= limit { return true }
+        count.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func release() { count.subtract(1, ordering: .relaxed) }
+}

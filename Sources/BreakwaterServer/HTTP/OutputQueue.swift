@@ -1,0 +1,91 @@
+// A connection's unsent bytes: answer heads and small bodies copied into one reused block,
+// large bodies referenced as they are (a cached body is never copied), written with writev.
+
+import Foundation
+
+/// Bytes waiting for the socket, in order.
+struct OutputQueue {
+    /// Bodies at least this large are referenced instead of copied.
+    static let referenceThreshold = 4096
+
+    private struct Chunk {
+        var bytes: [UInt8]
+        /// Built here (heads, small bodies) and still open for more; a referenced body is not.
+        var isOwned: Bool
+    }
+
+    private var chunks: [Chunk] = []
+    /// Bytes of `chunks[0]` already written.
+    private var offset = 0
+    /// Storage of a written owned chunk, kept for the next one (no allocation per answer).
+    private var spare: [UInt8] = []
+    private(set) var unsentBytes = 0
+
+    init() {
+        spare.reserveCapacity(4096)
+        chunks.reserveCapacity(8)
+    }
+
+    var isEmpty: Bool { unsentBytes == 0 }
+
+    /// Appends the bytes `build` adds to the open owned chunk.
+    mutating func append(_ build: (inout [UInt8]) -> Void) {
+        if chunks.last?.isOwned != true {
+            chunks.append(Chunk(bytes: spare, isOwned: true))
+            spare = []
+        }
+        let last = chunks.count - 1
+        let before = chunks[last].bytes.count
+        build(&chunks[last].bytes)
+        unsentBytes += chunks[last].bytes.count - before
+    }
+
+    /// Appends a body: copied into the open chunk when small, referenced when large.
+    mutating func append(body: [UInt8]) {
+        guard !body.isEmpty else { return }
+        if body.count < Self.referenceThreshold {
+            append { $0.append(contentsOf: body) }
+        } else {
+            chunks.append(Chunk(bytes: body, isOwned: false))
+            unsentBytes += body.count
+        }
+    }
+
+    /// Writes as much as the socket takes in one writev.
+    mutating func write(to transport: Transport) throws(SystemError) -> SocketIO {
+        guard unsentBytes > 0 else { return .done(0) }
+        let count = min(64, chunks.count)
+        let result = try withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) {
+            vectors throws(SystemError) -> SocketIO in
+            var used = 0
+            for index in 0..<count {
+                let start = index == 0 ? offset : 0
+                guard chunks[index].bytes.count > start else { continue }
+                // The arrays are held by `chunks` and not mutated during the write: their
+                // storage stays where it is until writev returns.
+                chunks[index].bytes.withUnsafeBytes { raw in
+                    vectors[used] = iovec(
+                        iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + start),
+                        iov_len: raw.count - start)
+                }
+                used += 1
+            }
+            return try transport.writev(UnsafeBufferPointer(rebasing: vectors[0..<used]))
+        }
+        if case .done(let written) = result { consume(written) }
+        return result
+    }
+
+    private mutating func consume(_ written: Int) {
+        unsentBytes -= written
+        offset += written
+        while let first = chunks.first, offset >= first.bytes.count {
+            offset -= first.bytes.count
+            chunks.removeFirst()
+            if first.isOwned && first.bytes.capacity > spare.capacity {
+                spare = first.bytes
+                spare.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+// The shared tier of one process (SPEC section 7): a Redis connection per event loop, one
+// subscriber for the purge channel, the purge generation, and the tiers the request flow uses.
+
+import BreakwaterCore
+import Foundation
+import Logging
+
+/// Everything this proxy shares with the others of its fleet through Redis.
+package final class RedisFleet: @unchecked Sendable {
+    package let settings: RedisSettings
+    let state: RedisFleetState
+    /// One command connection per loop, each touched only on its loop.
+    private let connections: [RedisConnection]
+    private let subscriber: RedisConnection
+    private let logger: Logger
+    package let purgeBus: RedisPurgeBus
+    /// Each loop's tiers, made on first use (on that loop).
+    private let responseTiers: [RedisResponseTier]
+    private let documentTiers: [RedisDocumentTier]
+
+    /// How often loop 0 re-reads the generation, in case a purge-everything message was missed.
+    private static let generationRefresh = Duration.seconds(1)
+
+    package init(settings: RedisSettings, loops: [EventLoop], logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        let state = RedisFleetState(loopCount: loops.count)
+        self.state = state
+        connections = loops.map {
+            RedisConnection(
+                loop: $0, endpoint: settings.endpoint, timeout: settings.timeout, role: .commands, health: state.health,
+                logger: logger)
+        }
+        let bus = RedisPurgeBus(settings: settings, state: state, connection: connections[0])
+        purgeBus = bus
+        subscriber = RedisConnection(
+            loop: loops[0], endpoint: settings.endpoint, timeout: settings.timeout,
+            role: .subscriber(channels: [settings.keys.purgeChannel], onMessage: { _, payload in bus.received(payload) }),
+            health: state.health, logger: logger)
+        responseTiers = connections.map { RedisResponseTier(connection: $0, settings: settings, state: state) }
+        documentTiers = connections.map { RedisDocumentTier(connection: $0, settings: settings, state: state) }
+    }
+
+    /// Connects every loop's connection and the subscriber; returns at once (Redis may be down).
+    package func start() {
+        logger.info("redis shared tier", metadata: ["redis.url": "\(settings.endpoint)", "redis.l2": "\(settings.l2)"])
+        for connection in connections {
+            let bound = LoopBound(connection)
+            connection.loop.execute { [self] in
+                let connection = bound.value
+                connection.onReady = { [weak self, connection] in self?.refreshGeneration(on: connection) }
+                connection.start()
+                if connection.loop.index == 0 { scheduleGenerationRefresh(on: connection) }
+            }
+        }
+        let subscriber = LoopBound(self.subscriber)
+        self.subscriber.loop.execute { subscriber.value.start() }
+    }
+
+    /// The response tier of `loop`; nil when `redis.l2` is off.
+    package func responseTier(for loop: EventLoop) -> RedisResponseTier? {
+        settings.l2 ? responseTiers[loop.index] : nil
+    }
+
+    /// The shared registry of `loop`.
+    package func documentTier(for loop: EventLoop) -> RedisDocumentTier { documentTiers[loop.index] }
+
+    /// Whether Redis answers, and the `/stats` `redis` figures.
+    package var health: RedisHealth { state.health }
+
+    // MARK: - Generation
+
+    private func refreshGeneration(on connection: RedisConnection) {
+        connection.send([Array("GET".utf8), Array(settings.keys.generation.utf8)]) { [weak self] reply in
+            guard let self, let bytes = reply?.bytes, let value = UInt64(String(decoding: bytes, as: UTF8.self)) else {
+                return
+            }
+            self.state.advanceGeneration(to: value)
+        }
+    }
+
+    private func scheduleGenerationRefresh(on connection: RedisConnection) {
+        connection.loop.schedule(after: Self.generationRefresh) { [weak self] in
+            guard let self else { return }
+            self.refreshGeneration(on: connection)
+            self.scheduleGenerationRefresh(on: connection)
+        }
+    }
+}
+
+/// The wall clock now, in the form cache entries carry.
+func wallClockNow() -> WallClockTime {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return WallClockTime(millisecondsSinceEpoch: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down (Redis's PX unit).
+    var redisMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension RedisFleet {
+    /// The fleet of `configuration`, or nil when it sets no `redis.url`; not started yet.
+    static func make(_ configuration: Configuration, loops: [EventLoop], logger: Logger) throws(ServerError) -> RedisFleet? {
+        let settings: RedisSettings?
+        do throws(RedisEndpointError) {
+            settings = try RedisSettings(configuration)
+        } catch {
+            throw .setup("redis.url: \(error.message)")
+        }
+        return settings.map { RedisFleet(settings: $0, loops: loops, logger: logger) }
+    }
+
+    /// The shared tiers `loop`'s proxy handler talks to.
+    func tiers(for loop: EventLoop) -> LoopTiers {
+        LoopTiers(responses: responseTier(for: loop), documents: documentTier(for: loop))
+    }
+
+    /// What `/stats` and `/metrics` show of the shared tier.
+    var status: RedisStatus { RedisStatus(connected: health.isUp, statistics: health.statistics) }
+}

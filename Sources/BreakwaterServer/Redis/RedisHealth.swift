@@ -1,0 +1,69 @@
+// Whether the fleet's Redis answers, seen by every loop's connection: the `breakwater_redis_up`
+// gauge, one log line per change of state, and the per-loop statistics behind `/stats` `redis`.
+
+import BreakwaterCore
+import Logging
+import Synchronization
+
+/// The shared tier's state and figures for the whole process; thread-safe.
+package final class RedisHealth: Sendable {
+    /// Command connections ready now (one per loop at most).
+    private let readyConnections = Atomic<Int>(0)
+    /// Whether "down" was already logged since Redis last answered: later failed retries are quiet.
+    private let reportedDown = Atomic<Bool>(false)
+    private let loops: [LoopFigures]
+
+    package init(loopCount: Int) {
+        loops = (0..<loopCount).map { _ in LoopFigures() }
+    }
+
+    /// Whether at least one connection can reach Redis.
+    package var isUp: Bool { readyConnections.load(ordering: .relaxed) > 0 }
+
+    /// Every loop's statistics, merged.
+    package var statistics: RedisStatistics {
+        var total = RedisStatistics()
+        for loop in loops { total.merge(loop.value.withLock { $0 }) }
+        return total
+    }
+
+    package func record(loop: Int, _ update: (inout RedisStatistics) -> Void) {
+        loops[loop].value.withLock { update(&$0) }
+    }
+
+    func recordLatency(_ duration: Duration, loop: Int) { record(loop: loop) { $0.latency.record(duration) } }
+    func recordError(loop: Int) { record(loop: loop) { $0.errors += 1 } }
+    func recordTimeout(loop: Int) { record(loop: loop) { $0.timeouts += 1 } }
+
+    /// A command connection became ready or stopped being ready; logs when the process as a
+    /// whole goes from no connection to one, or from one to none.
+    func connectionChanged(ready: Bool, endpoint: RedisEndpoint, logger: Logger, reason: String? = nil) {
+        if ready {
+            if readyConnections.add(1, ordering: .relaxed).newValue == 1 {
+                reportedDown.store(false, ordering: .relaxed)
+                logger.notice("redis connected: the fleet shares registry, cache and purges", metadata: ["redis.url": "\(endpoint)"])
+            }
+        } else if readyConnections.subtract(1, ordering: .relaxed).newValue == 0,
+            !reportedDown.exchange(true, ordering: .relaxed)
+        {
+            logger.notice(
+                "redis disconnected: serving from local memory, reconnecting",
+                metadata: ["redis.url": "\(endpoint)", "redis.reason": "\(reason ?? "")"])
+        }
+    }
+
+    /// An attempt to connect failed; logged once until Redis answers again.
+    func connectFailed(endpoint: RedisEndpoint, logger: Logger, reason: String) {
+        guard readyConnections.load(ordering: .relaxed) == 0, !reportedDown.exchange(true, ordering: .relaxed) else {
+            return
+        }
+        logger.notice(
+            "redis unreachable: serving from local memory, retrying",
+            metadata: ["redis.url": "\(endpoint)", "redis.reason": "\(reason)"])
+    }
+}
+
+/// One loop's figures behind a lock only that loop and the admin reader take.
+private final class LoopFigures: Sendable {
+    let value = Mutex(RedisStatistics())
+}

@@ -1,0 +1,155 @@
+// The fleet's second-level response cache and its fetch leases (SPEC section 7), on one event
+// loop's Redis connection: local miss -> here -> origin. Every failure reads as a miss.
+
+import BreakwaterCore
+
+/// The L2 of one loop; every completion runs on that loop, exactly once.
+package final class RedisResponseTier: ResponseTier {
+    private let connection: RedisConnection
+    private let settings: RedisSettings
+    private let keys: RedisKeyLayout
+    private let state: RedisFleetState
+
+    /// How often a proxy waiting for another's fetch looks for the entry.
+    static let pollInterval = Duration.milliseconds(20)
+
+    init(connection: RedisConnection, settings: RedisSettings, state: RedisFleetState) {
+        self.state = state
+        self.connection = connection
+        self.settings = settings
+        keys = settings.keys
+    }
+
+    private var loopIndex: Int { connection.loop.index }
+
+    /// The entry for `key`, or nil on a miss, a timeout, an undecodable value or Redis down.
+    package func lookup(_ key: CacheKey, completion: @escaping (CacheEntry?) -> Void) {
+        read(key, withLease: false) { [state, loopIndex] entry, _ in
+            state.health.record(loop: loopIndex) { entry == nil ? ($0.l2Misses += 1) : ($0.l2Hits += 1) }
+            completion(entry)
+        }
+    }
+
+    /// Writes `entry` for what remains of its lifetime (TTL and stale windows), with its purge
+    /// indexes; answers larger than `redis.l2_max_entry_bytes` stay local. Fire and forget.
+    package func store(_ entry: CacheEntry) {
+        let wallNow = wallClockNow()
+        let lifetime = entry.ttl + max(entry.staleWhileRevalidate, entry.staleIfError)
+        let remaining = lifetime.redisMilliseconds - (wallNow.millisecondsSinceEpoch - entry.storedAtWallClock.millisecondsSinceEpoch)
+        guard remaining > 0 else { return }
+        let value = CacheEntryCodec.encode(entry)
+        guard value.count <= settings.l2MaxEntryBytes else { return }
+        let generation = state.generation
+        let entryKey = keys.entry(entry.key, generation: generation)
+        let sets = keys.indexes(of: entry, generation: generation)
+        var arguments: [[UInt8]] = [
+            Array("EVAL".utf8), Array(RedisScripts.store.utf8), Array(String(1 + sets.count).utf8), Array(entryKey.utf8),
+        ]
+        arguments.reserveCapacity(arguments.count + sets.count + 2)
+        for set in sets { arguments.append(Array(set.utf8)) }
+        arguments.append(value)
+        arguments.append(Array(String(remaining).utf8))
+        connection.send(arguments) { _ in }
+    }
+
+    /// Tries to take the fleet-wide lease to fetch `key` for `ttl`: true when this proxy fetches,
+    /// also when Redis cannot say (down, slow, full: each proxy fetches for itself then).
+    package func acquireLease(_ key: CacheKey, ttl: Duration, completion: @escaping (Bool) -> Void) {
+        let arguments = ["SET", keys.lease(key), state.instanceID, "NX", "PX", String(max(1, ttl.redisMilliseconds))]
+        connection.send(arguments.map { Array($0.utf8) }) { reply in
+            completion(reply != .null)
+        }
+    }
+
+    /// Gives the lease back (only if this proxy still holds it), so that waiters stop waiting.
+    package func releaseLease(_ key: CacheKey) {
+        let arguments = ["EVAL", RedisScripts.releaseLease, "1", keys.lease(key), state.instanceID]
+        connection.send(arguments.map { Array($0.utf8) }) { _ in }
+    }
+
+    /// Waits up to `timeout` for the lease holder to store `key`, polling; nil as soon as the
+    /// lease is gone without an entry (the holder's answer was not cacheable, or it failed).
+    package func awaitEntry(_ key: CacheKey, timeout: Duration, completion: @escaping (CacheEntry?) -> Void) {
+        let wait = RedisWait(deadline: .now + timeout, completion: completion)
+        connection.loop.schedule(after: timeout) { wait.finish(nil) }
+        poll(key, wait: wait)
+    }
+
+    private func poll(_ key: CacheKey, wait: RedisWait) {
+        guard !wait.isFinished else { return }
+        read(key, withLease: true) { [weak self] entry, leaseHeld in
+            guard let self, !wait.isFinished else { return }
+            if let entry {
+                self.state.health.record(loop: self.loopIndex) { $0.l2Hits += 1 }
+                return wait.finish(entry)
+            }
+            // The holder may release its lease just before it stores the entry: one more look
+            // before giving up.
+            if leaseHeld == false {
+                if wait.sawLeaseGone { return wait.finish(nil) }
+                wait.sawLeaseGone = true
+            }
+            guard ContinuousClock.now + Self.pollInterval < wait.deadline else { return }
+            self.connection.loop.schedule(after: Self.pollInterval) { self.poll(key, wait: wait) }
+        }
+    }
+
+    /// One round trip: the entry, its soft-purge mark, the generation's soft purge-all mark and,
+    /// when asked, whether the lease is held (nil when Redis did not answer).
+    private func read(_ key: CacheKey, withLease: Bool, completion: @escaping (CacheEntry?, Bool?) -> Void) {
+        let entryKey = keys.entry(key, generation: state.generation)
+        var names = [entryKey, keys.softMark(ofEntry: entryKey), keys.softAll(generation: state.generation)]
+        if withLease { names.append(keys.lease(key)) }
+        connection.send([Array("MGET".utf8)] + names.map { Array($0.utf8) }) { [state, loopIndex] reply in
+            guard case .array(let values)? = reply, values.count == names.count else { return completion(nil, nil) }
+            let leaseHeld = withLease ? values[3] != .null : nil
+            guard let bytes = values[0].bytes else { return completion(nil, leaseHeld) }
+            do {
+                var entry = try CacheEntryCodec.decode(bytes, now: .now, wallNow: wallClockNow())
+                guard entry.key == key else { throw CacheEntryCodecError.malformed("another key") }
+                entry = Self.applyingSoftPurges(to: entry, mark: values[1].bytes, markForAll: values[2].bytes)
+                completion(entry, leaseHeld)
+            } catch {
+                state.health.record(loop: loopIndex) { $0.errors += 1 }
+                completion(nil, leaseHeld)
+            }
+        }
+    }
+
+    /// The entry made stale from the earliest soft purge that reached it: its TTL ends there.
+    static func applyingSoftPurges(to entry: CacheEntry, mark: [UInt8]?, markForAll: [UInt8]?) -> CacheEntry {
+        let stored = entry.storedAtWallClock.millisecondsSinceEpoch
+        let marks = [mark, markForAll].compactMap { $0.flatMap { Int64(String(decoding: $0, as: UTF8.self)) } }
+        // A purge of everything marks only the entries stored before it.
+        guard let staleFrom = marks.filter({ $0 >= stored }).min() else { return entry }
+        let ttl = Duration.milliseconds(staleFrom - stored)
+        guard ttl < entry.ttl else { return entry }
+        return CacheEntry(
+            key: entry.key, body: entry.body, contentType: entry.contentType, etag: entry.etag,
+            storedAt: entry.storedAt, storedAtWallClock: entry.storedAtWallClock, ttl: ttl,
+            staleWhileRevalidate: entry.staleWhileRevalidate, staleIfError: entry.staleIfError,
+            documentDigest: entry.documentDigest, operationName: entry.operationName, tags: entry.tags,
+            isPerUser: entry.isPerUser)
+    }
+}
+
+/// One proxy waiting for another's entry: completes once, by entry, by lease gone, or by deadline.
+final class RedisWait {
+    let deadline: ContinuousClock.Instant
+    /// A poll already found the lease gone without an entry.
+    var sawLeaseGone = false
+    private var completion: ((CacheEntry?) -> Void)?
+
+    init(deadline: ContinuousClock.Instant, completion: @escaping (CacheEntry?) -> Void) {
+        self.deadline = deadline
+        self.completion = completion
+    }
+
+    var isFinished: Bool { completion == nil }
+
+    func finish(_ entry: CacheEntry?) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(entry)
+    }
+}

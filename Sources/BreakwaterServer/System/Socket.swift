@@ -1,0 +1,160 @@
+// The system calls of the HTTP engine on non-blocking sockets, each turning a return code and
+// errno into a typed result (swift-nio's System.swift is the model): listen, accept, read,
+// writev, shutdown, close.
+
+import BreakwaterCore
+import CLibevent
+import Foundation
+import Glibc
+
+/// What a non-blocking read or write did.
+enum SocketIO: Equatable {
+    /// This many bytes moved (more than 0).
+    case done(Int)
+    /// Nothing can move now: wait for the socket to become ready.
+    case wouldBlock
+    /// The peer closed its side (reads only).
+    case closed
+}
+
+/// Non-blocking socket calls on file descriptors.
+enum Socket {
+    /// A listening socket bound to `address`, sharing the port with the other loops
+    /// (SO_REUSEPORT: the kernel spreads connections over them).
+    static func listen(_ address: SocketAddress, backlog: Int32 = 1024) throws(SystemError) -> Int32 {
+        let family = address.withSockaddr { pointer, _ in Int32(pointer.pointee.sa_family) }
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket", errno: errno) }
+        var on: Int32 = 1
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        guard setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, size) == 0,
+            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, size) == 0
+        else {
+            let error = SystemError("setsockopt", errno: errno)
+            close(fd)
+            throw error
+        }
+        let bound = address.withSockaddr { pointer, length in bind(fd, pointer, socklen_t(length)) }
+        guard bound == 0 else {
+            let error = SystemError("bind", errno: errno)
+            close(fd)
+            throw error
+        }
+        guard Glibc.listen(fd, backlog) == 0 else {
+            let error = SystemError("listen", errno: errno)
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
+    static func accept(_ listener: Int32) throws(SystemError) -> Int32? {
+        while true {
+            let fd = CLibevent_accept_nonblocking(listener, nil, nil)
+            if fd >= 0 { return fd }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            // The peer gave up before we accepted it: not our error, try the next one.
+            case ECONNABORTED, EPROTO: continue
+            default: throw SystemError("accept4", errno: code)
+            }
+        }
+    }
+
+    /// Starts a non-blocking connection to `address`; the socket becomes writable when it is
+    /// made (then `pendingError` tells whether it succeeded).
+    static func connect(_ address: SocketAddress) throws(SystemError) -> Int32 {
+        let family = address.withSockaddr { pointer, _ in Int32(pointer.pointee.sa_family) }
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket", errno: errno) }
+        while true {
+            let result = address.withSockaddr { pointer, length in Glibc.connect(fd, pointer, socklen_t(length)) }
+            if result == 0 || errno == EINPROGRESS { return fd }
+            if errno == EINTR { continue }
+            let error = SystemError("connect", errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// The error of a finished non-blocking connect, or nil when it succeeded.
+    static func pendingError(_ fd: Int32) -> SystemError? {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return SystemError("getsockopt", errno: errno) }
+        return code == 0 ? nil : SystemError("connect", errno: code)
+    }
+
+    /// Turns off Nagle's algorithm: answers are written whole, and waiting for an ACK only delays them.
+    static func setNoDelay(_ fd: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> SocketIO {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count > 0 { return .done(count) }
+            if count == 0 { return .closed }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SystemError("read", errno: code)
+            }
+        }
+    }
+
+    static func writev(_ fd: Int32, _ vectors: UnsafeBufferPointer<iovec>) throws(SystemError) -> SocketIO {
+        while true {
+            let count = Glibc.writev(fd, vectors.baseAddress, Int32(vectors.count))
+            if count >= 0 { return count == 0 ? .wouldBlock : .done(count) }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SystemError("writev", errno: code)
+            }
+        }
+    }
+
+    /// Ends our sending side (FIN) while reading on: the lingering close of an answer that ends
+    /// a connection, so unread request bytes do not turn the close into a reset that destroys
+    /// the answer before the client reads it.
+    static func shutdownWrite(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// The peer's numeric address ("127.0.0.1", "::1"), or "" when unknown.
+    static func peerAddress(_ fd: Int32) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard ok == 0 else { return "" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = Int32(storage.ss_family)
+        let converted = withUnsafePointer(to: &storage) { pointer -> Bool in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    var address = $0.pointee.sin6_addr
+                    return inet_ntop(family, &address, &text, socklen_t(text.count)) != nil
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                var address = $0.pointee.sin_addr
+                return inet_ntop(family, &address, &text, socklen_t(text.count)) != nil
+            }
+        }
+        guard converted else { return "" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,86 @@
+// TLS on an accepted socket with OpenSSL directly (no bufferevent): the handshake runs inside
+// the first reads and writes, and OpenSSL's "want read/write" become typed results.
+
+import COpenSSL
+import Foundation
+
+/// The OpenSSL state of one TLS connection on a non-blocking socket.
+final class TLSSession {
+    private let ssl: OpaquePointer
+    /// OpenSSL needs the socket writable before a read can go on (a handshake step or a key
+    /// update): the connection arms its write event and reads again when it fires.
+    private(set) var readWantsWrite = false
+
+    /// A session on `fd`: accepting the handshake (server) or starting it (client, after
+    /// `configure` set SNI and the name to verify).
+    init(context: OpaquePointer, fd: Int32, isClient: Bool = false, configure: (OpaquePointer) -> Void = { _ in })
+        throws(SystemError)
+    {
+        guard let ssl = SSL_new(context) else { throw SystemError("SSL_new", reason: Self.lastError()) }
+        guard SSL_set_fd(ssl, fd) == 1 else {
+            SSL_free(ssl)
+            throw SystemError("SSL_set_fd", reason: Self.lastError())
+        }
+        configure(ssl)
+        if isClient { SSL_set_connect_state(ssl) } else { SSL_set_accept_state(ssl) }
+        self.ssl = ssl
+    }
+
+    deinit { SSL_free(ssl) }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> SocketIO {
+        readWantsWrite = false
+        var count = 0
+        if SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 { return .done(count) }
+        return try outcome(of: "SSL_read", forRead: true)
+    }
+
+    /// Writes the vectors in order, one TLS record (at most) each, until one would block.
+    func writev(_ vectors: UnsafeBufferPointer<iovec>) throws(SystemError) -> SocketIO {
+        var total = 0
+        for vector in vectors where vector.iov_len > 0 {
+            var written = 0
+            if SSL_write_ex(ssl, vector.iov_base, vector.iov_len, &written) == 1 {
+                total += written
+                if written < vector.iov_len { break }
+                continue
+            }
+            let result = try outcome(of: "SSL_write", forRead: false)
+            if result == .closed { throw SystemError("SSL_write", reason: "the peer closed the TLS connection") }
+            break
+        }
+        return total > 0 ? .done(total) : .wouldBlock
+    }
+
+    private func outcome(of call: String, forRead: Bool) throws(SystemError) -> SocketIO {
+        let code = SSL_get_error(ssl, 0)
+        let savedErrno = errno
+        switch code {
+        case SSL_ERROR_WANT_READ:
+            return .wouldBlock
+        case SSL_ERROR_WANT_WRITE:
+            if forRead { readWantsWrite = true }
+            return .wouldBlock
+        case SSL_ERROR_ZERO_RETURN:
+            return .closed
+        case SSL_ERROR_SYSCALL where savedErrno == 0:
+            // The peer closed without close_notify: the end of the stream for HTTP with lengths.
+            ERR_clear_error()
+            return .closed
+        case SSL_ERROR_SYSCALL:
+            throw SystemError(call, errno: savedErrno)
+        default:
+            throw SystemError(call, reason: Self.lastError())
+        }
+    }
+
+    /// OpenSSL's queued error as text (and the queue cleared).
+    static func lastError() -> String {
+        let code = ERR_get_error()
+        ERR_clear_error()
+        guard code != 0 else { return "unknown error" }
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

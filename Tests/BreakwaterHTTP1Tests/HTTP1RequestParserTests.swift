@@ -1,0 +1,270 @@
+// The request parser against every framing rule of SPEC section 3, each case fed all at once,
+// byte by byte and in random slices (Feeding), with pipelined requests in one buffer.
+
+import BreakwaterHTTP1
+import Testing
+
+@Suite struct HTTP1RequestParserTests {
+    // MARK: Accepted requests
+
+    @Test func getWithHeadersParsesMethodTargetAndTrimmedValues() {
+        let outcome = Feeding.requests("GET /graphql?query=%7B%20me%20%7D HTTP/1.1\r\nHost: a\r\nX-Pad:  v w \t\r\nEmpty:\r\n\r\n")
+        #expect(outcome.error == nil)
+        #expect(outcome.requests == [
+            ParsedRequest(
+                method: "GET", target: "/graphql?query=%7B%20me%20%7D",
+                headers: ["Host: a", "X-Pad: v w", "Empty: "]),
+        ])
+    }
+
+    @Test func postWithContentLengthCarriesItsBody() {
+        let outcome = Feeding.requests("POST /graphql HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n{\"query\":1}")
+        #expect(outcome.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["{\"query\":1}"])
+    }
+
+    @Test func chunkedBodyIsDecodedWithExtensionsAndTrailersDropped() {
+        let outcome = Feeding.requests(
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5;name=value\r\nhello\r\nB ; x\r\n, world!!!!\r\n0\r\nX-Trailer: t\r\n\r\n")
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["hello, world!!!!"])
+    }
+
+    @Test func pipelinedRequestsComeOutInOrder() {
+        let one = "GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"
+        let two = "POST /2 HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc"
+        let three = "POST /3 HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nde\r\n0\r\n\r\n"
+        let outcome = Feeding.requests(one + two + three + one)
+        #expect(outcome.requests.map(\.target) == ["/1", "/2", "/3", "/1"])
+        #expect(outcome.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["", "abc", "de", ""])
+    }
+
+    @Test func emptyLinesBeforeARequestLineAreIgnored() {
+        let outcome = Feeding.requests("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(outcome.requests.map(\.target) == ["/"])
+    }
+
+    @Test func identicalDuplicateContentLengthsAreAccepted() {
+        let outcome = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok")
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.first?.body == Array("ok".utf8))
+    }
+
+    // MARK: Connection handling
+
+    @Test(arguments: [
+        ("GET / HTTP/1.1\r\nHost: a\r\n\r\n", true),
+        ("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", false),
+        ("GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, Close\r\n\r\n", false),
+        ("GET / HTTP/1.0\r\n\r\n", false),
+        ("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", true),
+    ])
+    func keepAliveFollowsVersionAndConnection(wire: String, keepAlive: Bool) {
+        let outcome = Feeding.requests(wire)
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.map(\.keepAlive) == [keepAlive])
+    }
+
+    @Test func http10WithoutHostIsAccepted() {
+        #expect(Feeding.requests("GET / HTTP/1.0\r\n\r\n").requests.map(\.minorVersion) == [0])
+    }
+
+    @Test func expectContinueIsReportedForABody() {
+        let outcome = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx")
+        #expect(outcome.requests.map(\.expectsContinue) == [true])
+    }
+
+    // MARK: Framing verdicts
+
+    @Test(arguments: ["chunked", "gzip", "chunked, gzip"])
+    func contentLengthWithTransferEncodingIsBadRequest(coding: String) {
+        let outcome = Feeding.requests(
+            "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: \(coding)\r\n\r\n0\r\n\r\n")
+        #expect(outcome.error == .contentLengthWithTransferEncoding)
+        #expect(outcome.status == 400)
+        #expect(outcome.requests.isEmpty)
+    }
+
+    @Test func differingContentLengthsAreBadRequestAndNoSecondRequestIsRead() {
+        let outcome = Feeding.requests(
+            "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 40\r\n\r\nabcGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(outcome.error == .conflictingContentLength)
+        #expect(outcome.status == 400)
+        #expect(outcome.requests.isEmpty)
+    }
+
+    @Test(arguments: ["+74", "-1", "0x10", "1 2", "", "7,7", "1.0", "99999999999999999999"])
+    func contentLengthThatIsNotPlainDecimalIsBadRequest(value: String) {
+        let outcome = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(value)\r\n\r\n")
+        #expect(outcome.error == .badContentLength)
+        #expect(outcome.status == 400)
+    }
+
+    @Test(arguments: ["gzip", "gzip, chunked", "chunked, chunked", "identity", "chunked;q=1"])
+    func transferEncodingOtherThanChunkedIsNotImplemented(coding: String) {
+        let outcome = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: \(coding)\r\n\r\n")
+        #expect(outcome.error == .unsupportedTransferEncoding)
+        #expect(outcome.status == 501)
+    }
+
+    @Test func twoTransferEncodingFieldsAreNotImplemented() {
+        let outcome = Feeding.requests(
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n")
+        #expect(outcome.status == 501)
+    }
+
+    @Test func transferEncodingInHTTP10IsBadRequest() {
+        let outcome = Feeding.requests("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        #expect(outcome.error == .transferEncodingInHTTP10)
+    }
+
+    @Test(arguments: ["\r\n X-Folded: yes", "\r\n\tmore"])
+    func obsoleteLineFoldingIsBadRequest(fold: String) {
+        let outcome = Feeding.requests("GET / HTTP/1.1\r\nHost: a\r\nX-A: 1\(fold)\r\n\r\n")
+        #expect(outcome.error == .obsoleteLineFolding)
+        #expect(outcome.status == 400)
+    }
+
+    @Test func whitespaceBeforeTheFirstFieldIsBadRequest() {
+        #expect(Feeding.requests("GET / HTTP/1.1\r\n Host: a\r\n\r\n").status == 400)
+    }
+
+    @Test(arguments: ["Name : value", "Na me: value", "\u{1}X: value", ": value", "X(y): value", "Ünï: value", "NoColon"])
+    func badHeaderNamesAreBadRequest(line: String) {
+        let outcome = Feeding.requests("GET / HTTP/1.1\r\nHost: a\r\n\(line)\r\n\r\n")
+        #expect(outcome.error == .badHeaderName || outcome.error == .obsoleteLineFolding)
+        #expect(outcome.status == 400)
+    }
+
+    @Test(arguments: ["a\rb", "a\u{0}b", "a\nX-B: b", "a\u{7F}", "a\u{1B}b"])
+    func controlCharactersInHeaderValuesAreBadRequest(value: String) {
+        let outcome = Feeding.requests("GET / HTTP/1.1\r\nHost: a\r\nX-A: \(value)\r\n\r\n")
+        #expect(outcome.error == .badHeaderValue)
+        #expect(outcome.status == 400)
+    }
+
+    @Test(arguments: [
+        "GET  / HTTP/1.1", "GET / HTTP/1.1 ", "GET / HTTP/1.1\n", "GET /", "GET / http/1.1", "GET\t/ HTTP/1.1",
+        "/ HTTP/1.1", " GET / HTTP/1.1", "GET / HTTP/1.1junk", "G(T / HTTP/1.1",
+    ])
+    func malformedRequestLinesAreBadRequest(line: String) {
+        let outcome = Feeding.requests("\(line)\r\nHost: a\r\n\r\n")
+        #expect(outcome.status == 400, "\(outcome)")
+        #expect(outcome.requests.isEmpty)
+    }
+
+    @Test(arguments: ["HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "HTTP/1.10"])
+    func versionsOtherThan10And11AreBadRequest(version: String) {
+        #expect(Feeding.requests("GET / \(version)\r\nHost: a\r\n\r\n").status == 400)
+    }
+
+    @Test(arguments: ["/a b", "/a\u{1}b", "/a\u{7F}", "/é"])
+    func rawSpaceOrControlInTheTargetIsBadRequest(target: String) {
+        let outcome = Feeding.requests("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(outcome.status == 400)
+        #expect(outcome.requests.isEmpty)
+    }
+
+    @Test(arguments: ["graphql", ":", "9", "*x", "?q"])
+    func targetsOfNoRequestFormAreBadRequest(target: String) {
+        #expect(Feeding.requests("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n").error == .badTarget)
+    }
+
+    @Test(arguments: ["/", "*", "http://a.example/graphql", "a.example:443"])
+    func originAsteriskAndAbsoluteFormsAreAccepted(target: String) {
+        #expect(Feeding.requests("OPTIONS \(target) HTTP/1.1\r\nHost: a\r\n\r\n").requests.map(\.target) == [target])
+    }
+
+    @Test func twoHostHeadersAreBadRequest() {
+        let outcome = Feeding.requests("GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n")
+        #expect(outcome.error == .duplicateHost)
+        #expect(outcome.status == 400)
+    }
+
+    @Test func http11WithoutHostIsBadRequest() {
+        let outcome = Feeding.requests("GET / HTTP/1.1\r\nX-A: 1\r\n\r\n")
+        #expect(outcome.error == .missingHost)
+        #expect(outcome.status == 400)
+    }
+
+    @Test(arguments: [
+        "G\u{0}T / HTTP/1.1\r\nHost: a\r\n\r\n", "GET /\u{0} HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET / HTTP/1.1\u{0}\r\nHost: a\r\n\r\n", "GET / HTTP/1.1\r\nHo\u{0}st: a\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\u{0}\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\r\n\u{0}\r\n\r\n",
+    ])
+    func nulAnywhereInTheHeadIsBadRequest(wire: String) {
+        let outcome = Feeding.requests(wire)
+        #expect(outcome.status == 400, "\(outcome)")
+        #expect(outcome.requests.isEmpty)
+    }
+
+    // MARK: Limits
+
+    @Test func targetOfExactlyTheLimitIsAcceptedAndOneMoreIsURITooLong() {
+        let limits = HTTP1RequestLimits(maxTargetBytes: 64, maxHeadBytes: 256, maxBodyBytes: 16)
+        let atLimit = "/" + String(repeating: "a", count: 63)
+        #expect(Feeding.requests("GET \(atLimit) HTTP/1.1\r\nHost: a\r\n\r\n", limits: limits).requests.count == 1)
+        let over = Feeding.requests("GET \(atLimit)b HTTP/1.1\r\nHost: a\r\n\r\n", limits: limits)
+        #expect(over.error == .targetTooLong)
+        #expect(over.status == 414)
+    }
+
+    @Test func targetOverTheLimitIsRefusedBeforeItEnds() {
+        let limits = HTTP1RequestLimits(maxTargetBytes: 8, maxHeadBytes: 256, maxBodyBytes: 16)
+        // No line end ever arrives: the verdict cannot wait for one.
+        #expect(Feeding.requests("GET /0123456789", limits: limits).status == 414)
+    }
+
+    @Test func headOfExactlyTheLimitIsAcceptedAndOneMoreIsTooLarge() {
+        let limits = HTTP1RequestLimits(maxTargetBytes: 16, maxHeadBytes: 64, maxBodyBytes: 16)
+        let line = "GET / HTTP/1.1\r\nHost: a\r\n"  // 25 bytes
+        let fill = String(repeating: "x", count: 64 - 25 - 7)  // "X-P: " + fill + CRLF
+        #expect(Feeding.requests(line + "X-P: \(fill)\r\n\r\n", limits: limits).requests.count == 1)
+        let over = Feeding.requests(line + "X-P: \(fill)y\r\n\r\n", limits: limits)
+        #expect(over.error == .headTooLarge)
+        #expect(over.status == 431)
+    }
+
+    @Test func headThatNeverEndsIsTooLargeOnceOverTheLimit() {
+        let limits = HTTP1RequestLimits(maxTargetBytes: 16, maxHeadBytes: 64, maxBodyBytes: 16)
+        #expect(Feeding.requests("GET / HTTP/1.1\r\nX: " + String(repeating: "v", count: 100), limits: limits).status == 431)
+    }
+
+    @Test func contentLengthOverTheLimitIsTooLargeBeforeTheBodyArrives() {
+        let limits = HTTP1RequestLimits(maxTargetBytes: 16, maxHeadBytes: 256, maxBodyBytes: 10)
+        #expect(Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123456789", limits: limits).requests.count == 1)
+        let over = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n", limits: limits)
+        #expect(over.error == .bodyTooLarge)
+        #expect(over.status == 413)
+    }
+
+    @Test func chunkedBodyOverTheLimitIsTooLarge() {
+        let limits = HTTP1RequestLimits(maxTargetBytes: 16, maxHeadBytes: 256, maxBodyBytes: 10)
+        let head = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        #expect(Feeding.requests(head + "5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n", limits: limits).requests.count == 1)
+        #expect(Feeding.requests(head + "5\r\n01234\r\n6\r\n", limits: limits).status == 413)
+    }
+
+    // MARK: Chunked syntax
+
+    @Test(arguments: ["x\r\n", "5\r\nhelloXX", "\r\n", "1111111111111111\r\n", "5\nhello\r\n", "5 \u{1}\r\n", "0 \r\n\r\n", "5 x\r\n"])
+    func malformedChunksAreBadRequest(chunk: String) {
+        let outcome = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk)
+        #expect(outcome.error == .badChunk)
+        #expect(outcome.status == 400)
+    }
+
+    @Test func trailersAreCheckedLikeHeaders() {
+        let outcome = Feeding.requests(
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Name: x\r\n\r\n")
+        #expect(outcome.status == 400)
+    }
+
+    // MARK: Verdicts stop the stream
+
+    @Test func nothingAfterAVerdictIsParsed() {
+        let outcome = Feeding.requests("GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\n\r\nGET /3 HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(outcome.requests.map(\.target) == ["/"])
+        #expect(outcome.error == .missingHost)
+    }
+}

@@ -1,0 +1,252 @@
+// The Redis tiers against a real redis-server, two or three "proxies" in this process: entries,
+// documents, leases and purges shared; Redis down, slow, restarted, full or password-protected
+// never turning into more than a miss within the deadline.
+
+import BreakwaterCore
+import BreakwaterServer
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized)
+struct RedisTierTests {
+    @Test func anEntryStoredByOneProxyIsServedByAnotherWithItsAge() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        let b = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let entry = RedisTestEntries.entry("age", ageMilliseconds: 4_000)
+        #expect(await a.storeAndWait(entry))
+        let read = try #require(await b.lookup(entry.key))
+        #expect(read.body == entry.body)
+        #expect(read.etag == entry.etag)
+        #expect(read.tags == entry.tags)
+        #expect(read.ttl == .seconds(30))
+        let age = ContinuousClock.now - read.storedAt
+        #expect(age >= .seconds(4) && age < .seconds(6), "age \(age)")
+        #expect(await b.lookup(RedisTestEntries.key("absent")) == nil)
+        let stats = b.fleet.health.statistics
+        #expect(stats.l2Hits >= 1 && stats.l2Misses >= 1)
+        #expect(stats.latency.count > 0)
+    }
+
+    @Test func anEntryLargerThanTheLimitStaysLocal() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        let big = RedisTestEntries.entry("big", body: String(repeating: "x", count: 2 << 20))
+        await a.store(big)
+        let small = RedisTestEntries.entry("small")
+        #expect(await a.storeAndWait(small))
+        #expect(await a.lookup(big.key) == nil)
+    }
+
+    @Test func registrationsAreSharedAcrossProxies() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        let b = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let document = "query Shared { launches { cursor } }"
+        let hash = RedisTestEntries.hasher.sha256(document)
+        await a.onLoop { (member, done: @escaping (Bool) -> Void) in
+            member.documentTier.publish(hash, document: document)
+            done(true)
+        }
+        var found: String?
+        for _ in 0..<50 where found == nil {
+            found = await b.onLoop { member, done in member.documentTier.lookup(hash, completion: done) }
+            if found == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(found == document)
+        let unknown = RedisTestEntries.hasher.sha256("query Unknown { x }")
+        let missing: String? = await b.onLoop { member, done in member.documentTier.lookup(unknown, completion: done) }
+        #expect(missing == nil)
+        #expect(b.fleet.health.statistics.registryHits == 1)
+    }
+
+    @Test func oneProxyHoldsTheLeaseAndTheOthersGetItsEntry() async throws {
+        let redis = try RedisServerProcess()
+        let members = try (0..<3).map { _ in try RedisFleetMember(url: redis.url) }
+        for member in members { #expect(await member.waitUntilUp()) }
+        let key = RedisTestEntries.key("burst")
+        var winners = 0
+        for member in members {
+            let won: Bool = await member.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(5), completion: done) }
+            if won { winners += 1 }
+        }
+        #expect(winners == 1)
+        let started = ContinuousClock.now
+        async let waited1: CacheEntry? = members[1].onLoop { m, done in m.responseTier.awaitEntry(key, timeout: .seconds(3), completion: done) }
+        async let waited2: CacheEntry? = members[2].onLoop { m, done in m.responseTier.awaitEntry(key, timeout: .seconds(3), completion: done) }
+        try await Task.sleep(for: .milliseconds(150))
+        await members[0].store(RedisTestEntries.entry("burst"))
+        members[0].loop.execute { [members] in members[0].responseTier.releaseLease(key) }
+        let (one, two) = await (waited1, waited2)
+        #expect(one?.key == key)
+        #expect(two?.key == key)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(try redis.cli("EXISTS", "bwtest:lease:\(key.digest.hex)") == "0")
+    }
+
+    @Test func aWaiterStopsAsSoonAsTheLeaseGoesWithoutAnEntry() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        let b = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let key = RedisTestEntries.key("uncacheable")
+        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(10), completion: done) }
+        #expect(won)
+        let started = ContinuousClock.now
+        async let waited: CacheEntry? = b.onLoop { m, done in m.responseTier.awaitEntry(key, timeout: .seconds(5), completion: done) }
+        try await Task.sleep(for: .milliseconds(100))
+        a.loop.execute { [a] in a.responseTier.releaseLease(key) }
+        #expect(await waited == nil)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    @Test func purgesOfEveryKindReachTheL2AndTheOtherProxies() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        let b = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let received = Collected<PurgeRequest>()
+        b.fleet.purgeBus.setRemotePurgeHandler { received.append($0) }
+        // The subscriber connects on its own; give it a moment after the command connections.
+        try await Task.sleep(for: .milliseconds(200))
+        let document = RedisTestEntries.hasher.sha256("query GetLaunch { launch { id } }")
+        let cases: [(PurgeRequest, String)] = [
+            (PurgeRequest(selector: .tag("Launch:92"), soft: false), "tag"),
+            (PurgeRequest(selector: .tag("Launch"), soft: false), "type"),
+            (PurgeRequest(selector: .operation("GetLaunch"), soft: false), "operation"),
+            (PurgeRequest(selector: .document(document), soft: false), "hash"),
+            (PurgeRequest(selector: .all, soft: false), "all"),
+        ]
+        for (index, (purge, name)) in cases.enumerated() {
+            let entry = RedisTestEntries.entry("purge-\(name)")
+            let bystander = RedisTestEntries.entry("bystander-\(name)", tags: ["Rocket:1"], operationName: "Other")
+            #expect(await a.storeAndWait(entry), "\(name)")
+            #expect(await a.storeAndWait(bystander), "\(name)")
+            let sent = ContinuousClock.now
+            a.fleet.purgeBus.publish(purge)
+            while received.all.count <= index, ContinuousClock.now - sent < .seconds(2) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(ContinuousClock.now - sent < .seconds(1), "\(name) reached the other proxy in time")
+            #expect(received.all.last == purge, "\(name)")
+            #expect(await b.lookup(entry.key) == nil, "\(name) removed the entry from the L2")
+            let survives = name != "all" && name != "hash"
+            #expect((await b.lookup(bystander.key) != nil) == survives, "\(name) bystander")
+        }
+        #expect(b.fleet.health.statistics.remotePurges == cases.count)
+        #expect(try redis.cli("GET", "bwtest:gen") == "1")
+    }
+
+    @Test func softPurgesTurnL2EntriesStaleInsteadOfRemovingThem() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        let entry = RedisTestEntries.entry("soft", ageMilliseconds: 2_000)
+        #expect(await a.storeAndWait(entry))
+        a.fleet.purgeBus.publish(PurgeRequest(selector: .tag("Launch:92"), soft: true))
+        var read: CacheEntry?
+        for _ in 0..<100 {
+            read = await a.lookup(entry.key)
+            if let read, read.ttl < .seconds(30) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let stale = try #require(read)
+        #expect(stale.ttl >= .seconds(2) && stale.ttl < .seconds(4), "stale from the purge on: \(stale.ttl)")
+        // Stored again after the purge: fresh again.
+        let refreshed = RedisTestEntries.entry("soft")
+        await a.store(refreshed)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await a.lookup(entry.key)?.ttl == .seconds(30))
+        // A soft purge of everything marks what was stored before it.
+        a.fleet.purgeBus.publish(PurgeRequest(selector: .all, soft: true))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try #require(await a.lookup(entry.key)).ttl < .seconds(2))
+    }
+
+    @Test func withRedisUnreachableEveryCallIsAMissWithinTheTimeout() async throws {
+        let a = try RedisFleetMember(url: "redis://127.0.0.1:\(FreePort.allocate())")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!a.fleet.health.isUp)
+        let started = ContinuousClock.now
+        #expect(await a.lookup(RedisTestEntries.key("x")) == nil)
+        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(RedisTestEntries.key("x"), ttl: .seconds(1), completion: done) }
+        #expect(won, "without Redis every proxy fetches for itself")
+        #expect(ContinuousClock.now - started < .milliseconds(100))
+    }
+
+    @Test func aSlowRedisCostsAtMostTheTimeoutAndItsLateRepliesAreIgnored() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url, timeout: .milliseconds(50))
+        #expect(await a.waitUntilUp())
+        let entry = RedisTestEntries.entry("slow")
+        #expect(await a.storeAndWait(entry))
+        let sleeper = Thread { _ = try? redis.cli("DEBUG", "SLEEP", "1") }
+        sleeper.start()
+        // Until the sleep has begun, calls are answered; then they miss at the deadline.
+        var elapsed = Duration.zero
+        var missed = false
+        let waitStarted = ContinuousClock.now
+        while !missed, ContinuousClock.now - waitStarted < .milliseconds(900) {
+            let started = ContinuousClock.now
+            missed = await a.lookup(entry.key) == nil
+            elapsed = ContinuousClock.now - started
+        }
+        #expect(missed)
+        #expect(elapsed >= .milliseconds(45) && elapsed < .milliseconds(400), "\(elapsed)")
+        try await Task.sleep(for: .milliseconds(1_200))
+        #expect(await a.lookup(entry.key) != nil, "answers again once Redis is")
+        #expect(a.fleet.health.statistics.timeouts >= 1)
+    }
+
+    @Test func aRestartedRedisIsReconnectedAndSharedAgain() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        redis.kill()
+        let started = ContinuousClock.now
+        #expect(await a.lookup(RedisTestEntries.key("k")) == nil)
+        #expect(ContinuousClock.now - started < .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!a.fleet.health.isUp)
+        try redis.restart()
+        #expect(await a.waitUntilUp(timeout: .seconds(10)))
+        #expect(await a.storeAndWait(RedisTestEntries.entry("after-restart")))
+    }
+
+    @Test func aFullRedisRefusesWritesAndNothingButMissesFollow() async throws {
+        let redis = try RedisServerProcess(extraArguments: ["--maxmemory", "1mb", "--maxmemory-policy", "noeviction"])
+        let a = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        // Fill it past maxmemory (DEBUG POPULATE ignores the limit): every write is refused.
+        try redis.cli("DEBUG", "POPULATE", "3000", "fill", "1000")
+        let key = RedisTestEntries.key("after-full")
+        await a.store(RedisTestEntries.entry("after-full"))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(a.fleet.health.statistics.errors > 0, "Redis answered OOM")
+        #expect(a.fleet.health.isUp)
+        #expect(await a.lookup(key) == nil)
+        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(1), completion: done) }
+        #expect(won, "a refused lease lets this proxy fetch")
+    }
+
+    @Test func passwordAndDatabaseFromTheURLAreSentOnConnect() async throws {
+        let redis = try RedisServerProcess(extraArguments: ["--requirepass", "s3cret"])
+        let wrong = try RedisFleetMember(url: "redis://:nope@127.0.0.1:\(redis.port)/3")
+        let right = try RedisFleetMember(url: "redis://:s3cret@127.0.0.1:\(redis.port)/3")
+        #expect(await right.waitUntilUp())
+        #expect(await right.storeAndWait(RedisTestEntries.entry("auth")))
+        #expect(try redis.cli("-a", "s3cret", "--no-auth-warning", "-n", "3", "DBSIZE") != "0")
+        #expect(try redis.cli("-a", "s3cret", "--no-auth-warning", "-n", "0", "DBSIZE") == "0")
+        #expect(!wrong.fleet.health.isUp, "a refused AUTH never counts as connected")
+        #expect(await wrong.lookup(RedisTestEntries.key("auth")) == nil)
+    }
+}
+

@@ -1,0 +1,78 @@
+// A fleet for the live tests: one demo origin, one real redis-server, and N `breakwater`
+// processes configured to share it, all on loopback ephemeral ports.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+/// Proxies sharing one Redis in front of one demo origin.
+final class FleetStack: @unchecked Sendable {
+    static let launches = "query GetLaunches($pageSize: Int) { launches(pageSize: $pageSize) { cursor launches { id site } } }"
+    static let detail = "query GetLaunchDetail($id: ID!) { launch(id: $id) { __typename id site } }"
+    static let slow = "query Slow { slow(ms: 400) }"
+
+    let origin: DemoOriginProcess
+    let redis: RedisServerProcess
+    private(set) var proxies: [ProxyProcess]
+    let prefix = "bwfleet-\(UUID().uuidString.prefix(8)):"
+
+    init(proxies count: Int, redisArguments: [String] = [], redisURL: String? = nil) throws {
+        origin = try DemoOriginProcess()
+        redis = try RedisServerProcess(extraArguments: redisArguments)
+        proxies = []
+        for _ in 0..<count { proxies.append(try makeProxy(redisURL: redisURL)) }
+    }
+
+    /// The YAML of a fleet member pointed at `redisURL` (this stack's Redis by default).
+    func yaml(redisURL: String? = nil) -> String {
+        """
+        persisted_queries:
+          store: ""
+        cache:
+          stale_while_revalidate: 10s
+          stale_if_error: 5m
+          rules:
+            - operation: GetLaunches
+              ttl: 30s
+            - operation: GetLaunchDetail
+              ttl: 30s
+            - operation: Slow
+              ttl: 30s
+        redis:
+          url: \(redisURL ?? redis.url)
+          key_prefix: "\(prefix)"
+          timeout: 100ms
+        """
+    }
+
+    func makeProxy(redisURL: String? = nil) throws -> ProxyProcess {
+        try ProxyProcess(origin: origin.url, yaml: yaml(redisURL: redisURL), logLevel: "notice")
+    }
+
+    /// Replaces proxy `index` by a fresh process (a restart or a deploy).
+    func restartProxy(_ index: Int) throws {
+        proxies[index] = try makeProxy()
+    }
+
+    /// Requests the origin answered for `operation` so far.
+    func originRequests(_ operation: String) throws -> Int {
+        ((try origin.counters())["byOperation"] as? [String: Any])?[operation] as? Int ?? 0
+    }
+
+    /// Waits until every proxy reports Redis connected in `/stats`.
+    func waitUntilConnected(timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try proxies.allSatisfy({ proxy in
+                ((try proxy.stats()["redis"] as? [String: Any])?["connected"] as? Bool) == true
+            }) { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        Issue.record("the fleet did not connect to Redis within \(timeout)")
+    }
+
+    /// A plain POST of `document` with `variables` to `proxy`.
+    static func post(_ proxy: ProxyProcess, _ document: String, variables: String = "{}") throws -> HTTPClientResponse {
+        try proxy.client.post("/graphql", json: #"{"query":\#(APQ.jsonString(document)),"variables":\#(variables)}"#)
+    }
+}

