@@ -433,7 +433,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         BadFile(
             yaml: "redis:\n  url: http://cache:6379\n",
             line: 2,
-            message: #"redis.url: "http://cache:6379" is not a redis://, rediss:// or unix:// URL"#
+            message: "redis.url: must start with redis:// or unix://"
         ),
         BadFile(
             yaml: "server:\n  graphql_path: graphql\n",
