@@ -155,15 +155,16 @@ let package = Package(
 // MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
 // Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
 // -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
-// them: without libFuzzer's `main` they are not programs.
+// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support).
 if Context.environment["BREAKWATER_FUZZ"] == "1" {
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings))
     for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
         package.targets.append(
             .executableTarget(
                 name: "Fuzz\(harness)",
-                dependencies: ["BreakwaterCore"],
+                dependencies: ["BreakwaterCore", "FuzzSupport"],
                 path: "Fuzz/Harnesses/\(harness)",
-                swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+                swiftSettings: swiftSettings
             ))
     }
 }
@@ -177,6 +178,6 @@ if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
             name: "FuzzHTTP1RequestParser",
             dependencies: ["BreakwaterHTTP1"],
             path: "Fuzz/HTTP1RequestParser/Harness",
-            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+            swiftSettings: swiftSettings
         ))
 }

@@ -11,8 +11,8 @@ SCRATCH=.build-fuzz-http1
 HERE=Fuzz/HTTP1RequestParser
 
 export BREAKWATER_FUZZ_HTTP1=1
-"$SWIFT" build --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library \
-    --product FuzzHTTP1RequestParser 2>&1 | grep -E "error|Build complete" || true
+"$SWIFT" build --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address \
+    --product FuzzHTTP1RequestParser 2>&1 | grep -E "^error|Build of product" || true
 test -x "$SCRATCH/debug/FuzzHTTP1RequestParser" || { echo "build of FuzzHTTP1RequestParser failed"; exit 1; }
 
 mkdir -p "$SCRATCH/corpus" "$SCRATCH/crashes"

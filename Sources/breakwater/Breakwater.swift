@@ -1,12 +1,14 @@
 // The `breakwater` command: run (default), demo, validate, hash (SPEC section 1).
 
 import ArgumentParser
+import BreakwaterCore
 
 @main
 struct Breakwater: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "breakwater",
         abstract: "A caching edge proxy for GraphQL with Automatic Persisted Queries.",
+        version: "breakwater \(BuildInfo.version)",
         subcommands: [Run.self, Demo.self, Validate.self, Hash.self],
         defaultSubcommand: Run.self)
 }

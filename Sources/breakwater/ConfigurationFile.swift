@@ -2,8 +2,19 @@
 
 import ArgumentParser
 import BreakwaterCore
+import Foundation
 
 enum ConfigurationFile {
+    static let defaultPath = "./config.yaml"
+
+    /// The file `run` reads: the one given, else ./config.yaml; nil (built-in defaults) when
+    /// there is no ./config.yaml and `--origin` says where the origin is.
+    static func path(explicit: String?, originGiven: Bool) -> String? {
+        if let explicit { return explicit }
+        if originGiven && !FileManager.default.fileExists(atPath: defaultPath) { return nil }
+        return defaultPath
+    }
+
     /// The configuration at `path`; prints each `file:line: message` and exits 2 on problems.
     static func load(_ path: String) throws -> Configuration {
         do {

@@ -1,18 +1,24 @@
 // What the commands print for people and test harnesses (logs go through swift-log).
 
 import BreakwaterCore
+import BreakwaterService
 import Foundation
 import Logging
 
 enum Console {
-    /// A "ready" line on stdout, flushed at once: harnesses wait for it to learn the port.
+    /// A "ready" line on stdout: harnesses wait for it to learn the port.
     static func ready(_ message: String) {
         line("breakwater: \(message)")
     }
 
-    /// One line on stdout, unbuffered.
+    /// One line on stdout: through the log backend once it runs (so lines keep their order
+    /// and the format), else unbuffered.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        if let backend = LogSetup.backend {
+            backend.console(text)
+        } else {
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        }
     }
 
     static func error(_ message: String) {
@@ -21,16 +27,18 @@ enum Console {
 }
 
 enum LogSetup {
-    /// Sends logs to stderr at `level`; only `main` bootstraps logging (swift-log's rule).
-    static func bootstrap(level: Configuration.LogLevel) -> Logger {
-        LoggingSystem.bootstrap { label in
-            if label == "breakwater.access" { return AccessLogHandler() }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(rawValue: level.rawValue) ?? .info
-            return handler
-        }
+    /// The process's log backend, once `bootstrap` ran.
+    nonisolated(unsafe) private(set) static var backend: LogBackend?
+
+    /// Installs Breakwater's log backend with `logging` (only `main` bootstraps logging,
+    /// swift-log's rule) and returns the process's logger.
+    static func bootstrap(_ logging: Configuration.Logging) -> Logger {
+        backend = LogBackend.bootstrap(logging)
         return Logger(label: "breakwater")
     }
+
+    /// Writes every queued line; call before the process exits.
+    static func flush() { backend?.flush() }
 }
 
 extension HostPort {

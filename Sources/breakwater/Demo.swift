@@ -10,41 +10,55 @@ struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the proxy in front of an embedded demo GraphQL origin, and print curl examples.")
 
-    @Option(help: "Address of the proxy, HOST:PORT.")
-    var listen = "127.0.0.1:8080"
+    @Option(help: "Address of the proxy, HOST:PORT (default 127.0.0.1:8080, or a free port when taken).")
+    var listen: String?
 
-    @Option(name: .customLong("origin-listen"), help: "Address of the demo origin, HOST:PORT.")
-    var originListen = "127.0.0.1:4000"
+    @Option(
+        name: .customLong("origin-listen"),
+        help: "Address of the demo origin, HOST:PORT (default 127.0.0.1:4000, or a free port when taken).")
+    var originListen: String?
 
-    @Option(name: .customLong("admin-listen"), help: "Address of the admin endpoints, HOST:PORT.")
-    var adminListen = "127.0.0.1:9090"
+    @Option(
+        name: .customLong("admin-listen"),
+        help: "Address of the admin endpoints, HOST:PORT (default 127.0.0.1:9090, or a free port when taken).")
+    var adminListen: String?
 
     @Option(help: "Event loops, 0 = one per core.")
     var threads = 0
 
-    @Flag(name: .customLong("origin-only"), help: .hidden)
+    @Flag(name: .customLong("origin-only"), help: "Serve only the demo origin, no proxy (tests and benchmarks put a proxy in front).")
     var originOnly = false
 
-    @Flag(name: .customLong("test-controls"), help: .hidden)
+    @Flag(
+        name: .customLong("test-controls"),
+        help: "Expose the origin's fault-injection and counter endpoints under /_demo/ (for tests).")
     var testControls = false
 
-    @Option(name: .customLong("origin-tls-cert"), help: .hidden)
+    @Option(name: .customLong("origin-tls-cert"), help: "Serve the demo origin over https with this PEM certificate.")
     var originTLSCert: String?
 
-    @Option(name: .customLong("origin-tls-key"), help: .hidden)
+    @Option(name: .customLong("origin-tls-key"), help: "The PEM private key for --origin-tls-cert.")
     var originTLSKey: String?
 
     @Option(name: .customLong("log-level"), help: "Log level.")
     var logLevel = "info"
 
     func run() throws {
-        guard let proxyAddress = HostPort(parsing: listen), let originAddress = HostPort(parsing: originListen),
-            let adminAddress = HostPort(parsing: adminListen)
+        guard let proxyGiven = HostPort(parsing: listen ?? "127.0.0.1:8080"),
+            let originGiven = HostPort(parsing: originListen ?? "127.0.0.1:4000"),
+            let adminGiven = HostPort(parsing: adminListen ?? "127.0.0.1:9090")
         else {
             throw ValidationError("addresses are HOST:PORT")
         }
-        let logger = LogSetup.bootstrap(level: Configuration.LogLevel(rawValue: logLevel) ?? .info)
+        let originAddress = PortProbe.usable(originGiven, explicit: originListen != nil, role: "demo origin")
+        let proxyAddress = PortProbe.usable(proxyGiven, explicit: listen != nil || originOnly, role: "proxy")
+        let adminAddress = PortProbe.usable(adminGiven, explicit: adminListen != nil || originOnly, role: "admin")
         var settings = Configuration()
+        settings.logging.level = Configuration.LogLevel(rawValue: logLevel) ?? .info
+        // The demo's stdout is for the curl examples; `run` has the access log.
+        settings.logging.accessLog = .off
+        let logger = LogSetup.bootstrap(settings.logging)
+        defer { LogSetup.flush() }
         settings.server.threads = threads
         settings.server.listen = proxyAddress
         settings.admin.listen = adminAddress

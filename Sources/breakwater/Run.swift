@@ -9,14 +9,16 @@ import Logging
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve with config.yaml (the default command).")
 
-    @Option(help: "Path of the configuration file.")
-    var config = "./config.yaml"
+    @Option(help: "Path of the configuration file (default ./config.yaml; optional when --origin is given).")
+    var config: String?
 
     @OptionGroup var overrides: OverrideOptions
 
     func run() throws {
-        let settings = try overrides.apply(to: ConfigurationFile.load(config))
-        let logger = LogSetup.bootstrap(level: settings.logging.level)
+        let path = ConfigurationFile.path(explicit: config, originGiven: overrides.origin != nil)
+        let settings = try overrides.apply(to: path.map(ConfigurationFile.load) ?? Configuration())
+        let logger = LogSetup.bootstrap(settings.logging)
+        defer { LogSetup.flush() }
         let service = Service(threads: settings.server.threads, logger: logger)
         let servers: ProxyStack
         do {
@@ -30,8 +32,12 @@ struct Run: ParsableCommand {
             "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)")
         Console.ready("admin listening on http://\(settings.admin.listen.withPort(servers.adminServer.port))")
         Console.ready("origin \(settings.origin.url)")
-        let path = config, overrides = self.overrides
-        service.reloadOnHangup { try overrides.apply(to: ConfigurationLoader.load(path: path)) }
+        let overrides = self.overrides
+        service.reloadOnHangup {
+            try overrides.apply(to: path.map { try ConfigurationLoader.load(path: $0) } ?? Configuration())
+        } applyOutsideProxy: { configuration in
+            LogSetup.backend?.apply(configuration.logging)
+        }
         service.run()
         logger.info("stopped")
     }

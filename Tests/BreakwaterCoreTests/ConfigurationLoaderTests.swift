@@ -815,3 +815,22 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(AdminHostPolicy(allowedHosts: ["*"]).allows("anything.example"))
     }
 }
+
+@Suite struct ConfigurationSecretsTests {
+    @Test(arguments: [
+        ("redis://:pw@cache:6379/0", "redis://:***@cache:6379/0"), ("rediss://user:p@ss@h:1", "rediss://user:***@h:1"),
+        ("redis://cache:6379", "redis://cache:6379"), ("", ""), ("unix:///run/redis.sock", "unix:///run/redis.sock"),
+        ("redis://legacypw@cache", "redis://***@cache"),
+    ])
+    func redisPasswordIsMasked(url: String, masked: String) {
+        #expect(Configuration.maskingPassword(in: url) == masked)
+    }
+
+    @Test func tokenIsMaskedOnlyWhenSet() {
+        var configuration = Configuration()
+        #expect(configuration.maskingSecrets().admin.token == "")
+        configuration.admin.token = "s3cret"
+        #expect(configuration.maskingSecrets().admin.token == "***")
+        #expect(!configuration.maskingSecrets().effectiveYAML.contains("s3cret"))
+    }
+}

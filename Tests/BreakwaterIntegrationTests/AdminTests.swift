@@ -158,18 +158,4 @@ import Testing
         #expect(proxy.process.isRunning)
         #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "HIT")
     }
-
-    @Test func accessLogWritesOneJSONLinePerRequest() throws {
-        let origin = try DemoOriginProcess()
-        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  level: info\n  access_log: true\n")
-        _ = try proxy.client.post("/graphql", json: Self.detail)
-        let line = try proxy.process.waitForLine(containing: #""operation":"GetLaunchDetail""#, timeout: .seconds(5))
-        let json = try #require(line.firstIndex(of: "{").map { String(line[$0...]) })
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        #expect(object["cache"] as? String == "MISS")
-        #expect(object["status"] as? Int == 200)
-        #expect(object["method"] as? String == "POST")
-        #expect((object["hash"] as? String)?.count == 12)
-        for key in ["time", "upstream_ms", "total_ms", "bytes"] { #expect(object[key] != nil, "\(key)") }
-    }
 }

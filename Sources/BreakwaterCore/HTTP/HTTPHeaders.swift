@@ -58,10 +58,8 @@ extension String {
         // Native strings are contiguous UTF-8, so this walks two buffers without iterators.
         return a.withUTF8 { x in
             b.withUTF8 { y in
-                for i in 0..<x.count where x[i] != y[i] {
-                    let lx = (x[i] >= 65 && x[i] <= 90) ? x[i] | 0x20 : x[i]
-                    let ly = (y[i] >= 65 && y[i] <= 90) ? y[i] | 0x20 : y[i]
-                    if lx != ly { return false }
+                for i in 0..<x.count where x[i] != y[i] && x[i].asciiLowercased != y[i].asciiLowercased {
+                    return false
                 }
                 return true
             }

@@ -1,4 +1,4 @@
-// A client request as evhttp delivered it, copied out of libevent.
+// A client request as the HTTP engine parsed it: what every handler (proxy, admin, demo) receives.
 
 /// One HTTP request received by a listener.
 package struct HTTPRequest: Sendable {

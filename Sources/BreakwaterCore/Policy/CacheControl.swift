@@ -92,7 +92,7 @@ package struct CacheControl: Sendable, Equatable {
             }
             index += 1  // past the comma
             if isWellFormed {
-                let lowered = name.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+                let lowered = name.map(\.asciiLowercased)
                 body(String(decoding: lowered, as: UTF8.self), argument.map { String(decoding: $0, as: UTF8.self) })
             }
         }

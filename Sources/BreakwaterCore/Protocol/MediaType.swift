@@ -30,8 +30,7 @@ package enum MediaType {
             while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
             guard end - start == expected.count else { return false }
             for i in 0..<expected.count {
-                let c = bytes[start + i]
-                if (c >= 65 && c <= 90 ? c | 0x20 : c) != expected[i] { return false }
+                if bytes[start + i].asciiLowercased != expected[i] { return false }
             }
             return true
         }

@@ -1,6 +1,6 @@
-// What one event loop has served, as plain values: each loop owns one `RequestStatistics` and
-// changes it only on its own thread, so counting needs no lock and no atomic. The admin endpoint
-// asks every loop for a copy, taken on that loop, and merges the copies (SPEC section 6).
+// What one event loop has served, as plain values: each loop keeps one `RequestStatistics` behind
+// a mutex that is almost never contended (only a coalesced fetch finishing on another loop writes
+// to it from there). The admin endpoint takes a copy of every loop's and merges them (SPEC 6).
 
 /// Request, cache, upstream and APQ counters with latency histograms, summed on read.
 package struct RequestStatistics: Sendable, Equatable {

@@ -1,5 +1,5 @@
 // One client request from arrival to answer: whom to answer, how to dress the answer, and what
-// to count and log once it is sent.
+// to count and log once it is sent (the access-log fields of SPEC section 6).
 
 import BreakwaterCore
 import Foundation
@@ -38,26 +38,34 @@ final class RequestContext: Sendable {
             $0.recordRequest(operationName: operationName, cache: cache, duration: total)
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
-        accessLog?.info("\(accessLine(reply.response, cache: cache, upstream: upstream, total: total))")
+        if let accessLog {
+            let entry = accessEntry(reply, upstream: upstream, total: total)
+            accessLog.info("access", metadata: [AccessLogEntry.metadataKey: .stringConvertible(entry)])
+        }
+        if upstream != nil && reply.response.status >= 500 { logOriginFailure(reply) }
         responder.respond(reply.response)
     }
 
-    /// One JSON line: time, method, operation, hash prefix, status, cache, upstream and total ms, bytes.
-    private func accessLine(
-        _ response: HTTPResponse, cache: RequestStatistics.CacheResult?, upstream: Duration?, total: Duration
-    ) -> String {
-        var line = "{\"time\":\"\(Date().formatted(.iso8601))\",\"method\":\(JSONText.quoted(method))"
-        line += ",\"operation\":" + (operationName.map(JSONText.quoted) ?? "null")
-        line += ",\"hash\":" + (documentHash.map { "\"\($0.hex.prefix(12))\"" } ?? "null")
-        line += ",\"status\":\(response.status),\"cache\":" + (cache.map { "\"\($0.rawValue.uppercased())\"" } ?? "null")
-        line += ",\"upstream_ms\":" + (upstream.map { DecimalText.string(Self.milliseconds($0), fractionDigits: 3) } ?? "null")
-        line += ",\"total_ms\":" + DecimalText.string(Self.milliseconds(total), fractionDigits: 3)
-        line += ",\"bytes\":\(response.body.count)}"
-        return line
+    /// The access-log fields of this answer; the client's identity comes with its responder.
+    private func accessEntry(_ reply: FlowReply, upstream: Duration?, total: Duration) -> AccessLogEntry {
+        let identity = (responder as? IdentifiedResponder)?.identity
+        return AccessLogEntry(
+            time: LogTimestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)),
+            client: identity?.remoteAddress ?? "", method: method, status: reply.response.status,
+            cache: reply.cache?.headerValue, operation: operationName, hash: documentHash,
+            errorCode: reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.body) : nil),
+            bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
+            originDuration: upstream, bytes: reply.response.body.count, requestID: identity?.requestID,
+            userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
     }
 
-    private static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1000 + Double(attoseconds) * 1e-15
+    /// Until the flow reports each fetch's outcome through `ProxyLog.originResult`, the answer a
+    /// fetch turned into says why the origin failed (its error code, or the origin's status).
+    private func logOriginFailure(_ reply: FlowReply) {
+        let code = reply.errorCode ?? AnswerErrorCode.code(in: reply.response.body)
+        let reason = code.map { $0.hasPrefix("ORIGIN_") ? $0.dropFirst("ORIGIN_".count).lowercased() : $0 }
+        ProxyLog.originFailed(
+            reason: reason ?? "status", originStatus: reply.originStatus, operation: operationName,
+            requestID: (responder as? IdentifiedResponder)?.identity.requestID)
     }
 }

@@ -41,7 +41,7 @@ package final class ProxyStack: @unchecked Sendable {
                 loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index],
                 tiers: fleet?.tiers(for: loop) ?? LoopTiers())
             handlers.append(handler)
-            return handler
+            return IdentifiedHandler(handler)
         }
         self.handlers = handlers
         let state = AdminState(

@@ -94,10 +94,15 @@ final class ProxyProcess: @unchecked Sendable {
 }
 
 /// Runs the `breakwater` binary to completion and returns its exit status and output.
-func runBreakwater(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String) {
+func runBreakwater(
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try BreakwaterBinary.path())
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output

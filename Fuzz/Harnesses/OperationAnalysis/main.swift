@@ -2,10 +2,11 @@
 // crashes; an accepted document's lone operation is selectable by its name (scripts/fuzz.sh).
 
 import BreakwaterCore
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOperationAnalysis(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+public func fuzzOperationAnalysis(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
     guard let analysis = try? OperationAnalysis(document: text) else { return 0 }
     _ = try? analysis.select(operationName: nil)
     for operation in analysis.operations {
@@ -15,3 +16,5 @@ public func fuzzOperationAnalysis(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
     }
     return 0
 }
+
+runFuzzer(fuzzOperationAnalysis)

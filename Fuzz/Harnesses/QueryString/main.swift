@@ -2,10 +2,11 @@
 // encoding then decoding any value gives it back (scripts/fuzz.sh).
 
 import BreakwaterCore
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzQueryString(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+public func fuzzQueryString(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
     let parameters = QueryString(Substring(text))
     for name in ["query", "variables", "extensions", "operationName", "documentId", ""] {
         _ = parameters.values(of: name)
@@ -16,3 +17,5 @@ public func fuzzQueryString(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? GraphQLRequestParser.parse(HTTPRequest(method: "GET", target: "/graphql?" + text))
     return 0
 }
+
+runFuzzer(fuzzQueryString)

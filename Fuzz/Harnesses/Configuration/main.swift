@@ -2,10 +2,11 @@
 // problems that each name the file (scripts/fuzz.sh).
 
 import BreakwaterCore
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzConfiguration(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
     do {
         _ = try ConfigurationLoader.parse(yaml: text, file: "fuzz.yaml", baseDirectory: "/nonexistent")
     } catch {
@@ -14,3 +15,5 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     }
     return 0
 }
+
+runFuzzer(fuzzConfiguration)

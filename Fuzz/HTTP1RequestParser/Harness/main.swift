@@ -5,6 +5,10 @@
 
 import BreakwaterHTTP1
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the parser made of a stream, comparable across splits.
 private struct Outcome: Equatable {
     var requests: [[UInt8]] = []
@@ -50,8 +54,8 @@ private func parse(_ wire: ArraySlice<UInt8>, splitAt split: Int) -> Outcome {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzHTTP1RequestParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size > 0 else { return 0 }
+public func fuzzHTTP1RequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data, size > 0 else { return 0 }
     let wire = UnsafeBufferPointer(start: data + 1, count: size - 1)
     let bytes = Array(wire)[...]
     let split = Int(data[0]) % (bytes.count + 1)
@@ -60,3 +64,16 @@ public func fuzzHTTP1RequestParser(_ data: UnsafePointer<UInt8>, _ size: Int) ->
     precondition(whole == divided, "splitting the input at \(split) changed the outcome")
     return 0
 }
+
+// SwiftPM binds an executable's `main` to the module's entry point, so libFuzzer's own `main`
+// cannot run: start it through LLVMFuzzerRunDriver with the process's arguments.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+var argc = CommandLine.argc
+var argv = CommandLine.unsafeArgv
+exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzHTTP1RequestParser))

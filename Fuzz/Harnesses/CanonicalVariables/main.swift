@@ -3,10 +3,11 @@
 // and reordering an object's members does not change it (scripts/fuzz.sh).
 
 import BreakwaterCore
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzCanonicalVariables(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+public func fuzzCanonicalVariables(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = Array(fuzzInput(data, size))
     guard let value = try? JSONParser.parse(bytes) else { return 0 }
     let canonical = JSONWriter.canonical(value)
     guard let reparsed = try? JSONParser.parse(canonical) else { fatalError("canonical form does not parse") }
@@ -19,3 +20,5 @@ public func fuzzCanonicalVariables(_ data: UnsafePointer<UInt8>, _ size: Int) ->
     }
     return 0
 }
+
+runFuzzer(fuzzCanonicalVariables)

@@ -3,19 +3,24 @@
 // damage left (scripts/fuzz.sh). The file lives on /dev/shm when there is one.
 
 import BreakwaterCore
+import FuzzSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-private let path: String = {
-    let folder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
-    return "\(folder)/breakwater-fuzz-store-\(getpid()).log"
-}()
+/// The scratch file, one per fuzzing process.
+private enum Scratch {
+    static let path: String = {
+        let folder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+        return "\(folder)/breakwater-fuzz-store-\(getpid()).log"
+    }()
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzPersistedQueryStore(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+public func fuzzPersistedQueryStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = Array(fuzzInput(data, size))
+    let path = Scratch.path
     writeFile(bytes)
     defer { unlink(path) }
     guard let store = try? PersistedQueryStore(path: path) else { fatalError("cannot open \(path)") }
@@ -35,14 +40,14 @@ public func fuzzPersistedQueryStore(_ data: UnsafePointer<UInt8>, _ size: Int) -
 }
 
 private func writeFile(_ bytes: [UInt8]) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let descriptor = open(Scratch.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     precondition(descriptor >= 0)
     bytes.withUnsafeBytes { precondition(write(descriptor, $0.baseAddress, $0.count) == $0.count) }
     close(descriptor)
 }
 
 private func readFile() -> [UInt8] {
-    let descriptor = open(path, O_RDONLY)
+    let descriptor = open(Scratch.path, O_RDONLY)
     precondition(descriptor >= 0)
     defer { close(descriptor) }
     var result: [UInt8] = []
@@ -53,3 +58,5 @@ private func readFile() -> [UInt8] {
         result += chunk[..<got]
     }
 }
+
+runFuzzer(fuzzPersistedQueryStore)

@@ -1,0 +1,27 @@
+// What `breakwater validate` must never print (SPEC section 1): the admin token and the Redis
+// password, shown as `***` so the output can be pasted into a ticket.
+
+extension Configuration {
+    /// The spelling secrets are replaced with.
+    public static let secretMask = "***"
+
+    /// This configuration with `admin.token` and the password in `redis.url` masked.
+    public func maskingSecrets() -> Configuration {
+        var masked = self
+        if !admin.token.isEmpty { masked.admin.token = Self.secretMask }
+        masked.redis.url = Self.maskingPassword(in: redis.url)
+        return masked
+    }
+
+    /// `redis://user:secret@host` -> `redis://user:***@host`; `redis://:secret@host` likewise.
+    static func maskingPassword(in url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let authorityEnd = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
+        let authority = url[scheme.upperBound..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        let userInfo = authority[..<at]
+        let user = userInfo.firstIndex(of: ":").map { userInfo[..<$0] + ":" } ?? ""
+        // A lone user name is a password too for Redis' legacy `AUTH <password>` form.
+        return String(url[..<scheme.upperBound]) + user + secretMask + String(url[at...])
+    }
+}

@@ -1,0 +1,75 @@
+// Who sent a request and under which id (SPEC sections 3 and 6): the client's `X-Request-Id` when
+// it is sane (1 to 128 visible ASCII characters of a token-like set), else a new one; the
+// address, user agent and Apollo client name/version the access log and metrics name.
+
+/// The identity of one client request.
+package struct RequestIdentity: Sendable {
+    /// The id returned on the answer, forwarded to the origin and logged.
+    package var requestID: String
+    package var remoteAddress: String
+    package var userAgent: String?
+    /// `apollographql-client-name` / `-version`.
+    package var clientName: String?
+    package var clientVersion: String?
+
+    /// The identity of `request`; `generator` makes the id when the client sent none usable.
+    package init(_ request: HTTPRequest, generator: inout RequestIDGenerator) {
+        let offered = request.headers["X-Request-Id"]
+        requestID = offered.flatMap { Self.isAcceptable($0) ? $0 : nil } ?? generator.next()
+        remoteAddress = request.remoteAddress
+        userAgent = request.headers["User-Agent"]
+        clientName = request.headers["apollographql-client-name"]
+        clientVersion = request.headers["apollographql-client-version"]
+    }
+
+    /// Longest client id kept; longer ones are replaced, as are ids with other characters.
+    package static let maxRequestIDLength = 128
+
+    /// Whether a client's id may be echoed, forwarded and logged as it is: letters, digits and
+    /// `-_.:@/+=`, at most 128 of them (a UUID, a W3C trace id, a base64 token all fit).
+    package static func isAcceptable(_ id: String) -> Bool {
+        let bytes = id.utf8
+        guard !bytes.isEmpty, bytes.count <= maxRequestIDLength else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "@"),
+                UInt8(ascii: "/"), UInt8(ascii: "+"), UInt8(ascii: "="):
+                true
+            default: false
+            }
+        }
+    }
+}
+
+/// Makes request ids: 32 lower-case hex digits from a per-loop SplitMix64 stream, seeded from
+/// the system's random source once, so making one costs no system call.
+package struct RequestIDGenerator: Sendable {
+    private var state: UInt64
+
+    package init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
+        state = seed
+    }
+
+    package mutating func next() -> String {
+        let high = nextWord(), low = nextWord()
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for (offset, word) in [(0, high), (16, low)] {
+            for index in 0..<16 {
+                let nibble = UInt8((word >> (60 - 4 * UInt64(index))) & 0xF)
+                bytes[offset + index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private mutating func nextWord() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

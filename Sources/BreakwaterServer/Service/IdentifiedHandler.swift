@@ -1,0 +1,45 @@
+// Gives every GraphQL request an id before the proxy sees it (SPEC sections 3 and 4): the
+// client's sane `X-Request-Id` or a new one, set on the request (so the origin receives it) and
+// on whatever answer goes back, errors included. The identity rides on the responder, where
+// RequestContext finds it for the access log.
+
+import BreakwaterCore
+
+/// Wraps one loop's proxy handler with request identity.
+final class IdentifiedHandler: HTTPHandler, @unchecked Sendable {
+    private let inner: any HTTPHandler
+    /// Touched only on this handler's loop.
+    private var generator = RequestIDGenerator()
+
+    init(_ inner: any HTTPHandler) {
+        self.inner = inner
+    }
+
+    func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
+        let identity = RequestIdentity(request, generator: &generator)
+        var request = request
+        if request.headers["X-Request-Id"] != identity.requestID {
+            request.headers.replace("X-Request-Id", with: identity.requestID)
+        }
+        inner.handle(request, responder: IdentifiedResponder(identity: identity, inner: responder))
+    }
+}
+
+/// A responder that stamps `X-Request-Id` on the answer and carries the request's identity.
+final class IdentifiedResponder: HTTPResponder, Sendable {
+    let identity: RequestIdentity
+    private let inner: any HTTPResponder
+
+    init(identity: RequestIdentity, inner: any HTTPResponder) {
+        self.identity = identity
+        self.inner = inner
+    }
+
+    func respond(_ response: HTTPResponse) {
+        var response = response
+        response.headers.add("X-Request-Id", identity.requestID)
+        inner.respond(response)
+    }
+
+    func closeConnection() { inner.closeConnection() }
+}

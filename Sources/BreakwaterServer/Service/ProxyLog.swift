@@ -1,0 +1,42 @@
+// The proxy's operator-facing log lines (SPEC section 6): every origin failure at `warning`, with
+// the reason (refused, reset, timeout, malformed) or the origin's status, and the operation. The
+// request flow calls `originResult` once per fetch, whatever number of clients waited on it.
+
+import BreakwaterCore
+import Logging
+
+/// Log lines about the origin, written through the process's log backend.
+package enum ProxyLog {
+    private static let logger = Logger(label: "breakwater.origin")
+
+    /// Logs a failed fetch (no answer, or a 5xx); says nothing about a good one.
+    package static func originResult(_ result: OriginResult, operation: String?, requestID: String?) {
+        switch result {
+        case .failure(let failure):
+            originFailed(reason: failure.logReason, originStatus: nil, operation: operation, requestID: requestID)
+        case .response(let response) where response.status >= 500:
+            originFailed(reason: "status", originStatus: response.status, operation: operation, requestID: requestID)
+        case .response:
+            break
+        }
+    }
+
+    /// One warning line: `origin failed reason=... origin_status=... operation=... request_id=...`.
+    package static func originFailed(reason: String, originStatus: Int?, operation: String?, requestID: String?) {
+        var metadata: Logger.Metadata = ["reason": "\(reason)", "operation": "\(operation ?? "-")"]
+        metadata["origin_status"] = "\(originStatus.map(String.init) ?? "-")"
+        if let requestID { metadata["request_id"] = "\(requestID)" }
+        logger.warning("origin failed", metadata: metadata)
+    }
+}
+
+extension OriginFailure {
+    /// `timeout`, or the transport's own words (`connection refused`, `reset`, `malformed: ...`).
+    package var logReason: String {
+        switch self {
+        case .timeout: "timeout"
+        case .unreachable(let reason): reason
+        case .malformed(let reason): "malformed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,172 @@
+// Logs against the real binary (SPEC section 6): the access-log fields, text and JSON formats,
+// the access log's destinations (stdout, stderr, a file reopened on SIGHUP, off), origin
+// failures at warning, purges, and SIGHUP applying the log level.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized) struct LoggingTests {
+    static let detail = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { __typename id site } }"}"#
+
+    /// The first output line holding `text`, parsed as a JSON object.
+    static func jsonLine(_ process: ManagedProcess, containing text: String) throws -> [String: Any] {
+        let line = try process.waitForLine(containing: text, timeout: .seconds(5))
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+    }
+
+    @Test func accessLogLineHoldsTheSpecFields() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: json\n  access_log: stdout\n")
+        _ = try proxy.client.post(
+            "/graphql", json: Self.detail,
+            headers: [
+                ("X-Request-Id", "req-42"), ("User-Agent", "probe/1.0"), ("apollographql-client-name", "ios-app"),
+                ("apollographql-client-version", "3.2.1"), ("Authorization", "Bearer do-not-log"),
+            ])
+        let line = try Self.jsonLine(proxy.process, containing: #""request_id":"req-42""#)
+        #expect(line["type"] as? String == "access")
+        #expect(line["client"] as? String == "127.0.0.1")
+        #expect(line["method"] as? String == "POST")
+        #expect(line["status"] as? Int == 200)
+        #expect(line["cache"] as? String == "BYPASS")  // a request with Authorization is private
+        #expect(line["operation"] as? String == "GetLaunchDetail")
+        #expect((line["hash"] as? String)?.count == 64)
+        #expect(line["origin_status"] as? Int == 200)
+        #expect(line["origin_ms"] is Double || line["origin_ms"] is Int)
+        #expect(line["duration_ms"] is Double || line["duration_ms"] is Int)
+        #expect((line["bytes"] as? Int ?? 0) > 0)
+        #expect(line["user_agent"] as? String == "probe/1.0")
+        #expect(line["client_name"] as? String == "ios-app")
+        #expect(line["client_version"] as? String == "3.2.1")
+        #expect(line["time"] is String)
+        let output = proxy.process.output.joined(separator: "\n")
+        #expect(!output.contains("do-not-log"), "header values never reach the log")
+        #expect(!output.contains("\"92\""), "nor do variables or the query")
+    }
+
+    @Test func errorCodeIsLoggedForAnswersBreakwaterGivesItself() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: json\n")
+        _ = try proxy.client.post("/graphql", json: APQ.hashOnlyPOST("{ unknown }", operationName: nil), headers: [("X-Request-Id", "nf-1")])
+        let line = try Self.jsonLine(proxy.process, containing: #""request_id":"nf-1""#)
+        #expect(line["error_code"] as? String == "PERSISTED_QUERY_NOT_FOUND")
+        #expect(line["status"] as? Int == 200)
+    }
+
+    @Test func jsonFormatMakesEveryOutputLineOneJSONObject() throws {
+        let origin = try DemoOriginProcess()
+        try origin.setFaults(#"{"close": true}"#)
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "persisted_queries:\n  store: \"\"\nlogging:\n  format: json\n", logLevel: "info")
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        _ = try proxy.process.waitForLine(containing: "origin failed", timeout: .seconds(5))
+        #expect(proxy.process.terminate() == 0)
+        let lines = proxy.process.output.filter { !$0.isEmpty }
+        #expect(lines.count >= 5, "\(lines)")
+        for line in lines {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil, "not one JSON object: \(line)")
+        }
+    }
+
+    @Test func originFailureIsAWarningWithReasonAndOperation() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: json\n  access_log: off\n")
+        try origin.setFaults(#"{"status": 500, "statusBody": "html"}"#)
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        let line = try Self.jsonLine(proxy.process, containing: "origin failed")
+        #expect(line["level"] as? String == "warning")
+        #expect(line["operation"] as? String == "GetLaunchDetail")
+        #expect(line["reason"] is String)
+        #expect(line["request_id"] is String)
+    }
+
+    @Test func textFormatIsOneReadableLinePerRecord() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: text\n")
+        _ = try proxy.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "txt-1")])
+        let line = try proxy.process.waitForLine(containing: "request_id=txt-1", timeout: .seconds(5))
+        #expect(line.contains(" access: "))
+        #expect(line.contains("status=200"))
+        #expect(line.contains("operation=GetLaunchDetail"))
+    }
+
+    @Test func accessLogGoesToAFileReopenedOnSighup() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "persisted_queries:\n  store: \"\"\nlogging:\n  access_log: logs/access.log\n",
+            logLevel: "notice")
+        let file = proxy.directory.appendingPathComponent("logs/access.log").path
+        let rotated = file + ".1"
+        try FileManager.default.createDirectory(
+            atPath: proxy.directory.appendingPathComponent("logs").path, withIntermediateDirectories: true)
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
+        _ = try proxy.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "before-rotate")])
+        try waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("before-rotate") == true }
+        try FileManager.default.moveItem(atPath: file, toPath: rotated)
+        proxy.process.signal(SIGHUP)
+        Thread.sleep(forTimeInterval: 0.3)
+        _ = try proxy.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "after-rotate")])
+        try waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("after-rotate") == true }
+        let old = try String(contentsOfFile: rotated, encoding: .utf8)
+        #expect(!old.contains("after-rotate"), "a rotated file is left behind")
+        #expect(!proxy.process.output.contains { $0.contains("before-rotate") }, "nothing on stdout")
+    }
+
+    @Test func accessLogOffWritesNoLinesAndStderrGoesToStderr() throws {
+        let origin = try DemoOriginProcess()
+        let off = try cachingProxy(origin: origin, extra: "logging:\n  access_log: off\n")
+        _ = try off.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "silent-1")])
+        _ = try off.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "silent-2")])
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!off.process.output.contains { $0.contains("silent-") })
+        let stderr = try cachingProxy(origin: origin, extra: "logging:\n  access_log: stderr\n")
+        _ = try stderr.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "to-stderr")])
+        _ = try stderr.process.waitForLine(containing: "to-stderr", timeout: .seconds(5))
+    }
+
+    @Test func everyPurgeIsLoggedWithWhoWhatAndHowMany() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url,
+            yaml: "persisted_queries:\n  store: \"\"\ncache:\n  rules:\n    - operation: GetLaunchDetail\n      ttl: 30s\n"
+                + "logging:\n  format: json\n  access_log: off\n",
+            logLevel: "notice")
+        _ = try proxy.client.post("/graphql", json: Self.detail)
+        _ = try proxy.admin.post("/purge", json: #"{"operation":"GetLaunchDetail"}"#)
+        let line = try Self.jsonLine(proxy.process, containing: #""message":"purge""#)
+        #expect(line["client"] as? String == "127.0.0.1")
+        #expect(line["what"] as? String == "operation:GetLaunchDetail")
+        #expect(line["purged"] as? String == "1")
+        #expect(line["level"] as? String == "notice")
+    }
+
+    @Test func sighupAppliesTheLogLevel() throws {
+        let origin = try DemoOriginProcess()
+        let base = "persisted_queries:\n  store: \"\"\nlogging:\n  access_log: off\n"
+        let proxy = try ProxyProcess(origin: origin.url, yaml: base + "  level: info\n", logLevel: nil)
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
+        // A reload to warning: its own notice line is no longer written.
+        try proxy.rewriteConfig(base + "  level: warning\n")
+        proxy.process.signal(SIGHUP)
+        Thread.sleep(forTimeInterval: 0.5)
+        try proxy.rewriteConfig(base + "  level: notice\n")
+        proxy.process.signal(SIGHUP)
+        Thread.sleep(forTimeInterval: 0.5)
+        let reloads = proxy.process.output.filter { $0.contains("configuration reloaded") }
+        #expect(reloads.count == 2, "\(reloads)")
+    }
+}
+
+/// Polls `condition` every 20 ms for up to 5 s.
+func waitUntil(_ condition: () throws -> Bool) throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < deadline {
+        if try condition() { return }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    Issue.record("condition not met within 5 s")
+}
