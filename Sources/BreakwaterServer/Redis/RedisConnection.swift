@@ -293,7 +293,8 @@ final class RedisConnection {
         } else {
             health.connectFailed(endpoint: endpoint, logger: logger, reason: reason)
         }
-        outstanding = 0
+        // `outstanding` needs no reset: hiredis calls every pending callback once, with a nil reply,
+        // when it frees the context (before, during or just after this).
         let delay = backoff * Double.random(in: 0.5...1.0)
         backoff = min(backoff * 2, Self.maxBackoff)
         loop.schedule(after: delay) { [weak self] in

@@ -39,6 +39,17 @@ final class RedisFleetMember: @unchecked Sendable {
         }
     }
 
+    /// Like `onLoop`, with the time from the call to `done`, measured on the loop itself (the
+    /// test's own task may resume much later when the whole suite runs and the machine is busy).
+    func onLoopTimed<T: Sendable>(
+        _ body: @escaping @Sendable (RedisFleetMember, _ done: @escaping (T) -> Void) -> Void
+    ) async -> (T, Duration) {
+        await onLoop { member, done in
+            let started = ContinuousClock.now
+            body(member) { value in done((value, ContinuousClock.now - started)) }
+        }
+    }
+
     /// Waits until every loop's connection is ready, up to `timeout`; false if it never was.
     func waitUntilUp(timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
