@@ -149,8 +149,12 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let upstream = UpstreamRequest(method: origin.method, target: origin.target, headers: headers, body: origin.body)
         let started = ContinuousClock.now
         let statistics = self.statistics
+        let operationName = plan.operation.operationName
+        let requestID = headers["X-Request-Id"]
         pool.send(upstream) { result in
             let duration = ContinuousClock.now - started
+            // Once per fetch, whoever waits on it (background refreshes included).
+            ProxyLog.originResult(result, operation: operationName, requestID: requestID)
             let outcome = OriginOutcome(result)
             statistics.record { $0.recordUpstream(duration: duration, outcome: Self.upstreamOutcome(outcome)) }
             completion(result, duration)

@@ -47,7 +47,6 @@ final class RequestContext: Sendable {
             let entry = accessEntry(reply, identity: identity, errorCode: errorCode, upstream: upstream, total: total)
             accessLog.info("access", metadata: [AccessLogEntry.metadataKey: .stringConvertible(entry)])
         }
-        if upstream != nil && reply.response.status >= 500 { logOriginFailure(reply, errorCode: errorCode) }
         responder.respond(reply.response)
     }
 
@@ -62,14 +61,5 @@ final class RequestContext: Sendable {
             errorCode: errorCode, bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
             originDuration: upstream, bytes: reply.response.body.count, requestID: identity?.requestID,
             userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
-    }
-
-    /// Until the flow reports each fetch's outcome through `ProxyLog.originResult`, the answer a
-    /// fetch turned into says why the origin failed (its error code, or the origin's status).
-    private func logOriginFailure(_ reply: FlowReply, errorCode code: String?) {
-        let reason = code.map { $0.hasPrefix("ORIGIN_") ? $0.dropFirst("ORIGIN_".count).lowercased() : $0 }
-        ProxyLog.originFailed(
-            reason: reason ?? "status", originStatus: reply.originStatus, operation: operationName,
-            requestID: (responder as? IdentifiedResponder)?.identity.requestID)
     }
 }
