@@ -42,6 +42,8 @@ config() { # file max_bytes
   cat >"$1" <<YAML
 origin:
   url: "$ORIGIN"
+logging:
+  access_log: off   # as nginx runs here: the bench measures serving, not logging
 persisted_queries:
   store: ""
 cache:

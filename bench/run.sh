@@ -91,6 +91,8 @@ server:
   listen: "127.0.0.1:0"
 origin:
   url: "$ORIGIN_URL"
+logging:
+  access_log: off   # as nginx runs here: the bench measures serving, not logging
 persisted_queries:
   mode: automatic
   store: ""
