@@ -229,7 +229,7 @@ bench_parse_wrk() {
 # in-memory registry, and CACHE_YAML (lines indented under `cache:`).
 bench_write_config() {
   {
-    printf 'server:\n  listen: "127.0.0.1:0"\norigin:\n  url: "%s"\n' "$2"
+    printf 'server:\n  listen: "127.0.0.1:0"\norigin:\n  url: "%s"\nlogging:\n  access_log: off\n' "$2"
     printf 'persisted_queries:\n  mode: automatic\n  store: ""\ncache:\n%s\n' "$3"
   } >"$1"
 }
