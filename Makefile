@@ -1,7 +1,7 @@
 # The verbs a newcomer needs. Each installs what it is missing first.
 SWIFT ?= swift
 
-.PHONY: deps build release demo test dashboard-check microbench clean
+.PHONY: deps build release demo test dashboard-check microbench clean python-deps
 
 deps:
 	@scripts/install-deps.sh
@@ -18,10 +18,14 @@ demo: build
 
 ## Build, then run every test: core unit tests, live tests against the real binary, and the
 ## dashboard in a real headless Chromium.
-test: build
+test: build python-deps
 	$(SWIFT) test
 	bash scripts/dashboard-check.sh
 	bash Fuzz/HTTP1Differential/run.sh
+
+## Python packages the tests use (the reference Prometheus parser for /metrics), from PyPI.
+python-deps:
+	@scripts/install-python-deps.sh
 
 ## The admin dashboard against a running proxy in headless Chromium (installs chromium).
 dashboard-check: build
@@ -75,6 +79,11 @@ fuzz-http1: deps
 
 http1-differential: deps
 	bash Fuzz/HTTP1Differential/run.sh
+
+## Where a cache hit's time goes: perf samples of one loop under wrk, per library and symbol.
+.PHONY: profile-hit
+profile-hit:
+	bash bench/profile.sh
 
 ## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
 ## `breakwater validate` of the shipped configs, and the Dockerfile's build context.

@@ -281,6 +281,8 @@ check "cache fill shows a percentage and entries >= 1 (got '$(text_of cache-fill
   cache_has_entries
 check "upstream p99 shows milliseconds (got '$(text_of upstream-p99)')" is_number "$(plain upstream-p99)"
 check "uptime shown (got '$(text_of uptime)')" test -n "$(text_of uptime | tr -d '—')"
+check "origin health reads healthy (got '$(text_of origin-health)')" test "$(text_of origin-health)" = healthy
+check "answers by status list 200 (got '$(text_of statuses)')" grep -q '200' <<<"$(text_of statuses)"
 check "hit-ratio chart plots a point since start" chart_plotted
 check "screenshot written to $out/dashboard.png" screenshot_written
 

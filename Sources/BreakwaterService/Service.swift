@@ -30,7 +30,8 @@ package final class Service: @unchecked Sendable {
     private var applyOutsideProxy: (@Sendable (Configuration) -> Void)?
 
     /// `threads` event loops (0 = one per core). Stop and reload signals are caught from here
-    /// on, so one that arrives before `run` is acted on once the loops run, never fatal.
+    /// on, so one that arrives before `run` is acted on once the loops run, never fatal; call
+    /// `Service.blockProcessSignals()` first thing in `main`, before any thread starts.
     package init(threads: Int, logger: Logger) {
         group = EventLoopGroup(count: threads)
         self.logger = logger
@@ -39,6 +40,12 @@ package final class Service: @unchecked Sendable {
             guard let service = self else { return }
             first.execute { service.signalled(signal) }
         }
+    }
+
+    /// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and every thread it starts, so
+    /// that only the service's watcher takes them.
+    package static func blockProcessSignals() {
+        SignalWatcher.blockProcessSignals()
     }
 
     /// Serves `address` on every loop with the handlers `makeHandler` makes; never drained.
@@ -80,7 +87,6 @@ package final class Service: @unchecked Sendable {
         if let drainTimeout { stopTimes.drainTimeout = drainTimeout }
         group.start()
         group.wait()
-        signals = nil
         for server in servers { server.close() }
         proxy?.flush()
     }

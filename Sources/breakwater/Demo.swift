@@ -44,6 +44,7 @@ struct Demo: ParsableCommand {
     var logLevel = "info"
 
     func run() throws {
+        Service.blockProcessSignals()
         guard let proxyGiven = HostPort(parsing: listen ?? "127.0.0.1:8080"),
             let originGiven = HostPort(parsing: originListen ?? "127.0.0.1:4000"),
             let adminGiven = HostPort(parsing: adminListen ?? "127.0.0.1:9090")

@@ -15,6 +15,7 @@ struct Run: ParsableCommand {
     @OptionGroup var overrides: OverrideOptions
 
     func run() throws {
+        Service.blockProcessSignals()
         let path = ConfigurationFile.path(explicit: config, originGiven: overrides.origin != nil)
         let settings = try overrides.apply(to: path.map(ConfigurationFile.load) ?? Configuration())
         let logger = LogSetup.bootstrap(settings.logging)

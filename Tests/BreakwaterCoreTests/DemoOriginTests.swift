@@ -358,7 +358,7 @@ import Testing
         let faults = try await send(origin, HTTPRequest(method: "GET", target: "/_demo/faults"))
         #expect(
             faults.text
-                == #"{"cacheControl":"public, max-age=30","setCookie":null,"status":null,"statusBody":"json","close":false,"delayMs":0}"#
+                == #"{"cacheControl":"public, max-age=30","setCookie":null,"vary":null,"status":null,"statusBody":"json","close":false,"delayMs":0}"#
         )
     }
 

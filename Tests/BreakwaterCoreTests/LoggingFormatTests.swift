@@ -114,3 +114,26 @@ import Testing
         #expect(replaced.requestID.count == 32)
     }
 }
+
+@Suite struct BatchBodyTests {
+    @Test func elementsKeepTheirExactBytes() throws {
+        let body = Array(#" [ {"query":"{ a }"} , {"query":"{ b(s: \"],[{\") }","variables":{"x":[1,2]}} ] "#.utf8)
+        #expect(BatchBody.isBatch(body))
+        let elements = try BatchBody.elements(of: body, maxElements: 16)
+        #expect(elements.map { String(decoding: $0, as: UTF8.self) } == [
+            #"{"query":"{ a }"}"#, #"{"query":"{ b(s: \"],[{\") }","variables":{"x":[1,2]}}"#,
+        ])
+    }
+
+    @Test(arguments: ["[]", "[ ]", "[{},]", "[,{}]", "[{}", "[{}] x", "[{}]]", "{}", "[{}}"])
+    func malformedOrEmptyBatchesAreRefused(text: String) {
+        #expect(throws: GraphQLErrorResponse.self) { try BatchBody.elements(of: Array(text.utf8), maxElements: 16) }
+    }
+
+    @Test func moreThanTheLimitIsRefused() throws {
+        let three = Array("[{},{},{}]".utf8)
+        #expect(try BatchBody.elements(of: three, maxElements: 3).count == 3)
+        #expect(throws: GraphQLErrorResponse.self) { try BatchBody.elements(of: three, maxElements: 2) }
+        #expect(!BatchBody.isBatch(Array(#"  {"query":"[]"}"#.utf8)))
+    }
+}

@@ -15,7 +15,9 @@ struct PrometheusExpositionTests {
         ("breakwater_apq_not_found_total", "counter"), ("breakwater_apq_hash_mismatch_total", "counter"),
         ("breakwater_coalesced_total", "counter"), ("breakwater_uptime_seconds", "gauge"),
         ("breakwater_request_duration_seconds", "histogram"), ("breakwater_upstream_duration_seconds", "histogram"),
-        ("breakwater_operation_requests_total", "counter"),
+        ("breakwater_operation_requests_total", "counter"), ("breakwater_operation_cache_total", "counter"),
+        ("breakwater_responses_total", "counter"), ("breakwater_errors_total", "counter"),
+        ("breakwater_client_requests_total", "counter"), ("breakwater_build_info", "gauge"),
     ]
 
     let text = StatsReportSample.make().prometheus()
@@ -35,7 +37,8 @@ struct PrometheusExpositionTests {
     }
 
     @Test func everyLineIsACommentOrANameLabelsValueSample() throws {
-        let sampleLine = try Regex(#"^[a-z_]+(\{[a-z]+="([^"\\\n]|\\[\\"n])*"\})? -?[0-9]+(\.[0-9]+)?$"#)
+        let label = #"[a-z_]+="([^"\\\n]|\\[\\"n])*""#
+        let sampleLine = try Regex(#"^[a-z_]+(\{"# + label + "(," + label + #")*\})? -?[0-9]+(\.[0-9]+)?$"#)
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             let isComment = line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ")
             #expect(isComment || line.wholeMatch(of: sampleLine) != nil, "\(line)")

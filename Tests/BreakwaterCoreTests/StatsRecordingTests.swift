@@ -109,3 +109,52 @@ struct StatsRecordingTests {
         #expect(first.operations[RequestStatistics.otherOperationName]?.requests == 301)
     }
 }
+
+@Suite struct ResponseCountersTests {
+    @Test func statusesCodesAndClientsAreCountedAndMerged() {
+        var a = ResponseCounters(), b = ResponseCounters()
+        a.record(status: 200, errorCode: nil, clientName: "ios", clientVersion: "1")
+        b.record(status: 200, errorCode: nil, clientName: "ios", clientVersion: "1")
+        b.record(status: 404, errorCode: "NOT_FOUND", clientName: nil, clientVersion: nil)
+        b.record(status: 999, errorCode: nil, clientName: nil, clientVersion: nil)
+        a.merge(b)
+        #expect(a.byStatus.map(\.status) == ["200", "404", "other"])
+        #expect(a.byStatus.map(\.count) == [2, 1, 1])
+        #expect(a.errorCodes == ["NOT_FOUND": 1])
+        #expect(a.byClient.count == 1 && a.byClient[0].count == 2)
+    }
+
+    @Test func clientPairsAndCodesAreBounded() {
+        var counters = ResponseCounters()
+        for index in 0..<500 {
+            counters.record(
+                status: 200, errorCode: "CODE_\(index)", clientName: "client-\(index)", clientVersion: "\(index)")
+        }
+        #expect(counters.byClient.count == ResponseCounters.maxClients)
+        #expect(counters.byClient.contains { $0.name == "other" && $0.count == 500 - ResponseCounters.maxClients + 1 })
+        #expect(counters.errorCodes.count == ResponseCounters.maxErrorCodes)
+        #expect(counters.errorCodes.values.reduce(0, +) == 500)
+        let long = String(repeating: "x", count: 1000)
+        var one = ResponseCounters()
+        one.record(status: 200, errorCode: nil, clientName: long, clientVersion: nil)
+        #expect(one.byClient[0].name.utf8.count == ResponseCounters.maxClientLabelBytes)
+    }
+
+    @Test func operationLabelsAreConfiguredNamesPlusTheBusiestAndOther() {
+        var stats = RequestStatistics()
+        for index in 0..<30 {
+            for _ in 0...index { stats.recordRequest(operationName: "Op\(index)", cache: .miss, duration: .zero) }
+        }
+        stats.recordRequest(operationName: "Rare", cache: .hit, duration: .zero)
+        let report = StatsReport(
+            uptime: .zero, requests: stats, cache: StoreStatistics(), apqEntries: 0, apqRegistered: 0,
+            coalesced: 0, configuredOperations: ["Rare"])
+        let text = report.prometheus()
+        let series = text.split(separator: "\n").filter { $0.hasPrefix("breakwater_operation_requests_total{") }
+        #expect(series.count == StatsReport.labelledOperations + 2)
+        #expect(series.contains(#"breakwater_operation_requests_total{operation="Rare"} 1"#))
+        #expect(series.contains(#"breakwater_operation_requests_total{operation="Op29"} 30"#))
+        // Op0...Op9 (1 + 2 + ... + 10 requests) are summed as other.
+        #expect(series.contains(#"breakwater_operation_requests_total{operation="other"} 55"#))
+    }
+}

@@ -15,7 +15,7 @@ struct StatsReportJSONTests {
         let json = try JSONParser.parse(StatsReportSample.make().json())
         #expect(keys(of: json) == [
             "uptime_s", "requests", "hits", "misses", "stale", "bypass", "hit_ratio", "coalesced",
-            "cache", "apq", "upstream", "operations",
+            "cache", "apq", "upstream", "responses", "errors", "version", "operations",
         ])
         for key in ["requests", "hits", "misses", "stale", "bypass", "coalesced"] {
             #expect(isInteger(json[key]), "\(key)")
@@ -140,6 +140,9 @@ enum StatsReportSample {
         stats.recordUpstream(duration: .seconds(5), outcome: .timedOut)
         stats.recordAPQ(.notFound)
         stats.recordAPQ(.hashMismatch)
+        stats.recordResponse(status: 200, errorCode: nil, clientName: "ios", clientVersion: "3.1")
+        stats.recordResponse(status: 400, errorCode: "BAD_REQUEST", clientName: "web\"", clientVersion: nil)
+        stats.recordResponse(status: 502, errorCode: "ORIGIN_UNAVAILABLE", clientName: nil, clientVersion: nil)
         var cache = StoreStatistics()
         cache.entries = 1_204
         cache.bytes = 67_108_864
@@ -148,7 +151,11 @@ enum StatsReportSample {
         cache.expired = 230
         return StatsReport(
             uptime: .milliseconds(3_725_500), requests: stats, cache: cache,
-            apqEntries: 42, apqRegistered: 45, coalesced: 6
+            apqEntries: 42, apqRegistered: 45, coalesced: 6,
+            process: ProcessFigures(
+                residentMemoryBytes: 50_000_000, virtualMemoryBytes: 900_000_000, openFileDescriptors: 12,
+                maxFileDescriptors: 1024, cpuSeconds: 1.25, startTimeSeconds: 1_795_449_845.5),
+            configuredOperations: ["GetLaunches"]
         )
     }
 

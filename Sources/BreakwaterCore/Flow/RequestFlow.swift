@@ -46,6 +46,9 @@ package struct RequestFlow {
     package private(set) var client: ClientView
     /// The operation, once resolved.
     package private(set) var operation: PreparedOperation?
+    /// The operation name and document hash the client asked for, once parsed: what the access
+    /// log names when the operation never resolved (PersistedQueryNotFound, say).
+    package private(set) var requested: (operationName: String?, digest: SHA256Digest?) = (nil, nil)
     private var pending: (request: GraphQLRequest, digest: SHA256Digest, memoKey: OperationMemo.Key?)?
     private var effects: [Effect] = []
 
@@ -86,10 +89,12 @@ package struct RequestFlow {
         }
         do throws(GraphQLErrorResponse) {
             let graphQLRequest = try endpoint.parse(request)
+            requested.operationName = graphQLRequest.operationName
             switch try endpoint.resolve(graphQLRequest) {
             case .document(let document):
                 return try prepared(graphQLRequest, document: document, memoKey: memoKey)
             case .unknownHash(let digest):
+                requested.digest = digest
                 guard environment.sharesDocuments else { throw GraphQLErrorResponse.persistedQueryNotFound }
                 pending = (graphQLRequest, digest, memoKey)
                 return .lookupDocument(digest)

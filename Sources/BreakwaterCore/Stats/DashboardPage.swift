@@ -78,7 +78,7 @@ package enum DashboardPage {
     .legend .pct { text-align: right; color: var(--muted); }
     .kv { display: grid; grid-template-columns: 1fr auto; gap: 3px 10px; }
     .kv dt { color: var(--muted); } .kv dd { margin: 0; text-align: right; font-weight: 600; }
-    .kv dd.bad, .big.bad { color: var(--bad); }
+    .kv dd.bad, .big.bad, .note b.bad { color: var(--bad); }
     .sep { border-top: 1px solid var(--faint); margin: 8px 0; }
     #chart { display: block; width: 100%; height: 210px; }
     #chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: var(--muted); }
@@ -161,6 +161,7 @@ package enum DashboardPage {
         </div>
         <div class="note num"><span id="upstream-failed-share">—</span> of
           <span id="upstream-requests">—</span> to origin</div>
+        <div class="note">origin: <b id="origin-health">—</b></div>
       </section>
       </div>
 
@@ -220,12 +221,20 @@ package enum DashboardPage {
           <dt>Hash mismatch</dt><dd id="apq-hash-mismatch">—</dd>
         </dl>
       </section>
+      <section class="card span4">
+        <h2>Errors Breakwater answered, by code</h2>
+        <dl class="kv num" id="error-codes"><dt>none yet</dt><dd></dd></dl>
+        <div class="sep"></div>
+        <h2>Answers by status</h2>
+        <dl class="kv num" id="statuses"><dt>none yet</dt><dd></dd></dl>
+      </section>
     </main>
     <script>
     "use strict";
     (function () {
       const pollMs = 2000, windowMs = 5 * 60 * 1000, topOperations = 10;
       const samples = [];   // {t, requests, hits, stale, misses}: one per successful poll, last 5 minutes
+      const upstreamSamples = [];   // {requests, failed}: the previous poll's upstream counters
       let lastGood = null;
 
       const $ = (id) => document.getElementById(id);
@@ -334,6 +343,19 @@ package enum DashboardPage {
         const failed = (upstream.errors || 0) + (upstream.timeouts || 0);
         set("upstream-failed-share", upstream.requests ? percent(failed / upstream.requests) : "—", failed > 0);
 
+        // Origin health: failures since the previous poll, else over the whole run.
+        const prior = upstreamSamples.length ? upstreamSamples[upstreamSamples.length - 1] : null;
+        const sent = (upstream.requests || 0) - (prior ? prior.requests : 0);
+        const newFailures = failed - (prior ? prior.failed : 0);
+        upstreamSamples.push({ requests: upstream.requests || 0, failed });
+        if (upstreamSamples.length > 2) upstreamSamples.shift();
+        const health = !prior ? (failed > 0 ? "failures seen" : "healthy")
+          : newFailures > 0 ? "failing (" + int(newFailures) + " of " + int(sent) + " in the last poll)"
+          : "healthy";
+        set("origin-health", health, health.startsWith("fail"));
+        renderCounts("error-codes", s.errors || {}, true);
+        renderCounts("statuses", s.responses || {}, false);
+
         const apq = s.apq || {};
         set("apq-entries", int(apq.entries));
         set("apq-registered", int(apq.registered));
@@ -342,6 +364,28 @@ package enum DashboardPage {
 
         renderOperations(s.operations || {}, requests);
         renderChart(now);
+      }
+
+      // A <dl> of name/count pairs, busiest first; codes come from the proxy, written as text.
+      function renderCounts(id, counts, bad) {
+        const list = document.createElement("dl");
+        list.className = "kv num";
+        list.id = id;
+        const names = Object.keys(counts).sort((a, b) => counts[b] - counts[a] || (a < b ? -1 : 1));
+        for (const name of names) {
+          const term = document.createElement("dt");
+          term.textContent = name;
+          const value = document.createElement("dd");
+          value.textContent = int(counts[name]);
+          if (bad && counts[name] > 0) value.className = "bad";
+          list.append(term, value);
+        }
+        if (!names.length) {
+          const term = document.createElement("dt");
+          term.textContent = "none yet";
+          list.append(term, document.createElement("dd"));
+        }
+        $(id).replaceWith(list);
       }
 
       function cell(row, text, className) {

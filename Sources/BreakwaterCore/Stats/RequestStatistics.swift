@@ -54,6 +54,8 @@ package struct RequestStatistics: Sendable, Equatable {
     package var upstreamDurations = LatencyHistogram()
     /// Per operation name, bounded by `maxOperationNames`.
     package var operations: [String: OperationStatistics] = [:]
+    /// Answers by status, error code and Apollo client.
+    package var responses = ResponseCounters()
 
     package init() {}
 
@@ -89,6 +91,11 @@ package struct RequestStatistics: Sendable, Equatable {
         case .bypass: bypass += 1
         case nil: break
         }
+    }
+
+    /// Counts the status, the error code Breakwater answered with, and the Apollo client of one answer.
+    package mutating func recordResponse(status: Int, errorCode: String?, clientName: String?, clientVersion: String?) {
+        responses.record(status: status, errorCode: errorCode, clientName: clientName, clientVersion: clientVersion)
     }
 
     /// Counts one upstream request and how it ended.
@@ -128,6 +135,7 @@ package struct RequestStatistics: Sendable, Equatable {
         apqHashMismatch += other.apqHashMismatch
         requestDurations.merge(other.requestDurations)
         upstreamDurations.merge(other.upstreamDurations)
+        responses.merge(other.responses)
         let busiestFirst = other.operations.sorted {
             ($0.value.requests, $1.key) > ($1.value.requests, $0.key)
         }

@@ -42,6 +42,16 @@ extension StatsReport {
         writer.closeObject()
         writer.closeObject()
 
+        writer.openObject("responses")
+        for row in requests.responses.byStatus { writer.integer(row.status, row.count) }
+        writer.closeObject()
+        writer.openObject("errors")
+        for (code, count) in requests.responses.errorCodes.sorted(by: { $0.key < $1.key }) {
+            writer.integer(code, count)
+        }
+        writer.closeObject()
+        writer.string("version", BuildInfo.version)
+
         writer.openObject("operations")
         for (name, row) in operationsBusiestFirst {
             writer.openObject(name)
@@ -80,6 +90,12 @@ private struct CompactJSON {
     mutating func integer(_ key: String, _ value: Int) {
         memberKey(key)
         bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    mutating func string(_ key: String, _ value: String) {
+        memberKey(key)
+        JSONWriter.quotedString(value, into: &bytes)
         needsComma = true
     }
 

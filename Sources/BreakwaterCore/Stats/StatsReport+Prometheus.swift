@@ -48,10 +48,37 @@ extension StatsReport {
         text.sample("breakwater_uptime_seconds", seconds: Self.seconds(uptime), fractionDigits: 3)
         text.histogram("breakwater_request_duration_seconds", "Client request durations.", stats.requestDurations)
         text.histogram("breakwater_upstream_duration_seconds", "Origin request durations.", stats.upstreamDurations)
-        text.family("breakwater_operation_requests_total", .counter, "Client requests by operationName.")
-        for (name, row) in operationsBusiestFirst {
-            text.sample("breakwater_operation_requests_total", label: ("operation", name), row.requests)
+        let operationRows = labelledOperationRows
+        text.family(
+            "breakwater_operation_requests_total", .counter,
+            "Client requests by operationName (configured and busiest names, the rest as other).")
+        for (name, row) in operationRows {
+            text.sample("breakwater_operation_requests_total", labels: [("operation", name)], row.requests)
         }
+        text.family("breakwater_operation_cache_total", .counter, "Cache decisions by operationName and X-Cache.")
+        for (name, row) in operationRows {
+            for (result, value) in [("hit", row.hits), ("stale", row.stale), ("miss", row.misses), ("bypass", row.bypass)] {
+                text.sample("breakwater_operation_cache_total", labels: [("operation", name), ("cache", result)], value)
+            }
+        }
+        let responses = stats.responses
+        text.family("breakwater_responses_total", .counter, "Answers by HTTP status.")
+        for row in responses.byStatus {
+            text.sample("breakwater_responses_total", labels: [("status", row.status)], row.count)
+        }
+        text.family("breakwater_errors_total", .counter, "GraphQL error codes Breakwater answered with itself.")
+        for (code, count) in responses.errorCodes.sorted(by: { $0.key < $1.key }) {
+            text.sample("breakwater_errors_total", labels: [("code", code)], count)
+        }
+        text.family("breakwater_client_requests_total", .counter, "Requests by apollographql-client-name and -version.")
+        for row in responses.byClient {
+            text.sample(
+                "breakwater_client_requests_total", labels: [("client_name", row.name), ("client_version", row.version)],
+                row.count)
+        }
+        text.family("breakwater_build_info", .gauge, "Always 1; the version of this build.")
+        text.sample("breakwater_build_info", labels: [("version", BuildInfo.version)], 1)
+        if let process { text.process(process) }
         return String(decoding: text.bytes, as: UTF8.self)
     }
 }
@@ -70,12 +97,17 @@ private struct Exposition {
     }
 
     mutating func sample(_ name: String, label: (name: String, value: String)? = nil, _ value: Int) {
-        series(name, label: label)
+        series(name, labels: label.map { [$0] } ?? [])
+        append(" \(value)\n")
+    }
+
+    mutating func sample(_ name: String, labels: [(name: String, value: String)], _ value: Int) {
+        series(name, labels: labels)
         append(" \(value)\n")
     }
 
     mutating func sample(_ name: String, seconds: Double, fractionDigits: Int) {
-        series(name, label: nil)
+        series(name, labels: [])
         bytes.append(UInt8(ascii: " "))
         DecimalText.append(seconds, fractionDigits: fractionDigits, into: &bytes)
         bytes.append(UInt8(ascii: "\n"))
@@ -95,20 +127,43 @@ private struct Exposition {
         sample(name + "_count", histogram.count)
     }
 
-    /// `name` and, when given, `{label="value"}` with the value escaped as the format requires.
-    private mutating func series(_ name: String, label: (name: String, value: String)?) {
-        append(name)
-        guard let label else { return }
-        append("{\(label.name)=\"")
-        for byte in label.value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\n"): append("\\n")
-            default: bytes.append(byte)
-            }
+    /// The standard `process_*` families of Prometheus client libraries.
+    mutating func process(_ figures: ProcessFigures) {
+        let gauges: [(String, String, Int)] = [
+            ("process_resident_memory_bytes", "Resident memory size in bytes.", figures.residentMemoryBytes),
+            ("process_virtual_memory_bytes", "Virtual memory size in bytes.", figures.virtualMemoryBytes),
+            ("process_open_fds", "Number of open file descriptors.", figures.openFileDescriptors),
+            ("process_max_fds", "Maximum number of open file descriptors.", figures.maxFileDescriptors),
+        ]
+        for (name, help, value) in gauges {
+            family(name, .gauge, help)
+            sample(name, value)
         }
-        append("\"}")
+        family("process_cpu_seconds_total", .counter, "Total user and system CPU time spent in seconds.")
+        sample("process_cpu_seconds_total", seconds: figures.cpuSeconds, fractionDigits: 2)
+        family("process_start_time_seconds", .gauge, "Start time of the process since unix epoch in seconds.")
+        sample("process_start_time_seconds", seconds: figures.startTimeSeconds, fractionDigits: 3)
+    }
+
+    /// `name` and, when given, `{a="x",b="y"}` with the values escaped as the format requires.
+    private mutating func series(_ name: String, labels: [(name: String, value: String)]) {
+        append(name)
+        guard !labels.isEmpty else { return }
+        append("{")
+        for (index, label) in labels.enumerated() {
+            if index > 0 { append(",") }
+            append("\(label.name)=\"")
+            for byte in label.value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): append("\\\\")
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\n"): append("\\n")
+                default: bytes.append(byte)
+                }
+            }
+            append("\"")
+        }
+        append("}")
     }
 
     private mutating func append(_ text: String) {

@@ -16,6 +16,15 @@ package struct StatsReport: Sendable {
     package var apqRegistered: Int
     /// Requests that waited on another request's upstream fetch instead of sending their own.
     package var coalesced: Int
+    /// The process's resource use, when it could be read.
+    package var process: ProcessFigures?
+    /// Operation names that always get their own `operation` label in `/metrics` (those named
+    /// in `cache.rules`); the busiest others join them up to `labelledOperations`.
+    package var configuredOperations: Set<String>
+
+    /// Busiest operation names labelled in `/metrics` besides the configured ones; the rest are
+    /// summed as `operation="other"`, so a client cannot grow the series count.
+    package static let labelledOperations = 20
 
     package init(
         uptime: Duration,
@@ -23,7 +32,9 @@ package struct StatsReport: Sendable {
         cache: StoreStatistics,
         apqEntries: Int,
         apqRegistered: Int,
-        coalesced: Int
+        coalesced: Int,
+        process: ProcessFigures? = nil,
+        configuredOperations: Set<String> = []
     ) {
         self.uptime = uptime
         self.requests = requests
@@ -31,6 +42,28 @@ package struct StatsReport: Sendable {
         self.apqEntries = apqEntries
         self.apqRegistered = apqRegistered
         self.coalesced = coalesced
+        self.process = process
+        self.configuredOperations = configuredOperations
+    }
+
+    /// The `operation` label rows of `/metrics`: configured names and the busiest others by
+    /// name, everything else summed under `other`.
+    var labelledOperationRows: [(name: String, statistics: OperationStatistics)] {
+        var rows: [(name: String, statistics: OperationStatistics)] = []
+        var other = OperationStatistics()
+        var busiestLeft = Self.labelledOperations
+        for (name, row) in operationsBusiestFirst {
+            if configuredOperations.contains(name) {
+                rows.append((name, row))
+            } else if busiestLeft > 0 && name != RequestStatistics.otherOperationName {
+                rows.append((name, row))
+                busiestLeft -= 1
+            } else {
+                other.merge(row)
+            }
+        }
+        if other.requests > 0 { rows.append((ResponseCounters.other, other)) }
+        return rows
     }
 
     /// The operation rows, busiest first and then by name, so both renderings list them alike.

@@ -8,6 +8,8 @@ struct DemoFaults: Sendable, Equatable {
     var cacheControl: String?
     /// Added as `Set-Cookie` to GraphQL answers; nil adds none.
     var setCookie: String?
+    /// A `Vary` header on every GraphQL answer.
+    var vary: String?
     /// Answer this status instead of executing the operation; nil executes normally.
     var status: Int?
     /// What a forced status answers with.
@@ -36,6 +38,7 @@ struct DemoFaults: Sendable, Equatable {
             case "reset": break
             case "cacheControl": cacheControl = try Self.string(value, key)
             case "setCookie": setCookie = try Self.string(value, key)
+            case "vary": vary = try Self.string(value, key)
             case "status":
                 status = try Self.int(value, key)
                 if let status, !(100...599).contains(status) {
@@ -64,6 +67,7 @@ struct DemoFaults: Sendable, Equatable {
         [
             "cacheControl": cacheControl.map(Map.string) ?? .null,
             "setCookie": setCookie.map(Map.string) ?? .null,
+            "vary": vary.map(Map.string) ?? .null,
             "status": status.map(Map.int) ?? .null,
             "statusBody": .string(statusBody.rawValue),
             "close": .bool(close),

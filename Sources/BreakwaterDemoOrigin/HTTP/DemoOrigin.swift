@@ -77,6 +77,7 @@ package final class DemoOrigin: HTTPHandler {
             }
             if let cacheControl = faults.cacheControl { response.headers.replace("Cache-Control", with: cacheControl) }
             if let setCookie = faults.setCookie { response.headers.add("Set-Cookie", setCookie) }
+            if let vary = faults.vary { response.headers.add("Vary", vary) }
             responder.respond(response)
         }
     }

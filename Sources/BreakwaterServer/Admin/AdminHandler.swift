@@ -13,6 +13,7 @@ final class AdminState: Sendable {
     let statistics: [LoopStatistics]
     let started: ContinuousClock.Instant
     let readiness: Readiness
+    private let process = ProcessSampler()
     /// The Redis shared tier, for the `redis` figures.
     let redis: RedisFleet?
 
@@ -28,24 +29,29 @@ final class AdminState: Sendable {
         self.readiness = readiness
     }
 
-    /// Every figure at this moment: the loops' statistics summed, the store's and registry's counts.
-    func report() -> StatsReport {
+    /// Every figure at this moment: the loops' statistics summed, the store's and registry's
+    /// counts, the process's resource use.
+    func report(configuredOperations: Set<String> = []) -> StatsReport {
         var merged = RequestStatistics()
         for loop in statistics { merged.merge(loop.snapshot) }
         return StatsReport(
             uptime: .now - started, requests: merged, cache: cache.store.statistics,
-            apqEntries: registry.entries, apqRegistered: registry.registered, coalesced: cache.inFlight.coalesced)
+            apqEntries: registry.entries, apqRegistered: registry.registered, coalesced: cache.inFlight.coalesced,
+            process: process.sample(), configuredOperations: configuredOperations)
     }
 }
 
-/// The reloadable part of the admin endpoints: the POST token and the accepted Host names.
-package struct AdminAccess: Sendable, Equatable {
+/// The reloadable part of the admin endpoints: the POST token, the accepted Host names, and the
+/// operation names `/metrics` always labels (those of `cache.rules`).
+package struct AdminSettings: Sendable, Equatable {
     package var token: String
     package var hosts: AdminHostPolicy
+    package var configuredOperations: Set<String>
 
-    package init(_ admin: Configuration.Admin) {
-        token = admin.token
-        hosts = AdminHostPolicy(allowedHosts: admin.allowedHosts)
+    package init(_ configuration: Configuration) {
+        token = configuration.admin.token
+        hosts = AdminHostPolicy(allowedHosts: configuration.admin.allowedHosts)
+        configuredOperations = Set(configuration.cache.rules.map(\.operation))
     }
 }
 
@@ -53,17 +59,17 @@ package struct AdminAccess: Sendable, Equatable {
 /// with `admin.token` set, the Bearer token.
 final class AdminHandler: HTTPHandler, Sendable {
     private let state: AdminState
-    private let access: Mutex<AdminAccess>
+    private let access: Mutex<AdminSettings>
     private let logger: Logger
 
-    init(state: AdminState, access: AdminAccess, logger: Logger) {
+    init(state: AdminState, access: AdminSettings, logger: Logger) {
         self.state = state
         self.access = Mutex(access)
         self.logger = logger
     }
 
-    /// Takes a reloaded token and Host list for the next requests.
-    func update(_ access: AdminAccess) {
+    /// Takes reloaded settings for the next requests.
+    func update(_ access: AdminSettings) {
         self.access.withLock { $0 = access }
     }
 
@@ -96,7 +102,8 @@ final class AdminHandler: HTTPHandler, Sendable {
         case (.get, "/metrics"):
             return HTTPResponse(
                 status: 200, headers: Self.headers("text/plain; version=0.0.4; charset=utf-8"),
-                body: state.report().prometheus(redis: state.redis?.status))
+                body: state.report(configuredOperations: access.configuredOperations).prometheus(
+                    redis: state.redis?.status))
         case (.get, "/"):
             return HTTPResponse(status: 200, headers: Self.headers("text/html; charset=utf-8"), body: DashboardPage.html)
         case (.get, "/healthz"):

@@ -57,7 +57,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(
             responder: responder, client: flow.client, started: started, method: flow.request.method.token,
-            operationName: flow.operation?.operationName, documentHash: flow.operation?.document.digest,
+            operationName: flow.operation?.operationName ?? flow.requested.operationName,
+            documentHash: flow.operation?.document.digest ?? flow.requested.digest,
             statistics: statistics, accessLog: settings.accessLog)
         switch step {
         case .reply(let reply):

@@ -34,35 +34,39 @@ final class RequestContext: Sendable {
     func finish(_ reply: FlowReply, upstream: Duration? = nil) {
         let total = ContinuousClock.now - started
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
+        let identity = (responder as? IdentifiedResponder)?.identity
+        let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.body) : nil)
         statistics.record {
             $0.recordRequest(operationName: operationName, cache: cache, duration: total)
+            $0.recordResponse(
+                status: reply.response.status, errorCode: errorCode, clientName: identity?.clientName,
+                clientVersion: identity?.clientVersion)
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
         if let accessLog {
-            let entry = accessEntry(reply, upstream: upstream, total: total)
+            let entry = accessEntry(reply, identity: identity, errorCode: errorCode, upstream: upstream, total: total)
             accessLog.info("access", metadata: [AccessLogEntry.metadataKey: .stringConvertible(entry)])
         }
-        if upstream != nil && reply.response.status >= 500 { logOriginFailure(reply) }
+        if upstream != nil && reply.response.status >= 500 { logOriginFailure(reply, errorCode: errorCode) }
         responder.respond(reply.response)
     }
 
     /// The access-log fields of this answer; the client's identity comes with its responder.
-    private func accessEntry(_ reply: FlowReply, upstream: Duration?, total: Duration) -> AccessLogEntry {
-        let identity = (responder as? IdentifiedResponder)?.identity
-        return AccessLogEntry(
+    private func accessEntry(
+        _ reply: FlowReply, identity: RequestIdentity?, errorCode: String?, upstream: Duration?, total: Duration
+    ) -> AccessLogEntry {
+        AccessLogEntry(
             time: LogTimestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)),
             client: identity?.remoteAddress ?? "", method: method, status: reply.response.status,
             cache: reply.cache?.headerValue, operation: operationName, hash: documentHash,
-            errorCode: reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.body) : nil),
-            bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
+            errorCode: errorCode, bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
             originDuration: upstream, bytes: reply.response.body.count, requestID: identity?.requestID,
             userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
     }
 
     /// Until the flow reports each fetch's outcome through `ProxyLog.originResult`, the answer a
     /// fetch turned into says why the origin failed (its error code, or the origin's status).
-    private func logOriginFailure(_ reply: FlowReply) {
-        let code = reply.errorCode ?? AnswerErrorCode.code(in: reply.response.body)
+    private func logOriginFailure(_ reply: FlowReply, errorCode code: String?) {
         let reason = code.map { $0.hasPrefix("ORIGIN_") ? $0.dropFirst("ORIGIN_".count).lowercased() : $0 }
         ProxyLog.originFailed(
             reason: reason ?? "status", originStatus: reply.originStatus, operation: operationName,

@@ -12,6 +12,7 @@ package final class ProxyStack: @unchecked Sendable {
     /// The operators' listener.
     package let adminServer: HTTPServer
     private let handlers: [ProxyHandler]
+    private let batches: [BatchHandler]
     private let admin: AdminHandler
     private let registry: PersistedQueryRegistry
     /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
@@ -34,6 +35,7 @@ package final class ProxyStack: @unchecked Sendable {
         let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
         self.fleet = fleet
         var handlers: [ProxyHandler] = []
+        var batches: [BatchHandler] = []
         proxyServer = try HTTPServer(
             group: group, address: configuration.server.listen, limits: try Self.limits(configuration)
         ) { loop throws(ServerError) in
@@ -41,13 +43,16 @@ package final class ProxyStack: @unchecked Sendable {
                 loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index],
                 tiers: fleet?.tiers(for: loop) ?? LoopTiers())
             handlers.append(handler)
-            return IdentifiedHandler(handler)
+            let batch = BatchHandler(handler, settings: BatchHandler.Settings(configuration))
+            batches.append(batch)
+            return IdentifiedHandler(batch)
         }
         self.handlers = handlers
+        self.batches = batches
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
             redis: fleet)
-        let admin = AdminHandler(state: state, access: AdminAccess(configuration.admin), logger: logger)
+        let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
         adminServer = try HTTPServer(group: group, address: configuration.admin.listen, limits: HTTPLimits()) { _ in
             admin
@@ -80,18 +85,21 @@ package final class ProxyStack: @unchecked Sendable {
             }
         }
         proxyServer.updateLimits(limits)
-        admin.update(AdminAccess(configuration.admin))
+        for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
+        admin.update(AdminSettings(configuration))
     }
 
-    /// The listener limits of `configuration`. evhttp's own limits sit at twice the configured
-    /// ones, so that the endpoint answers 413 and 431 with GraphQL bodies; beyond twice, evhttp
-    /// refuses by itself.
+    /// The listener limits of `configuration`: the HTTP engine answers 414, 431 and 413 (with
+    /// GraphQL bodies) at exactly the configured sizes, and enforces the header, body and idle
+    /// deadlines and max_connections.
     private static func limits(_ configuration: Configuration) throws(ServerError) -> HTTPLimits {
-        HTTPLimits(
-            maxHeaderBytes: 2 * configuration.server.maxHeaderBytes.bytes,
-            maxBodyBytes: 2 * configuration.server.maxBodyBytes.bytes,
-            idleTimeout: configuration.server.idleTimeout,
-            tls: try configuration.server.tls.map { tls throws(ServerError) in
+        let server = configuration.server
+        return HTTPLimits(
+            maxURIBytes: server.maxURIBytes, maxHeaderBytes: server.maxHeaderBytes.bytes,
+            maxBodyBytes: server.maxBodyBytes.bytes, idleTimeout: server.idleTimeout,
+            headerTimeout: server.headerTimeout, bodyTimeout: server.bodyTimeout,
+            maxConnections: server.maxConnections,
+            tls: try server.tls.map { tls throws(ServerError) in
                 try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
             })
     }

@@ -39,7 +39,10 @@ struct RequestFlowTests {
     }
 
     @Test func unknownHashWithoutASharedRegistryIsPersistedQueryNotFound() throws {
-        let reply = try #require(FlowFixture().start(FlowFixture.hashedGET()).1.reply)
+        let (flow, step) = FlowFixture().start(FlowFixture.hashedGET())
+        let reply = try #require(step.reply)
+        #expect(flow.requested.digest == FlowFixture.launchDigest, "the access log names the hash")
+        #expect(flow.requested.operationName == "GetLaunch")
         #expect(reply.errorCode == "PERSISTED_QUERY_NOT_FOUND")
         #expect(reply.apqEvent == .notFound)
         #expect(reply.response.status == 200)

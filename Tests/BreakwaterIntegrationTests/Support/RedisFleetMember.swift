@@ -12,7 +12,7 @@ final class RedisFleetMember: @unchecked Sendable {
     let fleet: RedisFleet
     var loop: EventLoop { group.loops[0] }
 
-    init(url: String, timeout: Duration = .milliseconds(50), prefix: String = "bwtest:", loops: Int = 1) throws {
+    init(url: String, timeout: Duration = .seconds(1), prefix: String = "bwtest:", loops: Int = 1) throws {
         var settings = RedisSettings(endpoint: try RedisEndpoint(parsing: url))
         settings.timeout = timeout
         settings.keyPrefix = prefix

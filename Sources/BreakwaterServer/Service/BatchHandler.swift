@@ -1,0 +1,135 @@
+// Batched POSTs (SPEC section 3): each element of a JSON-array body goes through the whole
+// proxy path as a request of its own (APQ, safelist, cache, coalescing), and the answers come
+// back as one JSON array in the same order. One bad element gets its own error object; X-Cache
+// is HIT only when every element was a hit, else MISS.
+
+import BreakwaterCore
+import Synchronization
+
+/// Splits batches in front of one loop's proxy handler; every other request passes through.
+final class BatchHandler: HTTPHandler, Sendable {
+    /// `server.graphql_path` and `server.max_batch`, replaced on reload.
+    struct Settings: Sendable {
+        var graphqlPath: String
+        var maxBatch: Int
+        var maxBodyBytes: Int
+
+        init(_ configuration: Configuration) {
+            graphqlPath = configuration.server.graphqlPath
+            maxBatch = configuration.server.maxBatch
+            maxBodyBytes = configuration.server.maxBodyBytes.bytes
+        }
+    }
+
+    private let inner: any HTTPHandler
+    private let settings: Mutex<Settings>
+
+    init(_ inner: any HTTPHandler, settings: Settings) {
+        self.inner = inner
+        self.settings = Mutex(settings)
+    }
+
+    func update(_ settings: Settings) {
+        self.settings.withLock { $0 = settings }
+    }
+
+    func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
+        guard request.method == .post, BatchBody.isBatch(request.body) else {
+            return inner.handle(request, responder: responder)
+        }
+        let settings = self.settings.withLock { $0 }
+        // Another path gets its 404, a body over max_body_bytes its 413, from the endpoint.
+        guard request.path == settings.graphqlPath, request.body.count <= settings.maxBodyBytes else {
+            return inner.handle(request, responder: responder)
+        }
+        let elements: [[UInt8]]
+        do {
+            elements = try BatchBody.elements(of: request.body, maxElements: settings.maxBatch)
+        } catch {
+            return responder.respond(error.response)
+        }
+        let batch = BatchAnswer(count: elements.count, responder: responder)
+        let identity = (responder as? IdentifiedResponder)?.identity
+        for (index, element) in elements.enumerated() {
+            var single = request
+            single.body = element
+            // An element's answer is a JSON object in the array: never a 304 or a gzip stream.
+            single.headers.remove("If-None-Match")
+            single.headers.remove("Accept-Encoding")
+            let slot = BatchSlot(batch: batch, index: index)
+            inner.handle(single, responder: identity.map { IdentifiedResponder(identity: $0, inner: slot) } ?? slot)
+        }
+    }
+}
+
+/// The answers of one batch as they arrive, from any thread; sends the array once all are in.
+private final class BatchAnswer: Sendable {
+    private struct State {
+        var answers: [HTTPResponse?]
+        var remaining: Int
+    }
+
+    private let state: Mutex<State>
+    private let responder: any HTTPResponder
+
+    init(count: Int, responder: any HTTPResponder) {
+        state = Mutex(State(answers: Array(repeating: nil, count: count), remaining: count))
+        self.responder = responder
+    }
+
+    func deliver(_ response: HTTPResponse?, at index: Int) {
+        let complete: [HTTPResponse?]? = state.withLock { state in
+            guard state.answers[index] == nil, state.remaining > 0 else { return nil }
+            state.answers[index] = response ?? HTTPResponse(status: 502, headers: [:], body: [])
+            state.remaining -= 1
+            return state.remaining == 0 ? state.answers : nil
+        }
+        if let complete { responder.respond(Self.combine(complete.compactMap { $0 })) }
+    }
+
+    /// `[a,b,...]` of the elements' bodies (an empty or non-JSON body becomes an error object).
+    private static func combine(_ answers: [HTTPResponse]) -> HTTPResponse {
+        var body: [UInt8] = [UInt8(ascii: "[")]
+        for (index, answer) in answers.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            if answer.body.first == UInt8(ascii: "{") {
+                body += answer.body
+            } else {
+                body += GraphQLErrorResponse(
+                    status: answer.status, message: "The operation got no JSON answer (HTTP \(answer.status)).",
+                    code: "BATCH_ELEMENT_FAILED"
+                ).body
+            }
+        }
+        body.append(UInt8(ascii: "]"))
+        let allHits = answers.allSatisfy { $0.headers["X-Cache"] == XCache.hit.headerValue }
+        let headers: HTTPHeaders = [
+            "Content-Type": "application/json", "Cache-Control": "private, no-store",
+            "X-Cache": allHits ? XCache.hit.headerValue : XCache.miss.headerValue,
+        ]
+        var response = HTTPResponse(status: 200, headers: headers, body: body)
+        // CORS headers ride on every element's answer alike; the batch answer carries them too.
+        if let first = answers.first {
+            for field in first.headers.fields where field.name.lowercased().hasPrefix("access-control-") {
+                response.headers.add(field.name, field.value)
+            }
+        }
+        return response
+    }
+}
+
+/// One element's responder: hands its answer to the batch.
+private final class BatchSlot: HTTPResponder, Sendable {
+    private let batch: BatchAnswer
+    private let index: Int
+
+    init(batch: BatchAnswer, index: Int) {
+        self.batch = batch
+        self.index = index
+    }
+
+    func respond(_ response: HTTPResponse) { batch.deliver(response, at: index) }
+
+    /// A dropped element still leaves an answer in its place.
+    func closeConnection() { batch.deliver(nil, at: index) }
+}
