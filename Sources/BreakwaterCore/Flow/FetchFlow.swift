@@ -84,9 +84,13 @@ package struct FetchFlow {
     /// The origin answered (or failed): decide storage, stale-if-error, invalidation.
     package mutating func originAnswered(_ result: OriginResult) -> Step {
         let now = environment.clock.now
-        if holdsLease, let key = plan.key {
-            effects.append(.releaseLease(key))
-            holdsLease = false
+        // The lease goes back last, after the entry was written to the tier: a proxy waiting on
+        // it then finds the entry the moment it sees the lease gone.
+        defer {
+            if holdsLease, let key = plan.key {
+                effects.append(.releaseLease(key))
+                holdsLease = false
+            }
         }
         let outcome = OriginOutcome(result)
         guard case .answered(let response) = outcome else {

@@ -106,7 +106,7 @@ struct FetchFlowTests {
         guard case .acquireLease(key, _) = flow.tierLookedUp(nil) else { Issue.record("expected a lease"); return }
         guard case .send = flow.leaseAnswered(true) else { Issue.record("the lease holder fetches"); return }
         #expect(flow.originAnswered(FlowFixture.answer()).outcome != nil)
-        #expect(flow.takeEffects() == [.releaseLease(key), .storeInTier(key)])
+        #expect(flow.takeEffects() == [.storeInTier(key), .releaseLease(key)], "the entry is in the tier before the lease goes")
 
         var loser = FetchFlow(plan: plan, environment: fixture.environment)
         _ = loser.tierLookedUp(nil)
