@@ -8,10 +8,13 @@ import Testing
 
 enum SchemaTestOrigin {
     /// The origin's answer body for `query`; fails the test on a non-200 status.
-    static func execute(_ query: String, origin: DemoOrigin = DemoOrigin(testControls: false)) async throws -> [UInt8] {
+    static func execute(
+        _ query: String, origin: DemoOrigin = DemoOrigin(testControls: false), authorization: String? = nil
+    ) async throws -> [UInt8] {
         let body = try JSONSerialization.data(withJSONObject: ["query": query])
-        let request = HTTPRequest(
-            method: "POST", target: "/graphql", headers: ["Content-Type": "application/json"], body: Array(body))
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if let authorization { headers.add("Authorization", authorization) }
+        let request = HTTPRequest(method: "POST", target: "/graphql", headers: headers, body: Array(body))
         let response = await withCheckedContinuation { continuation in
             origin.handle(request, responder: OnceResponder(continuation))
         }
