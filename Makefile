@@ -76,6 +76,11 @@ fuzz-http1: deps
 http1-differential: deps
 	bash Fuzz/HTTP1Differential/run.sh
 
+## Where a cache hit's time goes: perf samples of one loop under wrk, per library and symbol.
+.PHONY: profile-hit
+profile-hit:
+	bash bench/profile.sh
+
 ## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
 ## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
 .PHONY: deploy-check deploy-build

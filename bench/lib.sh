@@ -224,3 +224,12 @@ bench_parse_wrk() {
       printf "%.0f %.3f %.3f %d\n", rps, p50, p99, errors
     }' "$1"
 }
+
+# bench_write_config FILE ORIGIN_URL CACHE_YAML: a Breakwater config listening on port 0, with an
+# in-memory registry, and CACHE_YAML (lines indented under `cache:`).
+bench_write_config() {
+  {
+    printf 'server:\n  listen: "127.0.0.1:0"\norigin:\n  url: "%s"\n' "$2"
+    printf 'persisted_queries:\n  mode: automatic\n  store: ""\ncache:\n%s\n' "$3"
+  } >"$1"
+}

@@ -31,6 +31,8 @@ fi
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || bench_die "BENCH_RUNS must be a positive integer"
 
 bench_install_traps
+# (i) opens 1,000 connections to each server.
+ulimit -n 65536 2>/dev/null || ulimit -n 8192 2>/dev/null || true
 bench_install_all
 bench_build
 NGINX=$(bench_nginx_bin)
@@ -109,19 +111,11 @@ bench_start_breakwater breakwater1 "$BENCH_TMP/bench-config.yaml" 1 0 BW1_PID BW
 bench_start_breakwater breakwater2 "$BENCH_TMP/bench-config.yaml" 2 "" BW2_PID BW2_URL BW2_ADMIN
 bench_log "breakwater (1 loop, CPU 0) at $BW1_URL; (2 loops, unpinned) at $BW2_URL"
 
-# nginx's `return` text is a complex value: escape \ and ', and spell $ as ${dollar}.
-STATIC_TEXT=$(sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g" -e 's/\$/${dollar}/g' "$BENCH_TMP/body.json")
-
-# write_nginx_conf DIR PORT WORKERS AFFINITY(or "")
-write_nginx_conf() {
-  local dir=$1 port=$2 workers=$3 affinity=$4
-  mkdir -p "$dir/cache" "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
-  {
-    echo "worker_processes $workers;"
-    [ -n "$affinity" ] && echo "worker_cpu_affinity $affinity;"
-    # As root, nginx would switch its workers to nobody, who cannot write our temp dir.
-    [ "$(id -u)" -eq 0 ] && echo "user root;"
-    cat <<EOF
+# nginx_preamble DIR: the lines every nginx here starts with: pid, logs, events and the opening
+# of the http block with temp paths under DIR (the caller closes the block).
+nginx_preamble() {
+  local dir=$1
+  cat <<EOF
 pid $dir/nginx.pid;
 error_log $dir/error.log warn;
 events {
@@ -135,10 +129,80 @@ http {
     uwsgi_temp_path $dir/uwsgi;
     scgi_temp_path $dir/scgi;
     keepalive_requests 1000000;
+EOF
+}
+
+# --- an nginx origin answering every request at once (the miss row (f) and the 100 KB row (j)) ---
+
+BIG_BODY="$BENCH_TMP/big.json"
+python3 -c 'import sys; sys.stdout.write("{\"data\":{\"big\":\"" + "x" * (100 * 1024) + "\"}}")' >"$BIG_BODY"
+start_origin_nginx() { # VAR_HOSTPORT
+  local dir="$BENCH_TMP/origin-nginx" port pid
+  port=$(bench_free_port)
+  mkdir -p "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
+  {
+    echo "worker_processes 1;"
+    [ "$(id -u)" -eq 0 ] && echo "user root;"
+    nginx_preamble "$dir"
+    cat <<EOF
+    server {
+        listen 127.0.0.1:$port;
+        location = /graphql { default_type application/json; return 200 '{"data":{"launch":{"id":"1","site":"KSC"}}}'; }
+        # The static module refuses POST with 405: answer it with the file as a 200.
+        location = /big { default_type application/json; error_page 405 =200 /big.json; return 405; }
+        location = /big.json { default_type application/json; root $BENCH_TMP; }
+        location = /static { return 200 'ok'; }
+    }
+}
+EOF
+  } >"$dir/nginx.conf"
+  bench_start pid "$dir/stdout.log" "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g "daemon off;"
+  bench_wait_http "$pid" "http://127.0.0.1:$port/static" || bench_die "the nginx origin did not start"
+  printf -v "$1" '127.0.0.1:%s' "$port"
+}
+start_origin_nginx NGX_ORIGIN
+bench_log "nginx origin (return 200) at $NGX_ORIGIN"
+
+for origin_path in graphql big; do
+  bench_write_config "$BENCH_TMP/bench-$origin_path.yaml" "http://$NGX_ORIGIN/$origin_path" \
+    "$(printf '  max_bytes: 1GiB\n  rules:\n    - operation: GetBig\n      ttl: 1h\n    - operation: GetLaunchLive\n      ttl: 0s')"
+done
+bench_start_breakwater breakwater3 "$BENCH_TMP/bench-graphql.yaml" 1 0 BW3_PID BW3_URL BW3_ADMIN
+bench_start_breakwater breakwater4 "$BENCH_TMP/bench-big.yaml" 1 0 BW4_PID BW4_URL BW4_ADMIN
+jq -cn --arg q "$LIVE" '{query: $q, operationName: "GetLaunchLive", variables: {id: "@ID@"}}' >"$BENCH_TMP/live-template.json"
+jq -cn '{query: "query GetBig { big }", operationName: "GetBig"}' >"$BENCH_TMP/big-post.json"
+
+# nginx's `return` text is a complex value: escape \ and ', and spell $ as ${dollar}.
+STATIC_TEXT=$(sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g" -e 's/\$/${dollar}/g' "$BENCH_TMP/body.json")
+
+# The proxy_cache directives of every cached location (the same key and rules for each).
+NGINX_CACHE_DIRECTIVES='proxy_cache graphql;
+            proxy_cache_methods GET HEAD POST;
+            proxy_cache_key "$request_method$request_uri$request_body";
+            proxy_cache_valid 200 1h;
+            proxy_ignore_headers Cache-Control Expires Set-Cookie;
+            add_header X-Cache $upstream_cache_status;'
+
+# write_nginx_conf DIR PORT WORKERS AFFINITY(or "")
+write_nginx_conf() {
+  local dir=$1 port=$2 workers=$3 affinity=$4
+  mkdir -p "$dir/cache" "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
+  {
+    echo "worker_processes $workers;"
+    [ -n "$affinity" ] && echo "worker_cpu_affinity $affinity;"
+    # As root, nginx would switch its workers to nobody, who cannot write our temp dir.
+    [ "$(id -u)" -eq 0 ] && echo "user root;"
+    nginx_preamble "$dir"
+    cat <<EOF
     keepalive_timeout 65s;
 
     upstream origin {
         server $ORIGIN_HOSTPORT;
+        keepalive 32;
+        keepalive_requests 1000000;
+    }
+    upstream nginx_origin {
+        server $NGX_ORIGIN;
         keepalive 32;
         keepalive_requests 1000000;
     }
@@ -154,12 +218,23 @@ http {
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_buffering on;
-            proxy_cache graphql;
-            proxy_cache_methods GET HEAD POST;
-            proxy_cache_key "\$request_method\$request_uri\$request_body";
-            proxy_cache_valid 200 1h;
-            proxy_ignore_headers Cache-Control Expires Set-Cookie;
-            add_header X-Cache \$upstream_cache_status;
+            $NGINX_CACHE_DIRECTIVES
+        }
+
+        # (f): plain proxy_pass with keep-alive upstream connections, nothing cached.
+        location = /pass {
+            proxy_pass http://nginx_origin/graphql;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+
+        # (j): the 100 KB answer from proxy_cache.
+        location = /big {
+            client_body_buffer_size 64k;
+            proxy_pass http://nginx_origin/big;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            $NGINX_CACHE_DIRECTIVES
         }
 
         location = /static {
@@ -247,6 +322,14 @@ curl -sf -o "$BENCH_TMP/origin-live.json" "$ORIGIN_URL" -H 'Content-Type: applic
 same_body "miss path (Breakwater vs origin alone)" "$BENCH_TMP/bw-live.json" "$BENCH_TMP/origin-live.json"
 warm -s "$BENCH_DIR/lua/post.lua" "$BW1_URL" -- "$BENCH_TMP/post-live.json"
 warm -s "$BENCH_DIR/lua/post.lua" "$ORIGIN_URL" -- "$BENCH_TMP/post-live.json"
+curl -sf -o "$BENCH_TMP/bw-big.json" "$BW4_URL" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json" \
+  || bench_die "breakwater does not serve the 100 KB answer"
+curl -sf -o "$BENCH_TMP/ng-big.json" "$NGINX1_BASE/big" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json"
+same_body "100 KB answer" "$BENCH_TMP/bw-big.json" "$BENCH_TMP/ng-big.json"
+expect_hit "breakwater 100 KB POST" "$BW4_URL" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json"
+expect_hit "nginx 100 KB POST" "$NGINX1_BASE/big" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json"
+warm -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
+warm -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
 bench_log "both serve the same $BODY_BYTES bytes; warm"
 
 # --- measuring ----------------------------------------------------------------------------------
@@ -310,6 +393,30 @@ for run in $(seq 1 "$RUNS"); do
   measure e breakwater "${UNPINNED[@]}" "${BW2_URL%/graphql}$BW_HIT_PATH"
   measure e nginx "${UNPINNED[@]}" "$NGINX2_BASE$NGINX_HIT_PATH"
 done
+# (f) misses: distinct variables per request, TTL 0, a fast origin (nginx return 200).
+for run in $(seq 1 "$RUNS"); do
+  measure f breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
+  measure f nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
+done
+# (g) pipelining depth 16, (h) Connection: close churn, (i) 1,000 connections: hashed GET hits.
+for run in $(seq 1 "$RUNS"); do
+  measure g breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/pipeline.lua" "${BW1_URL%/graphql}" -- 16 "$BW_HIT_PATH"
+  measure g nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/pipeline.lua" "$NGINX1_BASE" -- 16 "$NGINX_HIT_PATH"
+done
+for run in $(seq 1 "$RUNS"); do
+  measure h breakwater "${PINNED[@]}" -H "Connection: close" "${BW1_URL%/graphql}$BW_HIT_PATH"
+  measure h nginx "${PINNED[@]}" -H "Connection: close" "$NGINX1_BASE$NGINX_HIT_PATH"
+done
+for run in $(seq 1 "$RUNS"); do
+  measure i breakwater taskset -c 1 wrk -t1 -c1000 -d"$DURATION" --latency "${BW1_URL%/graphql}$BW_HIT_PATH"
+  measure i nginx taskset -c 1 wrk -t1 -c1000 -d"$DURATION" --latency "$NGINX1_BASE$NGINX_HIT_PATH"
+done
+# (j) the 100 KB answer from cache.
+for run in $(seq 1 "$RUNS"); do
+  measure j breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$BW4_URL" -- "$BENCH_TMP/big-post.json"
+  measure j nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$NGINX1_BASE/big" -- "$BENCH_TMP/big-post.json"
+done
+
 for run in $(seq 1 "$RUNS"); do
   measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
 done
@@ -357,6 +464,16 @@ ROWS+=("(c) miss, TTL 0, -c1|added by breakwater||$ADDED_P50 ms|$ADDED_P99 ms|||
 row "(d) APQ register-then-hit" "breakwater (nginx: no APQ)" "d|breakwater"
 row "(e) 2 loops/workers, unpinned, -t2 -c100" breakwater "e|breakwater" "e|nginx"
 row "(e) 2 loops/workers, unpinned, -t2 -c100" "nginx proxy_cache" "e|nginx"
+row "(f) miss, distinct variables, TTL 0, nginx origin" breakwater "f|breakwater" "f|nginx"
+row "(f) miss, distinct variables, TTL 0, nginx origin" "nginx proxy_pass (keep-alive upstream)" "f|nginx"
+row "(g) pipelining depth 16, hashed GET hit" breakwater "g|breakwater" "g|nginx"
+row "(g) pipelining depth 16, hashed GET hit" "nginx proxy_cache" "g|nginx"
+row "(h) Connection: close churn, hit" breakwater "h|breakwater" "h|nginx"
+row "(h) Connection: close churn, hit" "nginx proxy_cache" "h|nginx"
+row "(i) 1,000 connections, hit" breakwater "i|breakwater" "i|nginx"
+row "(i) 1,000 connections, hit" "nginx proxy_cache" "i|nginx"
+row "(j) 100 KB answer, POST hit" breakwater "j|breakwater" "j|nginx"
+row "(j) 100 KB answer, POST hit" "nginx proxy_cache" "j|nginx"
 row "ceiling: nginx return 200, same body" "nginx static" "ceiling|nginx"
 
 # verdict SCENARIO: whether Breakwater's req/s is at least nginx's.
@@ -367,7 +484,8 @@ verdict() {
   awk -v a="$bw" -v b="$ng" 'BEGIN { printf "%s (%.2fx)", (a >= b ? "yes" : "NO"), (b > 0 ? a / b : 0) }'
 }
 VERDICTS=(
-  "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e)"
+  "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e), (g) $(verdict g), (h) $(verdict h), (i) $(verdict i), (j) $(verdict j)"
+  "miss req/s at least nginx proxy_pass's: (f) $(verdict f)"
   "added miss latency at p50 <= 0.2 ms: $(awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }') ($ADDED_P50 ms)"
 )
 

@@ -1,5 +1,6 @@
-// CLibevent: the parts of libevent 2.1 that BreakwaterServer calls, plus static inline
-// wrappers for what Swift cannot import (TAILQ macros over evkeyvalq, flag macros).
+// CLibevent: the parts of libevent 2.1 that BreakwaterServer calls (the event loop: bases,
+// events, timers, thread support; HTTP is Breakwater's own engine), plus static inline
+// wrappers for what Swift cannot import (macros, GNU-only declarations).
 #ifndef BREAKWATER_CLIBEVENT_SHIM_H
 #define BREAKWATER_CLIBEVENT_SHIM_H
 
@@ -10,19 +11,8 @@
 #include <signal.h>
 
 #include <event2/event.h>
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
-#include <event2/listener.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <event2/thread.h>
 #include <event2/util.h>
-
-// TAILQ_FIRST over evkeyvalq is a macro: header iteration goes through these two.
-static inline struct evkeyval *CLibevent_keyvalq_first(struct evkeyvalq *q) { return q->tqh_first; }
-// TAILQ_NEXT is a macro.
-static inline struct evkeyval *CLibevent_keyval_next(struct evkeyval *kv) { return kv->next.tqe_next; }
 
 // evsignal_new is a macro over event_new.
 static inline struct event *CLibevent_signal_new(struct event_base *base, int signum,

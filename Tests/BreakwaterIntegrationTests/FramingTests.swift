@@ -104,8 +104,7 @@ import Testing
         }
     }
 
-    @Test(.disabled("needs the server.header_timeout key (ops, Config: commit)"))
-    func slowHeadIsCutOffAtTheHeaderTimeout() throws {
+    @Test func slowHeadIsCutOffAtTheHeaderTimeout() throws {
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(
             origin: origin.url, yaml: "server:\n  header_timeout: 1s\n  idle_timeout: 30s\npersisted_queries:\n  store: \"\"\n")
@@ -128,6 +127,40 @@ import Testing
         let elapsed = ContinuousClock.now - started
         #expect(refused?.status == 408)
         #expect(elapsed < .seconds(4), "the trickle held the connection \(elapsed)")
+    }
+
+    @Test func bodyThatDoesNotArriveInTimeIsRequestTimeout() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "server:\n  body_timeout: 1s\npersisted_queries:\n  store: \"\"\n")
+        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(10))
+        defer { connection.close() }
+        let started = ContinuousClock.now
+        try connection.write(Array(Self.head("Content-Length: 100\r\n", body: "{\"query\":").utf8))
+        let response = try connection.readResponse(requestMethod: "POST", timeout: .seconds(5))
+        #expect(response?.status == 408)
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(try origin.counters()["requests"] as? Int == 0)
+    }
+
+    @Test func connectionsBeyondMaxConnectionsAreRefusedAtAccept() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "server:\n  max_connections: 2\npersisted_queries:\n  store: \"\"\n", threads: 1)
+        let first = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        let second = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        #expect(try first.get("/graphql?query=%7B__typename%7D").status == 200)
+        #expect(try second.get("/graphql?query=%7B__typename%7D").status == 200)
+        let third = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        #expect((try? third.get("/graphql?query=%7B__typename%7D")) == nil, "a third connection was served")
+        third.close()
+        first.close()
+        // A freed slot serves again.
+        Thread.sleep(forTimeInterval: 0.2)
+        let fourth = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        #expect(try fourth.get("/graphql?query=%7B__typename%7D").status == 200)
+        second.close()
+        fourth.close()
     }
 
     @Test func pipeliningClientThatNeverReadsKeepsMemoryFlat() throws {

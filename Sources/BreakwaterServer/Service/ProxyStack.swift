@@ -83,15 +83,17 @@ package final class ProxyStack: @unchecked Sendable {
         admin.update(AdminAccess(configuration.admin))
     }
 
-    /// The listener limits of `configuration`. evhttp's own limits sit at twice the configured
-    /// ones, so that the endpoint answers 413 and 431 with GraphQL bodies; beyond twice, evhttp
-    /// refuses by itself.
+    /// The listener limits of `configuration`: the HTTP engine answers 414, 431 and 413 (with
+    /// GraphQL bodies) at exactly the configured sizes, and enforces the header, body and idle
+    /// deadlines and max_connections.
     private static func limits(_ configuration: Configuration) throws(ServerError) -> HTTPLimits {
-        HTTPLimits(
-            maxHeaderBytes: 2 * configuration.server.maxHeaderBytes.bytes,
-            maxBodyBytes: 2 * configuration.server.maxBodyBytes.bytes,
-            idleTimeout: configuration.server.idleTimeout,
-            tls: try configuration.server.tls.map { tls throws(ServerError) in
+        let server = configuration.server
+        return HTTPLimits(
+            maxURIBytes: server.maxURIBytes, maxHeaderBytes: server.maxHeaderBytes.bytes,
+            maxBodyBytes: server.maxBodyBytes.bytes, idleTimeout: server.idleTimeout,
+            headerTimeout: server.headerTimeout, bodyTimeout: server.bodyTimeout,
+            maxConnections: server.maxConnections,
+            tls: try server.tls.map { tls throws(ServerError) in
                 try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
             })
     }
