@@ -62,7 +62,7 @@ private struct TagCollector {
     mutating func add(entityOf members: [(key: String, value: JSONValue)]) {
         var type: String?
         var plainType: String?
-        var keyValues: [String] = []
+        var keyValues: [(field: Substring, value: String)] = []
         var plainID: String?
         var keyIsNull = false
         for member in members {
@@ -70,13 +70,15 @@ private struct TagCollector {
             case ReservedAlias.typename: type = member.value.stringValue
             case "__typename": plainType = member.value.stringValue
             case "id": plainID = Self.identifier(member.value)
-            case let key where ReservedAlias.isReserved(key):
-                if let value = Self.identifier(member.value) { keyValues.append(value) } else { keyIsNull = true }
+            case let alias where ReservedAlias.isReserved(alias):
+                let field = ReservedAlias.keyField(of: alias)
+                guard !keyValues.contains(where: { $0.field == field }) else { continue }
+                if let value = Self.identifier(member.value) { keyValues.append((field, value)) } else { keyIsNull = true }
             default: break
             }
         }
         guard let type = type ?? plainType, !type.isEmpty, !keyIsNull,
-            let key = keyValues.isEmpty ? plainID : keyValues.joined(separator: ":")
+            let key = keyValues.isEmpty ? plainID : keyValues.map(\.value).joined(separator: ":")
         else { return }
         if types.count < EntityTags.limit { types.insert(type) }
         if entities.count < EntityTags.limit { entities.insert("\(type):\(key)") }

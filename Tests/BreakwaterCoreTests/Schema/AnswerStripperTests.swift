@@ -45,11 +45,18 @@ struct AnswerStripperTests {
 
     @Test func severalKeysJoinInAnswerOrderAndANullKeyNamesNoEntity() throws {
         let result = try strip(
-            #"{"data":{"p":{"__bw_typename":"Product","__bw_sku_String_":"A1","__bw_region_String_":"eu"},"#
-                + #""q":{"__bw_typename":"Product","__bw_sku_String_":null,"__bw_region_String_":"eu"},"#
-                + #""m":{"__bw_typename":"Mission","name":"x"},"r":{"__bw_typename":"Review","__bw_id_Int_":12}}}"#)
+            #"{"data":{"p":{"__bw_typename":"Product","__bw_sku__String":"A1","__bw_region__String":"eu"},"#
+                + #""q":{"__bw_typename":"Product","__bw_sku__String":null,"__bw_region__String":"eu"},"#
+                + #""m":{"__bw_typename":"Mission","name":"x"},"r":{"__bw_typename":"Review","__bw_id__Int_":12}}}"#)
         #expect(result.body == #"{"data":{"p":{},"q":{},"m":{"name":"x"},"r":{}}}"#)
         #expect(result.tags == ["Product", "Product:A1:eu", "Review", "Review:12"])
+    }
+
+    @Test func aKeyUnderTwoAliasesCountsOnce() throws {
+        // `Launch.id: ID!` in the object's own selection set, `Entity.id: ID` in a fragment on an interface.
+        let result = try strip(#"{"data":{"l":{"__bw_typename":"Launch","__bw_id":"92","__bw_id__ID":"92","site":"x"}}}"#)
+        #expect(result.body == #"{"data":{"l":{"site":"x"}}}"#)
+        #expect(result.tags == ["Launch", "Launch:92"])
     }
 
     @Test func membersBesideDataAreNotTouched() throws {

@@ -46,7 +46,7 @@ struct DocumentRewriterTests {
         (
             "{ search(text: \"x\") { ... on Launch { site } ... on Rocket { id name } ... on Review { body } } }",
             "{ search(text: \"x\") {\(typename) ... on Launch {\(id) site } ... on Rocket { id name } "
-                + "... on Review { __bw_id_Int_: id  body } } }"
+                + "... on Review { __bw_id__Int_: id  body } } }"
         ),
         // A scalar field with arguments and an enum value gets nothing inside.
         (
@@ -75,8 +75,8 @@ struct DocumentRewriterTests {
             schema: SchemaFixtures.schema, keys: ["Launch": ["site"], "Rocket": ["id", "name"], "Mission": ["name"]])
         #expect(
             rewriter.rewrite("{ launch(id: 1) { id site rocket { id } mission { name } } }")
-                == "{ launch(id: 1) {\(typename)__bw_site_String: site  id site rocket {\(typename)__bw_id: id __bw_name_String: name  id } "
-                + "mission {\(typename)__bw_name_String: name  name } } }")
+                == "{ launch(id: 1) {\(typename)__bw_site__String: site  id site rocket {\(typename)__bw_id: id __bw_name__String: name  id } "
+                + "mission {\(typename)__bw_name__String: name  name } } }")
     }
 
     @Test(arguments: [

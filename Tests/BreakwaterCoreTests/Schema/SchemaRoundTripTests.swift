@@ -65,11 +65,11 @@ struct SchemaRoundTripTests {
             fragment N on Node { ... on Launch { site } }
             """
         let rewritten = try #require(SchemaFixtures.rewriter.rewrite(document))
-        #expect(rewritten.contains("... on Review { __bw_id_Int_: id  body }"))
+        #expect(rewritten.contains("... on Review { __bw_id__Int_: id  body }"))
         let origin = #"""
             {"data":{"search":[{"__bw_typename":"Launch","__bw_id":"4","id":"KSC"},
             {"__bw_typename":"Rocket","__bw_id":"f9","name":"Falcon 9"},
-            {"__bw_typename":"Review","__bw_id_Int_":12,"body":"ok"}],
+            {"__bw_typename":"Review","__bw_id__Int_":12,"body":"ok"}],
             "node":{"__bw_typename":"Launch","__bw_id":"1","site":"CCAFS"}}}
             """#
         let client = #"{"data":{"search":[{"id":"KSC"},{"name":"Falcon 9"},{"body":"ok"}],"node":{"site":"CCAFS"}}}"#
