@@ -1,0 +1,25 @@
+// The response names Breakwater adds to documents it sends upstream and removes from the answers
+// (SPEC section 4): a client can never ask for them, so they never collide with its own fields.
+
+/// Aliases starting with `__bw_`, for `__typename` and each key field the rewriter adds.
+package enum ReservedAlias {
+    package static let prefix = "__bw_"
+    package static let typename = "__bw_typename"
+
+    /// `__bw_<key>` for a key field typed `ID!`, else `__bw_<key>__<Type>` (`!` written `_`): two
+    /// fields answering under one name in parallel fragments must have one type, so `Launch.id: ID!`
+    /// and `Review.id: Int!` in a list of a union must not share an alias.
+    package static func key(_ field: String, signature: String) -> String {
+        if signature == "ID!" { return prefix + field }
+        return prefix + field + "__" + signature.replacingOccurrences(of: "!", with: "_")
+    }
+
+    /// The key field a reserved key alias stands for (`id` for `__bw_id` and `__bw_id__Int_`); one
+    /// object may carry a key under two aliases when an interface types it differently.
+    package static func keyField(of alias: String) -> Substring {
+        let name = alias.dropFirst(prefix.count)
+        return name.firstRange(of: "__").map { name[..<$0.lowerBound] } ?? name
+    }
+
+    package static func isReserved(_ name: String) -> Bool { name.hasPrefix(prefix) }
+}
