@@ -57,7 +57,8 @@ package struct RequestFlow {
         self.request = request
         self.environment = environment
         self.memo = memo
-        client = ClientView(request: request, corsHeaders: [:], vary: nil)
+        // Read from the request by `start`; a placeholder until then (no header scans twice).
+        client = ClientView(isGET: false, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
     }
 
     /// The effects produced by the last step, once.
@@ -136,8 +137,11 @@ package struct RequestFlow {
     {
         self.operation = operation
         let policy = environment.policy
-        let upstreamHeaders = environment.upstreamHeaders.make(
-            from: request.headers, remoteAddress: request.remoteAddress, isSecure: request.isSecure)
+        // Made only when a fetch follows: a hit never needs them.
+        var upstreamHeaders: HTTPHeaders {
+            environment.upstreamHeaders.make(
+                from: request.headers, remoteAddress: request.remoteAddress, isSecure: request.isSecure)
+        }
         let scope: [UInt8]?
         switch policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
         case .bypass(let reason):
@@ -161,8 +165,10 @@ package struct RequestFlow {
             // Only the plain shared key is the same for every request with these raw parameters.
             if scope == nil && varying == nil, let memoKey { memo?[memoKey]?.sharedCacheKey = key }
         }
-        let plan = FetchPlan(
-            key: key, bypass: nil, operation: operation, isPerUser: scope != nil, upstreamHeaders: upstreamHeaders)
+        var plan: FetchPlan {
+            FetchPlan(
+                key: key, bypass: nil, operation: operation, isPerUser: scope != nil, upstreamHeaders: upstreamHeaders)
+        }
         switch environment.store.lookup(key, now: environment.clock.now) {
         case .fresh(let entry, let age):
             return .reply(

@@ -12,6 +12,9 @@ package struct KeyedHeaders: Sendable {
 
     /// Lower-cased names, in configured order.
     package let names: [String]
+    /// The `Vary` value of cacheable answers: `Accept` (the content type follows it) and every
+    /// keyed header, so a CDN in front keeps the forms apart. Made once, not per answer.
+    package let responseVary: String
     private let privateNames: Set<String>
     private let identityNames: Set<String>
 
@@ -23,13 +26,14 @@ package struct KeyedHeaders: Sendable {
         }
         self.privateNames = privateNames
         identityNames = Self.identityHeaders
+        responseVary = (["Accept"] + names.map(Self.canonicalName)).joined(separator: ", ")
     }
 
     /// An unambiguous encoding of the keyed headers' values in `headers`, or nil when the
     /// request carries none of them (the common case, which keeps the plain shared key).
     package func material(_ headers: HTTPHeaders) -> [UInt8]? {
         var material: [UInt8]?
-        for (index, name) in names.enumerated() {
+        for (index, name) in names.enumerated() where headers.contains(name) {
             let values = headers.values(of: name)
             guard !values.isEmpty else { continue }
             if material == nil { material = [] }
@@ -55,12 +59,6 @@ package struct KeyedHeaders: Sendable {
             }
         }
         return true
-    }
-
-    /// The `Vary` value of cacheable answers: `Accept` (the content type follows it) and every
-    /// keyed header, so a CDN in front keeps the forms apart.
-    package var responseVary: String {
-        (["Accept"] + names.map(Self.canonicalName)).joined(separator: ", ")
     }
 
     private static func canonicalName(_ lowercased: String) -> String {
