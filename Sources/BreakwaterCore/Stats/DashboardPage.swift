@@ -162,6 +162,8 @@ package enum DashboardPage {
         <div class="note num"><span id="upstream-failed-share">—</span> of
           <span id="upstream-requests">—</span> to origin</div>
         <div class="note">origin: <b id="origin-health">—</b></div>
+        <div class="note num">shared tier (Redis): <b id="redis-state">none</b>
+          <span id="redis-figures"></span></div>
       </section>
       </div>
 
@@ -353,6 +355,13 @@ package enum DashboardPage {
           : newFailures > 0 ? "failing (" + int(newFailures) + " of " + int(sent) + " in the last poll)"
           : "healthy";
         set("origin-health", health, health.startsWith("fail"));
+        if (s.redis) {
+          const r = s.redis, rl = r.latency_ms || {};
+          set("redis-state", r.connected ? "connected" : "down", !r.connected);
+          set("redis-figures", "· L2 " + int(r.l2_hits) + " hits / " + int(r.l2_misses) + " misses · registry "
+            + int(r.registry_hits) + " hits · " + int(r.errors) + " errors · p50 " + ms(rl.p50) + " ms, p99 "
+            + ms(rl.p99) + " ms");
+        }
         renderCounts("error-codes", s.errors || {}, true);
         renderCounts("statuses", s.responses || {}, false);
 
