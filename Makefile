@@ -38,10 +38,12 @@ microbench: deps
 clean:
 	rm -rf .build
 
-## Breakwater against nginx proxy_cache, side by side (bench/run.sh; BENCH_QUICK=1 for a smoke test).
+## Breakwater against nginx proxy_cache side by side (bench/run.sh; BENCH_QUICK=1 for a smoke test), then the
+## L2 (Redis) path beside a local hit and an origin fetch (bench/l2.sh).
 .PHONY: bench
 bench:
 	bash bench/run.sh
+	bash bench/l2.sh
 
 ## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
 FUZZ_SECONDS ?= 60
