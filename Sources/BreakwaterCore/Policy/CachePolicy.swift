@@ -34,29 +34,14 @@ package struct CachePolicy: Sendable {
         return .shared
     }
 
-    /// Every private header, in configured order: its lower-cased name, then how many values the
-    /// request carries and each value, all length-prefixed.
-    ///
-    /// Length prefixes make the encoding injective (no value can pose as a boundary), and the
-    /// count tells an absent header (0 values) from an empty one (1 value of length 0).
+    /// Every private header, in configured order: its lower-cased name, then its values
+    /// (`Array.appendValues`: a count, then each length-prefixed).
     private func userMaterial(_ headers: HTTPHeaders) -> [UInt8] {
         var material: [UInt8] = []
         for name in settings.privateHeaders {
-            Self.appendField(Array(name.lowercased().utf8), to: &material)
-            let values = headers.values(of: name)
-            Self.appendLength(values.count, to: &material)
-            for value in values { Self.appendField(Array(value.utf8), to: &material) }
+            material.appendField(name.lowercased().utf8)
+            material.appendValues(headers.values(of: name))
         }
         return material
-    }
-
-    private static func appendField(_ bytes: [UInt8], to material: inout [UInt8]) {
-        appendLength(bytes.count, to: &material)
-        material += bytes
-    }
-
-    private static func appendLength(_ length: Int, to material: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: length)
-        material += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
     }
 }

@@ -32,19 +32,12 @@ package struct KeyedHeaders: Sendable {
     /// An unambiguous encoding of the keyed headers' values in `headers`, or nil when the
     /// request carries none of them (the common case, which keeps the plain shared key).
     package func material(_ headers: HTTPHeaders) -> [UInt8]? {
-        var material: [UInt8]?
+        var material: [UInt8] = []
         for (index, name) in names.enumerated() where headers.contains(name) {
-            let values = headers.values(of: name)
-            guard !values.isEmpty else { continue }
-            if material == nil { material = [] }
-            material!.append(UInt8(truncatingIfNeeded: index))
-            Self.appendLength(values.count, to: &material!)
-            for value in values {
-                Self.appendLength(value.utf8.count, to: &material!)
-                material! += value.utf8
-            }
+            material.append(UInt8(truncatingIfNeeded: index))
+            material.appendValues(headers.values(of: name))
         }
-        return material
+        return material.isEmpty ? nil : material
     }
 
     /// Whether an answer whose `Vary` lists `varyValues` may be stored under a key holding the
@@ -64,10 +57,5 @@ package struct KeyedHeaders: Sendable {
     private static func canonicalName(_ lowercased: String) -> String {
         lowercased.split(separator: "-", omittingEmptySubsequences: false).map { $0.prefix(1).uppercased() + $0.dropFirst() }
             .joined(separator: "-")
-    }
-
-    private static func appendLength(_ length: Int, to material: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: length)
-        material += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
     }
 }
