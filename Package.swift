@@ -155,8 +155,11 @@ let package = Package(
 // MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
 // Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
 // -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
-// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support).
+// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). In that
+// shape the package holds only the core and the harnesses, so one `swift build` makes them all.
 if Context.environment["BREAKWATER_FUZZ"] == "1" {
+    package.targets.removeAll { $0.name != "BreakwaterCore" }
+    package.products = []
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings))
     for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
         package.targets.append(
@@ -180,4 +183,19 @@ if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
             path: "Fuzz/HTTP1RequestParser/Harness",
             swiftSettings: swiftSettings
         ))
+}
+
+// MARK: - Sanitizer runs of the unit tests (issue 13): `BREAKWATER_UNIT_ONLY=1` keeps only the
+// targets the core and HTTP/1 unit tests need (BreakwaterCore, BreakwaterHTTP1, BreakwaterServer and
+// the demo origin that some core tests use, the C doors, and the two unit-test targets), so that
+// `make test-asan` / `make test-tsan` / `make ci-sanitizers` build neither the CLI, the service, the
+// live tests nor the benchmarks under a sanitizer. The dependencies stay declared (Package.resolved
+// is unchanged); the ones no kept target uses are simply not built.
+if Context.environment["BREAKWATER_UNIT_ONLY"] == "1" {
+    let unitTargets: Set<String> = [
+        "CLibevent", "COpenSSL", "CHiredis", "BreakwaterCore", "BreakwaterHTTP1", "BreakwaterServer",
+        "BreakwaterDemoOrigin", "BreakwaterCoreTests", "BreakwaterHTTP1Tests",
+    ]
+    package.targets.removeAll { !unitTargets.contains($0.name) }
+    package.products = []
 }
