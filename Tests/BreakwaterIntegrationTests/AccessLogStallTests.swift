@@ -53,7 +53,7 @@ import Glibc
         }
         let elapsed = ContinuousClock.now - started
         print("\(total) answers with the access log blocked: \(elapsed), slowest \(slowest)")
-        #expect(slowest < .seconds(1), "no answer waited for the blocked log")
+        #expect(slowest < .seconds(3), "no answer waited for the blocked log (a stall would be forever)")
 
         // Now read the pipe: the writer goes on, reports what it dropped, and writes the rest.
         var lines = 0

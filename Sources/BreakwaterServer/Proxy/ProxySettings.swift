@@ -3,7 +3,7 @@
 
 import BreakwaterCore
 
-/// The reloadable part of the proxy: endpoint rules, cache policy, header forwarding, logging.
+/// The reloadable part of the proxy: endpoint rules, cache policy, header forwarding.
 struct ProxySettings: Sendable {
     let endpoint: GraphQLEndpoint
     let policy: CachePolicy

@@ -2,7 +2,6 @@
 // to count and log once it is sent (the access-log fields of SPEC section 6).
 
 import BreakwaterCore
-import Foundation
 
 /// The answering side of one request; also what a coalesced fetch's waiters are.
 final class RequestContext: Sendable {
