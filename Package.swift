@@ -152,14 +152,32 @@ let package = Package(
     ]
 )
 
-// MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
-// Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
-// -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
-// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). In that
-// shape the package holds only the core and the harnesses, so one `swift build` makes them all.
-if Context.environment["BREAKWATER_FUZZ"] == "1" {
-    package.targets.removeAll { $0.name != "BreakwaterCore" }
+// MARK: - Sanitizer and fuzzing shapes (issue 13)
+// `BREAKWATER_UNIT_ONLY=1` keeps only what the core and HTTP/1 unit tests need (BreakwaterCore,
+// BreakwaterHTTP1, BreakwaterServer and the demo origin that some core tests use, the C module maps,
+// the two unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
+// service, the live tests nor the benchmarks (and their plugin) under a sanitizer.
+// `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
+// the HTTP/1.1 request parser's in Fuzz/HTTP1RequestParser) and keeps only the targets they need,
+// so one `swift build -Xswiftc -sanitize=fuzzer,address` makes them all (scripts/fuzz.sh). Each
+// harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). Both together are
+// CI's one sanitizer build (scripts/ci-sanitizers.sh): the unit tests and the harnesses compiled
+// once with fuzzer + address instrumentation. The dependencies stay declared in every shape, so
+// Package.resolved never changes; the ones no kept target uses are not built.
+let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
+let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1"
+if unitOnly || fuzzing {
+    var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
+    if unitOnly {
+        kept.formUnion([
+            "CLibevent", "COpenSSL", "CHiredis", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
+            "BreakwaterHTTP1Tests",
+        ])
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
     package.products = []
+}
+if fuzzing {
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings))
     for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
         package.targets.append(
@@ -167,6 +185,16 @@ if Context.environment["BREAKWATER_FUZZ"] == "1" {
                 name: "Fuzz\(harness)",
                 dependencies: ["BreakwaterCore", "FuzzSupport"],
                 path: "Fuzz/Harnesses/\(harness)",
+                swiftSettings: swiftSettings
+            ))
+    }
+    // The HTTP/1.1 section below declares it on its own with BREAKWATER_FUZZ_HTTP1=1.
+    if Context.environment["BREAKWATER_FUZZ_HTTP1"] != "1" {
+        package.targets.append(
+            .executableTarget(
+                name: "FuzzHTTP1RequestParser",
+                dependencies: ["BreakwaterHTTP1"],
+                path: "Fuzz/HTTP1RequestParser/Harness",
                 swiftSettings: swiftSettings
             ))
     }
@@ -185,17 +213,3 @@ if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
         ))
 }
 
-// MARK: - Sanitizer runs of the unit tests (issue 13): `BREAKWATER_UNIT_ONLY=1` keeps only the
-// targets the core and HTTP/1 unit tests need (BreakwaterCore, BreakwaterHTTP1, BreakwaterServer and
-// the demo origin that some core tests use, the C doors, and the two unit-test targets), so that
-// `make test-asan` / `make test-tsan` / `make ci-sanitizers` build neither the CLI, the service, the
-// live tests nor the benchmarks under a sanitizer. The dependencies stay declared (Package.resolved
-// is unchanged); the ones no kept target uses are simply not built.
-if Context.environment["BREAKWATER_UNIT_ONLY"] == "1" {
-    let unitTargets: Set<String> = [
-        "CLibevent", "COpenSSL", "CHiredis", "BreakwaterCore", "BreakwaterHTTP1", "BreakwaterServer",
-        "BreakwaterDemoOrigin", "BreakwaterCoreTests", "BreakwaterHTTP1Tests",
-    ]
-    package.targets.removeAll { !unitTargets.contains($0.name) }
-    package.products = []
-}
