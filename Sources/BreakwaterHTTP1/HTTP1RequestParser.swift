@@ -10,18 +10,7 @@
 /// then calls `discard(_:)` with their count. `head` is valid from `.head` until the next
 /// call after `.end`.
 package struct HTTP1RequestParser {
-    package enum Event: Equatable {
-        /// Every byte given was consumed; read more.
-        case needMore
-        /// The head is complete: read it from `head`.
-        case head
-        /// Body bytes (decoded when chunked) at these offsets of the buffer.
-        case body(Range<Int>)
-        /// The request is complete; the next call starts the next one.
-        case end
-        /// The request is refused; the connection must answer `status` and close.
-        case error(HTTP1ParseError)
-    }
+    package typealias Event = HTTP1ParseEvent
 
     private enum State {
         case start
@@ -33,9 +22,7 @@ package struct HTTP1RequestParser {
         case requestLineLF
         case fields
         case headDone
-        case body(remaining: Int)
-        case chunked
-        case done
+        case body
         case failed(HTTP1ParseError)
     }
 
@@ -46,7 +33,7 @@ package struct HTTP1RequestParser {
     private var messageStart = 0
     private var scanner = HTTP1FieldScanner()
     private var framing = HTTP1FramingFields()
-    private var chunked = HTTP1ChunkedDecoder(maxBytes: 0)
+    private var body = HTTP1BodyReader()
 
     package init(limits: HTTP1RequestLimits = HTTP1RequestLimits()) { self.limits = limits }
 
@@ -81,7 +68,7 @@ package struct HTTP1RequestParser {
         messageStart -= count
         head.shift(by: count)
         scanner.shift(by: count)
-        chunked.shift(by: count)
+        body.shift(by: count)
     }
 
     /// Parses on from where the last call stopped, over `bytes` (the whole buffer).
@@ -90,22 +77,16 @@ package struct HTTP1RequestParser {
         case .failed(let error):
             return .error(error)
         case .headDone:
-            return startBody(bytes)
-        case .body(let remaining):
-            guard position < bytes.count else { return .needMore }
-            let take = min(remaining, bytes.count - position)
-            position += take
-            state = remaining == take ? .done : .body(remaining: remaining - take)
-            return .body((position - take)..<position)
-        case .chunked:
-            switch chunked.decode(bytes, at: &position, end: bytes.count) {
-            case .needMore: return .needMore
-            case .data(let range): return .body(range)
+            body = HTTP1BodyReader(head.bodyLength, maxBytes: limits.maxBodyBytes)
+            state = .body
+            return next(in: bytes)
+        case .body:
+            let event = body.read(bytes, at: &position)
+            switch event {
             case .end: return finish()
             case .error(let error): return fail(error)
+            default: return event
             }
-        case .done:
-            return finish()
         default:
             return parseHead(bytes)
         }
@@ -251,18 +232,5 @@ package struct HTTP1RequestParser {
             }
         }
         return false
-    }
-
-    private mutating func startBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch head.bodyLength {
-        case .length(let length):
-            state = .body(remaining: length)
-        case .chunked:
-            chunked = HTTP1ChunkedDecoder(maxBytes: limits.maxBodyBytes)
-            state = .chunked
-        case .none, .untilClose:
-            state = .done
-        }
-        return next(in: bytes)
     }
 }

@@ -8,13 +8,7 @@
 /// `next(in:)` with the whole buffer after each read, and `finishAtClose()` when the origin
 /// closed the connection.
 package struct HTTP1ResponseParser {
-    package enum Event: Equatable {
-        case needMore
-        case head
-        case body(Range<Int>)
-        case end
-        case error(HTTP1ParseError)
-    }
+    package typealias Event = HTTP1ParseEvent
 
     private enum State {
         case start
@@ -26,10 +20,7 @@ package struct HTTP1ResponseParser {
         case statusLineLF
         case fields
         case headDone
-        case body(remaining: Int)
-        case untilClose
-        case chunked
-        case done
+        case body
         case failed(HTTP1ParseError)
     }
 
@@ -42,7 +33,7 @@ package struct HTTP1ResponseParser {
     private let maxBodyBytes: Int
     private var scanner = HTTP1FieldScanner()
     private var framing = HTTP1FramingFields()
-    private var chunked = HTTP1ChunkedDecoder(maxBytes: 0)
+    private var body = HTTP1BodyReader()
 
     package init(maxHeadBytes: Int = 64 << 10, maxBodyBytes: Int = 64 << 20) {
         self.maxHeadBytes = maxHeadBytes
@@ -68,13 +59,13 @@ package struct HTTP1ResponseParser {
         messageStart -= count
         head.shift(by: count)
         scanner.shift(by: count)
-        chunked.shift(by: count)
+        body.shift(by: count)
     }
 
     /// The origin closed the connection: the end of a close-delimited body, else a truncation.
     package mutating func finishAtClose() -> Event {
         switch state {
-        case .untilClose, .done: return finish()
+        case .body where body.endsAtClose || body.isComplete: return finish()
         case .failed(let error): return .error(error)
         default: return fail(HTTP1ParseError(.truncated))
         }
@@ -85,27 +76,16 @@ package struct HTTP1ResponseParser {
         case .failed(let error):
             return .error(error)
         case .headDone:
-            return startBody(bytes)
-        case .body(let remaining):
-            guard position < bytes.count else { return .needMore }
-            let take = min(remaining, bytes.count - position)
-            position += take
-            state = remaining == take ? .done : .body(remaining: remaining - take)
-            return .body((position - take)..<position)
-        case .untilClose:
-            guard position < bytes.count else { return .needMore }
-            let start = position
-            position = bytes.count
-            return .body(start..<position)
-        case .chunked:
-            switch chunked.decode(bytes, at: &position, end: bytes.count) {
-            case .needMore: return .needMore
-            case .data(let range): return .body(range)
+            body = HTTP1BodyReader(head.bodyLength, maxBytes: maxBodyBytes)
+            state = .body
+            return next(in: bytes)
+        case .body:
+            let event = body.read(bytes, at: &position)
+            switch event {
             case .end: return finish()
             case .error(let error): return fail(error)
+            default: return event
             }
-        case .done:
-            return finish()
         default:
             return parseHead(bytes)
         }
@@ -222,17 +202,5 @@ package struct HTTP1ResponseParser {
         if head.bodyLength == .untilClose { head.keepAlive = false }
         state = .headDone
         return .head
-    }
-
-    private mutating func startBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch head.bodyLength {
-        case .length(let length): state = .body(remaining: length)
-        case .chunked:
-            chunked = HTTP1ChunkedDecoder(maxBytes: maxBodyBytes)
-            state = .chunked
-        case .untilClose: state = .untilClose
-        case .none: state = .done
-        }
-        return next(in: bytes)
     }
 }
