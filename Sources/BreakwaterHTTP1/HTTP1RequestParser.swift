@@ -21,95 +21,53 @@ package struct HTTP1RequestParser {
         case requestLineCR
         case requestLineLF
         case fields
-        case headDone
-        case body
-        case failed(HTTP1ParseError)
     }
 
     package var limits: HTTP1RequestLimits
     package private(set) var head = HTTP1RequestHead()
     private var state = State.start
-    private var position = 0
-    private var messageStart = 0
+    private var cursor = HTTP1MessageCursor()
     private var scanner = HTTP1FieldScanner()
     private var framing = HTTP1FramingFields()
-    private var body = HTTP1BodyReader()
 
     package init(limits: HTTP1RequestLimits = HTTP1RequestLimits()) { self.limits = limits }
 
     /// The first offset the parser may still read (head fields point at or after it).
-    package var retainedFrom: Int {
-        switch state {
-        case .start, .method, .target, .version, .minorVersion, .requestLineCR, .requestLineLF, .fields, .headDone:
-            messageStart
-        default:
-            position
-        }
-    }
+    package var retainedFrom: Int { cursor.retainedFrom }
 
     /// Whether no byte of a request has arrived since the last one ended (idle keep-alive).
     package var isIdle: Bool {
-        if case .start = state { return true }
-        return false
+        guard cursor.isReadingHead, case .start = state else { return false }
+        return true
     }
 
     /// Whether the head is still incomplete (the header timeout applies).
-    package var isReadingHead: Bool {
-        switch state {
-        case .start, .method, .target, .version, .minorVersion, .requestLineCR, .requestLineLF, .fields: true
-        default: false
-        }
-    }
+    package var isReadingHead: Bool { cursor.isReadingHead }
 
     /// The buffer lost its first `count` bytes (all before `retainedFrom`).
     package mutating func discard(_ count: Int) {
         guard count > 0 else { return }
-        position -= count
-        messageStart -= count
+        cursor.discard(count)
         head.shift(by: count)
         scanner.shift(by: count)
-        body.shift(by: count)
     }
 
     /// Parses on from where the last call stopped, over `bytes` (the whole buffer).
     package mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch state {
-        case .failed(let error):
-            return .error(error)
-        case .headDone:
-            body = HTTP1BodyReader(head.bodyLength, maxBytes: limits.maxBodyBytes)
-            state = .body
-            return next(in: bytes)
-        case .body:
-            let event = body.read(bytes, at: &position)
-            switch event {
-            case .end: return finish()
-            case .error(let error): return fail(error)
-            default: return event
-            }
-        default:
-            return parseHead(bytes)
-        }
-    }
-
-    private mutating func finish() -> Event {
-        state = .start
-        messageStart = position
-        return .end
+        cursor.next(in: bytes, length: head.bodyLength, maxBodyBytes: limits.maxBodyBytes) ?? parseHead(bytes)
     }
 
     private mutating func fail(_ error: HTTP1ParseError) -> Event {
-        state = .failed(error)
-        return .error(error)
+        cursor.fail(error)
     }
 
     private mutating func fail(_ reason: HTTP1ParseError.Reason) -> Event { fail(HTTP1ParseError(reason)) }
 
     private mutating func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        var i = position
-        defer { position = i }
+        var i = cursor.position
+        defer { cursor.position = i }
         // The head may not run past this offset (the final empty line included).
-        var end: Int { min(bytes.count, messageStart + limits.maxHeadBytes + 2) }
+        var end: Int { min(bytes.count, cursor.messageStart + limits.maxHeadBytes + 2) }
         while i < end {
             let byte = bytes[i]
             switch state {
@@ -117,13 +75,13 @@ package struct HTTP1RequestParser {
                 // Empty lines before a request line are ignored (RFC 9112 2.2).
                 if byte == HTTP1Bytes.cr || byte == HTTP1Bytes.lf {
                     i += 1
-                    messageStart = i
+                    cursor.messageStart = i
                     continue
                 }
                 head.reset()
                 framing = HTTP1FramingFields()
                 scanner.reset()
-                messageStart = i
+                cursor.messageStart = i
                 guard HTTP1Bytes.isTokenCharacter(byte) else { return fail(.badRequestLine) }
                 state = .method
                 i += 1
@@ -131,7 +89,7 @@ package struct HTTP1RequestParser {
                 while i < end && HTTP1Bytes.isTokenCharacter(bytes[i]) { i += 1 }
                 guard i < end else { continue }
                 guard bytes[i] == HTTP1Bytes.space else { return fail(.badRequestLine) }
-                head.method = messageStart..<i
+                head.method = cursor.messageStart..<i
                 i += 1
                 head.target = i..<i
                 state = .target
@@ -178,17 +136,15 @@ package struct HTTP1RequestParser {
                     if let reason = framing.note(field, in: bytes) { return fail(reason) }
                     head.fields.append(field)
                 case .end:
-                    head.headBytes = i - 2 - messageStart
+                    head.headBytes = i - 2 - cursor.messageStart
                     return completeHead()
                 case .error(let reason):
                     return fail(reason)
                 }
-            default:
-                preconditionFailure("parseHead runs only while the head is incomplete")
             }
         }
-        if i >= messageStart + limits.maxHeadBytes + 2 {
-            return fail(HTTP1ParseError(.headTooLarge, length: i - messageStart, limit: limits.maxHeadBytes))
+        if i >= cursor.messageStart + limits.maxHeadBytes + 2 {
+            return fail(HTTP1ParseError(.headTooLarge, length: i - cursor.messageStart, limit: limits.maxHeadBytes))
         }
         return .needMore
     }
@@ -213,8 +169,8 @@ package struct HTTP1RequestParser {
         head.keepAlive = head.minorVersion == 1
             ? !framing.connectionClose : framing.connectionKeepAlive && !framing.connectionClose
         head.expectsContinue = framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
-        state = .headDone
-        return .head
+        state = .start
+        return cursor.headCompleted()
     }
 
     /// origin-form "/...", asterisk-form "*", or absolute-form "scheme:..." (RFC 9112 3.2); a

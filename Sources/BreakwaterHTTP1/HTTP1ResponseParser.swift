@@ -19,21 +19,16 @@ package struct HTTP1ResponseParser {
         case reason
         case statusLineLF
         case fields
-        case headDone
-        case body
-        case failed(HTTP1ParseError)
     }
 
     package private(set) var head = HTTP1ResponseHead()
     private var state = State.start
-    private var position = 0
-    private var messageStart = 0
+    private var cursor = HTTP1MessageCursor()
     private var requestWasHEAD = false
     private let maxHeadBytes: Int
     private let maxBodyBytes: Int
     private var scanner = HTTP1FieldScanner()
     private var framing = HTTP1FramingFields()
-    private var body = HTTP1BodyReader()
 
     package init(maxHeadBytes: Int = 64 << 10, maxBodyBytes: Int = 64 << 20) {
         self.maxHeadBytes = maxHeadBytes
@@ -41,71 +36,35 @@ package struct HTTP1ResponseParser {
     }
 
     /// The first offset the parser may still read.
-    package var retainedFrom: Int {
-        switch state {
-        case .start, .version, .minorVersion, .statusSpace, .status, .reason, .statusLineLF, .fields, .headDone:
-            messageStart
-        default:
-            position
-        }
-    }
+    package var retainedFrom: Int { cursor.retainedFrom }
 
     /// The next response answers a HEAD request (it has no body whatever its headers say).
     package mutating func expectResponse(toHEAD: Bool) { requestWasHEAD = toHEAD }
 
     package mutating func discard(_ count: Int) {
         guard count > 0 else { return }
-        position -= count
-        messageStart -= count
+        cursor.discard(count)
         head.shift(by: count)
         scanner.shift(by: count)
-        body.shift(by: count)
     }
 
     /// The origin closed the connection: the end of a close-delimited body, else a truncation.
     package mutating func finishAtClose() -> Event {
-        switch state {
-        case .body where body.endsAtClose || body.isComplete: return finish()
-        case .failed(let error): return .error(error)
-        default: return fail(HTTP1ParseError(.truncated))
-        }
+        cursor.finishAtClose()
     }
 
     package mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch state {
-        case .failed(let error):
-            return .error(error)
-        case .headDone:
-            body = HTTP1BodyReader(head.bodyLength, maxBytes: maxBodyBytes)
-            state = .body
-            return next(in: bytes)
-        case .body:
-            let event = body.read(bytes, at: &position)
-            switch event {
-            case .end: return finish()
-            case .error(let error): return fail(error)
-            default: return event
-            }
-        default:
-            return parseHead(bytes)
-        }
-    }
-
-    private mutating func finish() -> Event {
-        state = .start
-        messageStart = position
-        return .end
+        cursor.next(in: bytes, length: head.bodyLength, maxBodyBytes: maxBodyBytes) ?? parseHead(bytes)
     }
 
     private mutating func fail(_ error: HTTP1ParseError) -> Event {
-        state = .failed(error)
-        return .error(error)
+        cursor.fail(error)
     }
 
     private mutating func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        var i = position
-        defer { position = i }
-        var end: Int { min(bytes.count, messageStart + maxHeadBytes + 2) }
+        var i = cursor.position
+        defer { cursor.position = i }
+        var end: Int { min(bytes.count, cursor.messageStart + maxHeadBytes + 2) }
         while i < end {
             let byte = bytes[i]
             switch state {
@@ -113,7 +72,7 @@ package struct HTTP1ResponseParser {
                 head.reset()
                 framing = HTTP1FramingFields()
                 scanner.reset()
-                messageStart = i
+                cursor.messageStart = i
                 state = .version(matched: 0)
             case .version(let matched):
                 let literal: StaticString = "HTTP/1."
@@ -171,12 +130,10 @@ package struct HTTP1ResponseParser {
                 case .error(let reason):
                     return fail(HTTP1ParseError(reason))
                 }
-            default:
-                preconditionFailure("parseHead runs only while the head is incomplete")
             }
         }
-        if i >= messageStart + maxHeadBytes + 2 {
-            return fail(HTTP1ParseError(.headTooLarge, length: i - messageStart, limit: maxHeadBytes))
+        if i >= cursor.messageStart + maxHeadBytes + 2 {
+            return fail(HTTP1ParseError(.headTooLarge, length: i - cursor.messageStart, limit: maxHeadBytes))
         }
         return .needMore
     }
@@ -200,7 +157,7 @@ package struct HTTP1ResponseParser {
             head.bodyLength = .untilClose
         }
         if head.bodyLength == .untilClose { head.keepAlive = false }
-        state = .headDone
-        return .head
+        state = .start
+        return cursor.headCompleted()
     }
 }
