@@ -27,8 +27,7 @@ package struct HTTP1RequestParser {
     package private(set) var head = HTTP1RequestHead()
     private var state = State.start
     private var cursor = HTTP1MessageCursor()
-    private var scanner = HTTP1FieldScanner()
-    private var framing = HTTP1FramingFields()
+    private var section = HTTP1HeaderSection(refusesDuplicateHost: true)
 
     package init(limits: HTTP1RequestLimits = HTTP1RequestLimits()) { self.limits = limits }
 
@@ -49,7 +48,7 @@ package struct HTTP1RequestParser {
         guard count > 0 else { return }
         cursor.discard(count)
         head.shift(by: count)
-        scanner.shift(by: count)
+        section.shift(by: count)
     }
 
     /// Parses on from where the last call stopped, over `bytes` (the whole buffer).
@@ -79,8 +78,7 @@ package struct HTTP1RequestParser {
                     continue
                 }
                 head.reset()
-                framing = HTTP1FramingFields()
-                scanner.reset()
+                section.reset()
                 cursor.messageStart = i
                 guard HTTP1Bytes.isTokenCharacter(byte) else { return fail(.badRequestLine) }
                 state = .method
@@ -129,17 +127,14 @@ package struct HTTP1RequestParser {
                 i += 1
                 state = .fields
             case .fields:
-                switch scanner.scan(bytes, at: &i, end: end) {
+                switch section.read(bytes, at: &i, end: end, into: &head.fields) {
                 case .needMore:
                     continue
-                case .field(let field):
-                    if let reason = framing.note(field, in: bytes) { return fail(reason) }
-                    head.fields.append(field)
                 case .end:
                     head.headBytes = i - 2 - cursor.messageStart
                     return completeHead()
-                case .error(let reason):
-                    return fail(reason)
+                case .error(let error):
+                    return fail(error)
                 }
             }
         }
@@ -154,21 +149,21 @@ package struct HTTP1RequestParser {
         if head.headBytes > limits.maxHeadBytes {
             return fail(HTTP1ParseError(.headTooLarge, length: head.headBytes, limit: limits.maxHeadBytes))
         }
-        if framing.transferEncodingFields > 0 {
-            if framing.hasContentLength { return fail(.contentLengthWithTransferEncoding) }
+        if section.framing.transferEncodingFields > 0 {
+            if section.framing.hasContentLength { return fail(.contentLengthWithTransferEncoding) }
             if head.minorVersion == 0 { return fail(.transferEncodingInHTTP10) }
-            guard framing.isChunkedOnly else { return fail(.unsupportedTransferEncoding) }
+            guard section.framing.isChunkedOnly else { return fail(.unsupportedTransferEncoding) }
             head.bodyLength = .chunked
-        } else if let length = framing.contentLength, length > 0 {
+        } else if let length = section.framing.contentLength, length > 0 {
             if length > limits.maxBodyBytes {
                 return fail(HTTP1ParseError(.bodyTooLarge, length: length, limit: limits.maxBodyBytes))
             }
             head.bodyLength = .length(length)
         }
-        if head.minorVersion == 1 && framing.hostFields == 0 { return fail(.missingHost) }
+        if head.minorVersion == 1 && section.framing.hostFields == 0 { return fail(.missingHost) }
         head.keepAlive = head.minorVersion == 1
-            ? !framing.connectionClose : framing.connectionKeepAlive && !framing.connectionClose
-        head.expectsContinue = framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
+            ? !section.framing.connectionClose : section.framing.connectionKeepAlive && !section.framing.connectionClose
+        head.expectsContinue = section.framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
         state = .start
         return cursor.headCompleted()
     }

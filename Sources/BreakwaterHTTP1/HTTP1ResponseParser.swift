@@ -27,8 +27,7 @@ package struct HTTP1ResponseParser {
     private var requestWasHEAD = false
     private let maxHeadBytes: Int
     private let maxBodyBytes: Int
-    private var scanner = HTTP1FieldScanner()
-    private var framing = HTTP1FramingFields()
+    private var section = HTTP1HeaderSection(refusesDuplicateHost: false)
 
     package init(maxHeadBytes: Int = 64 << 10, maxBodyBytes: Int = 64 << 20) {
         self.maxHeadBytes = maxHeadBytes
@@ -45,7 +44,7 @@ package struct HTTP1ResponseParser {
         guard count > 0 else { return }
         cursor.discard(count)
         head.shift(by: count)
-        scanner.shift(by: count)
+        section.shift(by: count)
     }
 
     /// The origin closed the connection: the end of a close-delimited body, else a truncation.
@@ -70,8 +69,7 @@ package struct HTTP1ResponseParser {
             switch state {
             case .start:
                 head.reset()
-                framing = HTTP1FramingFields()
-                scanner.reset()
+                section.reset()
                 cursor.messageStart = i
                 state = .version(matched: 0)
             case .version(let matched):
@@ -111,14 +109,9 @@ package struct HTTP1ResponseParser {
                 i += 1
                 state = .fields
             case .fields:
-                switch scanner.scan(bytes, at: &i, end: end) {
+                switch section.read(bytes, at: &i, end: end, into: &head.fields) {
                 case .needMore:
                     continue
-                case .field(let field):
-                    if let reason = framing.note(field, in: bytes), reason != .duplicateHost {
-                        return fail(HTTP1ParseError(reason))
-                    }
-                    head.fields.append(field)
                 case .end:
                     if head.status == 101 { return fail(HTTP1ParseError(.unexpectedStatus)) }
                     if head.status < 200 {
@@ -127,8 +120,8 @@ package struct HTTP1ResponseParser {
                         continue
                     }
                     return completeHead()
-                case .error(let reason):
-                    return fail(HTTP1ParseError(reason))
+                case .error(let error):
+                    return fail(error)
                 }
             }
         }
@@ -140,15 +133,15 @@ package struct HTTP1ResponseParser {
 
     private mutating func completeHead() -> Event {
         let closes = head.minorVersion == 1
-            ? framing.connectionClose : !framing.connectionKeepAlive || framing.connectionClose
+            ? section.framing.connectionClose : !section.framing.connectionKeepAlive || section.framing.connectionClose
         head.keepAlive = !closes
         if requestWasHEAD || head.status == 204 || head.status == 304 {
             head.bodyLength = .none
-        } else if framing.transferEncodingFields > 0 {
+        } else if section.framing.transferEncodingFields > 0 {
             // Both framings at once is how responses get smuggled: refuse it (a 502).
-            if framing.hasContentLength { return fail(HTTP1ParseError(.contentLengthWithTransferEncoding)) }
-            head.bodyLength = framing.isChunkedLast ? .chunked : .untilClose
-        } else if let length = framing.contentLength {
+            if section.framing.hasContentLength { return fail(HTTP1ParseError(.contentLengthWithTransferEncoding)) }
+            head.bodyLength = section.framing.isChunkedLast ? .chunked : .untilClose
+        } else if let length = section.framing.contentLength {
             if length > maxBodyBytes {
                 return fail(HTTP1ParseError(.bodyTooLarge, length: length, limit: maxBodyBytes))
             }
