@@ -77,10 +77,9 @@ test-tsan: deps
 	TSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1 \
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread
 
-## What CI runs besides `make test`: one build of the unit tests and the fuzz harnesses with
-## fuzzer+address instrumentation (.build-sanitizers), the unit tests under ASan with leak
-## detection, then CI_FUZZ_SECONDS (5) of every fuzz harness, the HTTP/1 request parser's included.
-## Each step prints its wall time.
+## What CI runs besides `make test`: `make test-asan` (the unit tests under ASan with leak
+## detection), then `make fuzz` for CI_FUZZ_SECONDS (5) per harness, the HTTP/1 request parser's
+## included. Each step prints its wall time.
 ci-sanitizers: deps
 	CI_FUZZ_SECONDS=$(CI_FUZZ_SECONDS) bash scripts/ci-sanitizers.sh
 

@@ -160,10 +160,9 @@ let package = Package(
 // `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
 // the HTTP/1.1 request parser's in Fuzz/HTTP1RequestParser) and keeps only the targets they need,
 // so one `swift build -Xswiftc -sanitize=fuzzer,address` makes them all (scripts/fuzz.sh). Each
-// harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). Both together are
-// CI's one sanitizer build (scripts/ci-sanitizers.sh): the unit tests and the harnesses compiled
-// once with fuzzer + address instrumentation. The dependencies stay declared in every shape, so
-// Package.resolved never changes; the ones no kept target uses are not built.
+// harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). The dependencies
+// stay declared in every shape, so Package.resolved never changes; the ones no kept target uses
+// are not built.
 let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
 let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1"
 if unitOnly || fuzzing {

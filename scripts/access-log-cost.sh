@@ -73,14 +73,21 @@ callgrind_run() {
   cat "$out".*-* | awk '/^totals:/ { sum += $2 } END { print sum }'
 }
 
+# callgrind_per_hit MODE: instructions of one hit, start-up and warm-up cancelled out.
+callgrind_per_hit() {
+  local low high
+  low=$(callgrind_run "$1" "$N1")
+  high=$(callgrind_run "$1" "$N2")
+  [ -n "$low" ] && [ -n "$high" ] && [ "$high" -gt "$low" ] || bench_die "callgrind run of '$1' failed"
+  printf '%-5s %12s Ir at N1  %12s Ir at N2  -> %8s Ir per hit\n' "$1" "$low" "$high" "$(( (high - low) / (N2 - N1) ))" >&2
+  echo $(( (high - low) / (N2 - N1) ))
+}
+
 if [[ " $MODES " == *" callgrind "* ]]; then
   echo "== callgrind: instructions per hashed-GET hit (N1=$N1, N2=$N2 hits), load $(cut -d' ' -f1-3 /proc/loadavg)"
   declare -A PER_HIT
   for mode in off text json; do
-    low=$(callgrind_run "$mode" "$N1")
-    high=$(callgrind_run "$mode" "$N2")
-    PER_HIT[$mode]=$(( (high - low) / (N2 - N1) ))
-    printf '%-5s %12s Ir at N1  %12s Ir at N2  -> %8s Ir per hit\n' "$mode" "$low" "$high" "${PER_HIT[$mode]}"
+    PER_HIT[$mode]=$(callgrind_per_hit "$mode")
   done
   for mode in text json; do
     awk -v on="${PER_HIT[$mode]}" -v off="${PER_HIT[off]}" -v m="$mode" \
@@ -112,6 +119,6 @@ if [[ " $MODES " == *" wrk "* ]]; then
   off_median=$(median "${offs[@]}")
   on_median=$(median "${ons[@]}")
   awk -v off="$off_median" -v on="$on_median" \
-    'BEGIN { printf "median: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", off, on, (off - on) * 100 / off, (on <= off) ? "slower" : "faster (noise)" }'
+    'BEGIN { d = (off - on) * 100 / off; printf "median: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", off, on, (d < 0 ? -d : d), (d >= 0) ? "slower" : "faster (noise)" }'
   echo "access-log lines written: $(wc -l <"$BENCH_TMP/access-text.log")"
 fi

@@ -10,15 +10,15 @@ extension AccessLogEntry {
         case .json:
             var line = JSONFields(out: out)
             out = []  // the writer holds the only reference: no copy on append
-            line.out.append(contentsOf: #"{"time":""#.utf8)
+            LogLineBytes.appendStatic(#"{"time":""#, to: &line.out)
             times.append(time, to: &line.out)
-            line.out.append(contentsOf: #"","type":"access""#.utf8)
+            LogLineBytes.appendStatic(#"","type":"access""#, to: &line.out)
             appendFields(to: &line)
             line.out.append(UInt8(ascii: "}"))
             out = line.out
         case .text:
             times.append(time, to: &out)
-            out.append(contentsOf: " access:".utf8)
+            LogLineBytes.appendStatic(" access:", to: &out)
             var line = TextFields(out: out)
             out = []
             appendFields(to: &line)
@@ -82,7 +82,7 @@ extension AccessLogFields {
     }
 
     fileprivate mutating func appendName(_ name: StaticString) {
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        LogLineBytes.appendStatic(name, to: &out)
     }
 }
 
@@ -98,7 +98,7 @@ private struct JSONFields: AccessLogFields {
         out.append(UInt8(ascii: ":"))
     }
 
-    mutating func absent() { out.append(contentsOf: "null".utf8) }
+    mutating func absent() { LogLineBytes.appendStatic("null", to: &out) }
 
     mutating func value(_ text: String, limit: Int) { LogLineBytes.appendQuoted(text, limit: limit, to: &out) }
 

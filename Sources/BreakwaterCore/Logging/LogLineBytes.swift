@@ -44,14 +44,29 @@ package enum LogLineBytes {
         appendDecimal(fraction, to: &out)
     }
 
-    /// The 64 lower-case hex digits of `digest`.
+    /// The 64 lower-case hex digits of `digest`, made on the stack and appended at once.
     package static func appendHex(_ digest: SHA256Digest, to out: inout [UInt8]) {
-        digest.withUnsafeBytes { bytes in
-            for byte in bytes {
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0x0F))
+        var text: (SIMD32<UInt8>, SIMD32<UInt8>) = (.zero, .zero)
+        withUnsafeMutableBytes(of: &text) { hex in
+            digest.withUnsafeBytes { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    hex[2 * index] = hexDigit(byte >> 4)
+                    hex[2 * index + 1] = hexDigit(byte & 0x0F)
+                }
             }
+            out.append(contentsOf: hex)
         }
+    }
+
+    /// The bytes of a literal.
+    package static func appendStatic(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// The UTF-8 bytes of `text`, copied at once (a native string's bytes are contiguous).
+    package static func appendUTF8(_ text: String, to out: inout [UInt8]) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { out.append(contentsOf: $0) }
+        if copied == nil { out.append(contentsOf: text.utf8) }
     }
 
     /// `text` as a JSON string literal, cut to `limit` bytes (at a character boundary) first.
@@ -67,15 +82,34 @@ package enum LogLineBytes {
     /// or `=`, else JSON-quoted, so that a line splits on spaces into `key=value` fields.
     package static func appendTextValue(_ text: String, limit: Int = .max, to out: inout [UInt8]) {
         let text = text.utf8.count <= limit ? text : bounded(text, limit: limit)
-        let utf8 = text.utf8
-        let isPlain = !utf8.isEmpty && utf8.allSatisfy {
-            $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "=")
+        // A native string's bytes are contiguous: scanned and copied without per-byte calls.
+        let appendedPlain: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard isPlainWord(bytes) else { return false }
+            out.append(contentsOf: bytes)
+            return true
         }
-        if isPlain {
-            out.append(contentsOf: utf8)
-        } else {
-            JSONWriter.quotedString(text, into: &out)
+        switch appendedPlain {
+        case true?: return
+        case false?: JSONWriter.quotedString(text, into: &out)
+        case nil:
+            let bytes = Array(text.utf8)
+            if bytes.withUnsafeBufferPointer(isPlainWord) {
+                out.append(contentsOf: bytes)
+            } else {
+                JSONWriter.quotedString(text, into: &out)
+            }
         }
+    }
+
+    /// One word of printable ASCII without `"`, `\` or `=`.
+    private static func isPlainWord(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        for byte in bytes {
+            guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"),
+                byte != UInt8(ascii: "=")
+            else { return false }
+        }
+        return true
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes, never inside a character's bytes.
