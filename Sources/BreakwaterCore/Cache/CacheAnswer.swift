@@ -47,6 +47,7 @@ package enum CacheAnswer {
     private static func finish(entry: CacheEntry, headers: HTTPHeaders, client: ClientView) -> HTTPResponse {
         var headers = headers
         if let vary = client.vary { headers.add("Vary", vary) }
+        if let tagHeader = entry.tagHeader { headers.add(tagHeader.name, tagHeader.value) }
         if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
         if !client.ifNoneMatch.isEmpty && ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: entry.etag) {
             return HTTPResponse(status: 304, headers: headers)

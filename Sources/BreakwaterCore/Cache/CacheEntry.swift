@@ -31,6 +31,9 @@ package final class CacheEntry: Sendable {
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
     package let isPerUser: Bool
+    /// `cache.tag_header` and its value for this entry (operation, hash and entity tags), made
+    /// once at store time and appended to every answer from the entry; nil when not configured.
+    package let tagHeader: (name: String, value: String)?
     /// The body's length as a `Content-Length` value, formatted once (not on every hit).
     package let contentLength: String
     /// What the entry counts against the store's memory bound: its body plus `fixedOverhead`, its
@@ -50,7 +53,8 @@ package final class CacheEntry: Sendable {
         documentDigest: SHA256Digest,
         operationName: String?,
         tags: [String],
-        isPerUser: Bool
+        isPerUser: Bool,
+        tagHeader: (name: String, value: String)? = nil
     ) {
         self.key = key
         self.body = body
@@ -65,10 +69,12 @@ package final class CacheEntry: Sendable {
         self.operationName = operationName
         self.tags = tags
         self.isPerUser = isPerUser
+        self.tagHeader = tagHeader
         contentLength = String(body.count)
         var cost = body.count + Self.fixedOverhead + 2 * 32
         cost += contentType.utf8.count + etag.utf8.count + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
+        if let tagHeader { cost += tagHeader.value.utf8.count }
         self.cost = cost
     }
 
@@ -95,14 +101,14 @@ extension CacheEntry {
     package static func make(
         key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
         isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
-        hasher: any SHA256Hashing
+        hasher: any SHA256Hashing, tagHeader: (name: String, value: String)? = nil
     ) -> CacheEntry {
         CacheEntry(
             key: key, body: answer.body, contentType: interned(answer.headers["Content-Type"]),
             etag: makeETag(body: answer.body, hasher: hasher), storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
             staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
             documentDigest: operation.document.digest, operationName: operation.operationName, tags: tags,
-            isPerUser: isPerUser)
+            isPerUser: isPerUser, tagHeader: tagHeader)
     }
 
     /// The usual content types as string literals, which take no memory per entry.

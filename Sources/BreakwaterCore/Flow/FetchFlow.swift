@@ -93,26 +93,41 @@ package struct FetchFlow {
             }
         }
         let outcome = OriginOutcome(result)
-        guard case .answered(let response) = outcome else {
+        guard case .answered(var response) = outcome else {
             // Stale-if-error: on any failure or 5xx, an entry within its windows stands in.
             if let key = plan.key, let fallback = environment.store.lookup(key, now: now).entry {
                 return .finish(.staleFallback(fallback, age: max(.zero, now - fallback.storedAt), originStatus: outcome.status))
             }
             return .finish(.failed(outcome))
         }
-        if plan.operation.kind == .mutation && environment.policy.settings.invalidateOnMutation {
-            let tags = MutationInvalidation.tags(in: response)
+        // The answer to a rewritten document loses the reserved members before anything reads or
+        // keeps it; its tags and types come with the one parse the stripping takes.
+        var stripped: StrippedAnswer?
+        if plan.operation.isRewritten, let answer = AnswerStripper.strip(response.body) {
+            response.body = answer.body
+            stripped = answer
+        }
+        let policy = environment.policy
+        if plan.operation.kind == .mutation && policy.settings.invalidateOnMutation && policy.settings.entityTags != .off {
+            let tags = MutationInvalidation.tags(in: response, known: stripped?.tags)
             if !tags.isEmpty { effects.append(.purgeEntities(tags)) }
         }
+        let operation = plan.operation
         guard let key = plan.key else { return .finish(.bypassed(response, plan.bypass ?? .notAQuery)) }
-        switch environment.policy.storage(of: response, operationName: plan.operation.operationName) {
+        switch policy.storage(
+            of: response, operationName: operation.operationName, stripped: stripped, isPerUser: plan.isPerUser)
+        {
         case .doNotStore(let reason):
+            if reason == .perUserType {
+                environment.perUserOperations?.remember(operation.document.digest, operationName: operation.operationName)
+            }
             return .finish(.bypassed(response, reason))
         case .store(let ttl, let tags):
             let entry = CacheEntry.make(
-                key: key, answer: response, ttl: ttl, tags: tags, operation: plan.operation, isPerUser: plan.isPerUser,
-                settings: environment.policy.settings, now: now, wallNow: environment.clock.wallNow,
-                hasher: environment.hasher)
+                key: key, answer: response, ttl: ttl, tags: tags, operation: operation, isPerUser: plan.isPerUser,
+                settings: policy.settings, now: now, wallNow: environment.clock.wallNow, hasher: environment.hasher,
+                tagHeader: policy.tagHeader?.field(
+                    for: (operation.operationName, operation.document.digest, tags), isPerUser: plan.isPerUser))
             guard entry.cost <= environment.store.maxEntryCost else { return .finish(.bypassed(response, .tooLarge)) }
             environment.store.store(entry, now: now)
             storedEntry = entry
@@ -123,7 +138,7 @@ package struct FetchFlow {
 
     /// A fresh entry from the shared tier, kept locally for its remaining life.
     private func sharedHit(_ entry: CacheEntry?) -> FetchOutcome? {
-        guard let entry, entry.key == plan.key else { return nil }
+        guard let entry = entry?.withTagHeader(environment.policy.tagHeader), entry.key == plan.key else { return nil }
         let now = environment.clock.now
         guard case .fresh(_, let age) = CacheLookup(classifying: entry, staleSince: nil, now: now) else { return nil }
         environment.store.store(entry, now: now)

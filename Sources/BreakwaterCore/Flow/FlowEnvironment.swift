@@ -15,11 +15,17 @@ package struct FlowEnvironment: Sendable {
     package let sharesResponses: Bool
     /// How long another proxy's fetch may hold the fleet-wide lease (`origin.timeout`).
     package let originTimeout: Duration
+    /// The origin's schema and the documents rewritten for it (`entity_tags: auto`); nil: documents
+    /// go upstream as sent.
+    package let rewrites: DocumentRewrites?
+    /// Operations seen answering a per-user type (`cache.types`); nil when no type is per-user.
+    package let perUserOperations: PerUserOperations?
 
     package init(
         endpoint: GraphQLEndpoint, policy: CachePolicy, store: any ResponseStoring, upstreamHeaders: UpstreamHeaders,
         hasher: any SHA256Hashing, clock: any FlowClock, sharesDocuments: Bool = false,
-        sharesResponses: Bool = false, originTimeout: Duration = .seconds(10)
+        sharesResponses: Bool = false, originTimeout: Duration = .seconds(10), rewrites: DocumentRewrites? = nil,
+        perUserOperations: PerUserOperations? = nil
     ) {
         self.endpoint = endpoint
         self.policy = policy
@@ -30,6 +36,8 @@ package struct FlowEnvironment: Sendable {
         self.sharesDocuments = sharesDocuments
         self.sharesResponses = sharesResponses
         self.originTimeout = originTimeout
+        self.rewrites = rewrites
+        self.perUserOperations = policy.hasPerUserTypes ? perUserOperations : nil
     }
 
     /// The registry the endpoint resolves documents in.

@@ -17,6 +17,8 @@ package final class ProxyStack: @unchecked Sendable {
     private let registry: PersistedQueryRegistry
     /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
     private let fleet: RedisFleet?
+    /// Keeps the origin's schema current (`origin.schema`), on the first loop.
+    private var schemaKeeper: SchemaKeeper?
     private let logger: Logger
 
     /// Binds `server.listen` and `admin.listen` on every loop of `group`.
@@ -29,7 +31,12 @@ package final class ProxyStack: @unchecked Sendable {
         let resolver = DocumentResolver(
             mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
         let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
-        let settings = ProxySettings(configuration: configuration, resolver: resolver, documents: documents)
+        let fileSchema = try SchemaKeeper.loadFile(configuration)
+        let rewrites = DocumentRewrites(capacity: documents.capacity)
+        // A file's schema is in use before the first request; an introspected one comes when the origin answers.
+        rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
+        let settings = ProxySettings(
+            configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
         let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
         let statistics = group.loops.map { _ in LoopStatistics() }
         let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
@@ -61,6 +68,11 @@ package final class ProxyStack: @unchecked Sendable {
             cache.purger.connect(fleet.purgeBus)
             fleet.start()
         }
+        let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in
+            for handler in handlers { handler.loop.execute { handler.schemaChanged() } }
+        }
+        schemaKeeper = keeper
+        keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
     }
 
     /// Waits until every registration is in the registry's store (written behind the loops'
@@ -74,6 +86,7 @@ package final class ProxyStack: @unchecked Sendable {
     package func apply(_ configuration: Configuration) throws(ServerError) {
         guard let first = handlers.first else { return }
         let limits = try Self.limits(configuration)
+        let fileSchema = try SchemaKeeper.loadFile(configuration)
         let settings = first.settings.reloaded(with: configuration)
         for handler in handlers {
             handler.loop.execute { [logger] in
@@ -83,6 +96,9 @@ package final class ProxyStack: @unchecked Sendable {
                     logger.error("reload: loop \(handler.loop.index) keeps its origin: \(error)")
                 }
             }
+        }
+        if let keeper = schemaKeeper {
+            keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
         proxyServer.updateLimits(limits)
         for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
