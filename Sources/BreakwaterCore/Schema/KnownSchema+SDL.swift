@@ -11,7 +11,9 @@ extension KnownSchema {
         do {
             document = try parse(source: sdl, noLocation: true)
         } catch let error as GraphQLError {
-            throw SchemaError("SDL does not parse: \(error.message)", line: error.locations.first?.line)
+            // The library's message goes on with an excerpt of the source; its first line says it all.
+            let message = error.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? error.message
+            throw SchemaError("SDL does not parse: \(message)", line: error.locations.first?.line)
         } catch {
             throw SchemaError("SDL does not parse: \(error)")
         }
