@@ -15,15 +15,20 @@ package final class DocumentRewrites: Sendable {
         var generation = 0
         /// nil for a document sent as the client wrote it (nothing missing, or not rewritable).
         var texts: [SHA256Digest: String?] = [:]
+        /// UTF-8 bytes of the rewritten texts held.
+        var bytes = 0
     }
 
     /// Documents whose upstream text is remembered; beyond it the memory starts again empty.
     package let capacity: Int
+    /// Bytes of rewritten text remembered; beyond it the memory starts again empty.
+    package let maxBytes: Int
     private let state = Mutex(State())
 
-    package init(capacity: Int = 10_000) {
+    package init(capacity: Int = 10_000, maxBytes: Int = 16 << 20) {
         precondition(capacity > 0, "a rewrite cache holds at least one document")
         self.capacity = capacity
+        self.maxBytes = maxBytes
     }
 
     /// Uses `schema` from now on (nil: none known, documents go as sent), with the key fields per
@@ -33,6 +38,7 @@ package final class DocumentRewrites: Sendable {
             state.rewriter = schema.map { DocumentRewriter(schema: $0, keys: keys) }
             state.generation &+= 1
             state.texts.removeAll()
+            state.bytes = 0
         }
     }
 
@@ -51,8 +57,13 @@ package final class DocumentRewrites: Sendable {
         let rewritten = rewriter.rewrite(text).flatMap { $0 == text ? nil : $0 }
         state.withLock { state in
             guard state.generation == generation else { return }
-            if state.texts.count >= capacity { state.texts.removeAll(keepingCapacity: true) }
+            let size = rewritten?.utf8.count ?? 0
+            if state.texts.count >= capacity || state.bytes + size > maxBytes {
+                state.texts.removeAll(keepingCapacity: true)
+                state.bytes = 0
+            }
             state.texts[digest] = .some(rewritten)
+            state.bytes += size
         }
         return rewritten
     }

@@ -32,7 +32,10 @@ package final class ProxyStack: @unchecked Sendable {
             mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
         let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
         let fileSchema = try SchemaKeeper.loadFile(configuration)
-        let rewrites = DocumentRewrites(capacity: documents.capacity)
+        // Rewrites are remembered for as many documents as the registry holds, within its byte bound.
+        let registryBound = configuration.persistedQueries
+        let rewrites = DocumentRewrites(
+            capacity: min(documents.capacity, max(64, registryBound.maxEntries)), maxBytes: registryBound.maxBytes.bytes)
         // A file's schema is in use before the first request; an introspected one comes when the origin answers.
         rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
         let settings = ProxySettings(
