@@ -7,7 +7,8 @@
 //     │                                                        └ lost ──▶ awaitTierEntry ── entry ──▶ finish
 //     │                                                                        └ none ──▶ send
 //     └───────────────────────────────────────────────────────────────────────────────▶ send
-//   send ──▶ originAnswered ── storable ──▶ store (+ tier) ──▶ finish(stored)         MISS
+//   send ──▶ originAnswered (strip a rewritten document's answer, then decide)
+//                           ├─ storable ──▶ store (+ tier) ──▶ finish(stored)         MISS
 //                           ├─ not storable ──▶ finish(bypassed)                     BYPASS
 //                           ├─ failure/5xx, entry within stale_if_error ──▶ finish(staleFallback)  STALE
 //                           └─ failure/5xx ──▶ finish(failed)                          502/504 or relayed
@@ -92,20 +93,25 @@ package struct FetchFlow {
                 holdsLease = false
             }
         }
+        // The answer to a rewritten document loses the reserved members before anything reads,
+        // relays or keeps it (a 5xx with partial data too); its tags and types come with the one
+        // parse the stripping takes. Answers to documents sent as written are not scanned.
+        var stripped: StrippedAnswer?
+        var result = result
+        if plan.operation.isRewritten, case .response(var response) = result,
+            let answer = AnswerStripper.strip(response.body)
+        {
+            response.body = answer.body
+            stripped = answer
+            result = .response(response)
+        }
         let outcome = OriginOutcome(result)
-        guard case .answered(var response) = outcome else {
+        guard case .answered(let response) = outcome else {
             // Stale-if-error: on any failure or 5xx, an entry within its windows stands in.
             if let key = plan.key, let fallback = environment.store.lookup(key, now: now).entry {
                 return .finish(.staleFallback(fallback, age: max(.zero, now - fallback.storedAt), originStatus: outcome.status))
             }
             return .finish(.failed(outcome))
-        }
-        // The answer to a rewritten document loses the reserved members before anything reads or
-        // keeps it; its tags and types come with the one parse the stripping takes.
-        var stripped: StrippedAnswer?
-        if plan.operation.isRewritten, let answer = AnswerStripper.strip(response.body) {
-            response.body = answer.body
-            stripped = answer
         }
         let policy = environment.policy
         if plan.operation.kind == .mutation && policy.settings.invalidateOnMutation && policy.settings.entityTags != .off {

@@ -30,9 +30,11 @@ struct SchemaFlowTests {
 
     private func key(_ plan: FetchPlan) throws -> CacheKey { try #require(plan.key) }
 
-    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: String = upstreamAnswer) -> FetchOutcome? {
+    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: String = upstreamAnswer, status: Int = 200)
+        -> FetchOutcome?
+    {
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
-        return flow.originAnswered(FlowFixture.answer(answer)).outcome
+        return flow.originAnswered(FlowFixture.answer(answer, status: status)).outcome
     }
 
     @Test func theRewrittenDocumentGoesUpstreamAndTheRegistryKeepsTheClients() throws {
@@ -73,6 +75,17 @@ struct SchemaFlowTests {
         #expect(
             String(decoding: reply.response.body, as: UTF8.self)
                 == #"{"data":{"launch":{"site":null,"rocket":null}},"errors":[{"message":"site failed"}]}"#)
+    }
+
+    @Test func aServerErrorWithPartialDataIsStrippedBeforeItIsRelayed() throws {
+        let fixture = fixture()
+        let plan = try missPlan(fixture)
+        let body = #"{"data":{"launch":{"__bw_typename":"Launch","__bw_id":"1","site":null}},"errors":[{"message":"db"}]}"#
+        let reply = try #require(fetch(fixture, plan, answer: body, status: 500)).reply(for: Self.client)
+        #expect(reply.response.status == 500)
+        #expect(
+            String(decoding: reply.response.body, as: UTF8.self)
+                == #"{"data":{"launch":{"site":null}},"errors":[{"message":"db"}]}"#)
     }
 
     @Test func entityTagsOffStoresNoTags() throws {
