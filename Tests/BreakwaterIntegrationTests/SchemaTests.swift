@@ -167,6 +167,34 @@ func schemaAwareProxy(
         #expect(try proxy.admin.post("/purge", json: #"{"type":"Launch","id":"33"}"#).jsonObject?["purged"] as? Int == 1)
     }
 
+    @Test func aReloadRereadsTheSDLFileAndABadOneKeepsTheRunningSchema() throws {
+        let origin = try DemoOriginProcess()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bw-sdl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("schema.graphql").path
+        // First without Rocket.id: rockets name no entity.
+        try Self.sdl.replacingOccurrences(of: "type Rocket { id: ID! name: String }", with: "type Rocket { name: String }")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let proxy = try schemaAwareProxy(origin: origin, schema: file, waitForSchema: false)
+        _ = try proxy.client.post("/graphql", json: SchemaAwareCachingTests.site)
+        #expect(try proxy.admin.post("/purge", json: #"{"type":"Rocket","id":"falcon9"}"#).jsonObject?["purged"] as? Int == 0)
+
+        try Self.sdl.write(toFile: file, atomically: true, encoding: .utf8)
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(10))
+        #expect(try proxy.admin.post("/purge", json: #"{"all":true}"#).status == 200)
+        #expect(try proxy.client.post("/graphql", json: SchemaAwareCachingTests.site).header("X-Cache") == "MISS")
+        #expect(try proxy.admin.post("/purge", json: #"{"type":"Rocket","id":"falcon9"}"#).jsonObject?["purged"] as? Int == 1)
+
+        try "type Query {\n  launch(: ID!): Launch\n}\n".write(toFile: file, atomically: true, encoding: .utf8)
+        proxy.process.signal(SIGHUP)
+        let failed = try proxy.process.waitForLine(containing: "reload failed", timeout: .seconds(10))
+        #expect(failed.contains("\(file):2:"), "\(failed)")
+        _ = try proxy.client.post("/graphql", json: SchemaAwareCachingTests.site)
+        #expect(try proxy.admin.post("/purge", json: #"{"type":"Rocket","id":"falcon9"}"#).jsonObject?["purged"] as? Int == 1)
+    }
+
     @Test func aBadSDLFileIsAStartupErrorWithFileAndLineAndValidateSaysSo() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bw-sdl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
