@@ -49,31 +49,84 @@ package struct EntityCollector {
 
     package init() {}
 
-    package mutating func add(entityOf members: [(key: String, value: JSONValue)]) {
-        var type: String?
-        var plainType: String?
-        var keyValues: [(field: Substring, value: String)] = []
-        var plainID: String?
-        var keyIsNull = false
-        for member in members {
-            switch member.key {
-            case ReservedAlias.typename: type = member.value.stringValue
-            case "__typename": plainType = member.value.stringValue
-            case "id": plainID = Self.identifier(member.value)
-            case let alias where ReservedAlias.isReserved(alias):
-                let field = ReservedAlias.keyField(of: alias)
-                guard !keyValues.contains(where: { $0.field == field }) else { continue }
-                if let value = Self.identifier(member.value) { keyValues.append((field, value)) } else { keyIsNull = true }
-            default: break
+    /// A member value as far as entities need it: a string, a number's text, or anything else.
+    package enum Scalar {
+        case string(String)
+        case number(String)
+        case other
+
+        init(_ value: JSONValue) {
+            switch value {
+            case .string(let text): self = .string(text)
+            case .number(let text): self = .number(text)
+            case .null, .bool, .array, .object: self = .other
             }
         }
-        guard let type = type ?? plainType, !type.isEmpty else { return }
+
+        /// A usable key value: a non-empty string or a number's text.
+        var identifier: String? {
+            switch self {
+            case .string(let text) where !text.isEmpty: text
+            case .number(let text): text
+            default: nil
+            }
+        }
+    }
+
+    /// What one object says about its entity, read member by member.
+    package struct Object {
+        private var type: String?
+        private var plainType: String?
+        private var keyValues: [(field: Substring, value: String)] = []
+        private var plainID: String?
+        private var keyIsNull = false
+
+        package init() {}
+
+        /// Whether `key` is a member `read` looks at: `__typename`, `id`, or a reserved alias.
+        package static func reads(_ key: String) -> Bool {
+            key == "__typename" || key == "id" || ReservedAlias.isReserved(key)
+        }
+
+        package mutating func read(_ key: String, _ value: Scalar) {
+            switch key {
+            case ReservedAlias.typename:
+                if case .string(let text) = value { type = text }
+            case "__typename":
+                if case .string(let text) = value { plainType = text }
+            case "id":
+                plainID = value.identifier
+            case let alias where ReservedAlias.isReserved(alias):
+                let field = ReservedAlias.keyField(of: alias)
+                guard !keyValues.contains(where: { $0.field == field }) else { return }
+                if let identifier = value.identifier { keyValues.append((field, identifier)) } else { keyIsNull = true }
+            default:
+                break
+            }
+        }
+
+        /// The object's type, and its entity tag when it has a usable key.
+        var entity: (type: String, tag: String?)? {
+            guard let type = type ?? plainType, !type.isEmpty else { return nil }
+            guard !keyIsNull, let key = keyValues.isEmpty ? plainID : keyValues.map(\.value).joined(separator: ":")
+            else { return (type, nil) }
+            return (type, "\(type):\(key)")
+        }
+    }
+
+    package mutating func add(entityOf members: [(key: String, value: JSONValue)]) {
+        var object = Object()
+        for member in members where Object.reads(member.key) { object.read(member.key, Scalar(member.value)) }
+        add(object)
+    }
+
+    package mutating func add(_ object: Object) {
+        guard let (type, tag) = object.entity else { return }
         types.insert(type)
-        guard !keyIsNull, let key = keyValues.isEmpty ? plainID : keyValues.map(\.value).joined(separator: ":")
-        else { return }
+        guard let tag else { return }
         if typeTags.count < EntityTags.limit { typeTags.insert(type) }
         // Stop growing once full; the set is cut to `limit` at the end anyway.
-        if entities.count < EntityTags.limit { entities.insert("\(type):\(key)") }
+        if entities.count < EntityTags.limit { entities.insert(tag) }
     }
 
     /// The tags, sorted: type tags first in the cap, then as many `Type:key` tags as fit.
@@ -83,11 +136,4 @@ package struct EntityCollector {
         return (keptTypes + keptEntities).sorted()
     }
 
-    private static func identifier(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let text) where !text.isEmpty: text
-        case .number(let text): text
-        default: nil
-        }
-    }
 }
