@@ -18,11 +18,13 @@ extension CachePolicy {
             return .doNotStore(.originVary)
         }
 
-        guard let body = OriginAnswer.jsonObject(response.body) else { return .doNotStore(.notJSON) }
-        guard !OriginAnswer.hasErrors(body) else { return .doNotStore(.graphQLErrors) }
-
+        // Before the body: an answer that cannot live in the cache is never parsed (a TTL-0
+        // operation's misses cost the proxy no JSON parse).
         let ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
         guard ttl > .zero else { return .doNotStore(.zeroTTL) }
+
+        guard let body = OriginAnswer.jsonObject(response.body) else { return .doNotStore(.notJSON) }
+        guard !OriginAnswer.hasErrors(body) else { return .doNotStore(.graphQLErrors) }
         return .store(ttl: ttl, tags: body["data"].map(EntityTags.extract(from:)) ?? [])
     }
 

@@ -32,7 +32,8 @@ struct ProxySettings: Sendable {
         FlowEnvironment(
             endpoint: endpoint, policy: policy, store: cache.store, upstreamHeaders: upstreamHeaders,
             hasher: cache.hasher, clock: cache.clock, sharesDocuments: tiers.documents != nil,
-            sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout)
+            sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout,
+            compressor: configuration.server.compression ? Gzip() : nil)
     }
 
     func makePool(loop: EventLoop) throws(ServerError) -> OriginPool {
