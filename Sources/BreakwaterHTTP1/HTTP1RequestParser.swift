@@ -10,18 +10,7 @@
 /// then calls `discard(_:)` with their count. `head` is valid from `.head` until the next
 /// call after `.end`.
 package struct HTTP1RequestParser {
-    package enum Event: Equatable {
-        /// Every byte given was consumed; read more.
-        case needMore
-        /// The head is complete: read it from `head`.
-        case head
-        /// Body bytes (decoded when chunked) at these offsets of the buffer.
-        case body(Range<Int>)
-        /// The request is complete; the next call starts the next one.
-        case end
-        /// The request is refused; the connection must answer `status` and close.
-        case error(HTTP1ParseError)
-    }
+    package typealias Event = HTTP1ParseEvent
 
     private enum State {
         case start
@@ -32,103 +21,52 @@ package struct HTTP1RequestParser {
         case requestLineCR
         case requestLineLF
         case fields
-        case headDone
-        case body(remaining: Int)
-        case chunked
-        case done
-        case failed(HTTP1ParseError)
     }
 
     package var limits: HTTP1RequestLimits
     package private(set) var head = HTTP1RequestHead()
     private var state = State.start
-    private var position = 0
-    private var messageStart = 0
-    private var scanner = HTTP1FieldScanner()
-    private var framing = HTTP1FramingFields()
-    private var chunked = HTTP1ChunkedDecoder(maxBytes: 0)
+    private var cursor = HTTP1MessageCursor()
+    private var section = HTTP1HeaderSection(refusesDuplicateHost: true)
 
     package init(limits: HTTP1RequestLimits = HTTP1RequestLimits()) { self.limits = limits }
 
     /// The first offset the parser may still read (head fields point at or after it).
-    package var retainedFrom: Int {
-        switch state {
-        case .start, .method, .target, .version, .minorVersion, .requestLineCR, .requestLineLF, .fields, .headDone:
-            messageStart
-        default:
-            position
-        }
-    }
+    package var retainedFrom: Int { cursor.retainedFrom }
 
     /// Whether no byte of a request has arrived since the last one ended (idle keep-alive).
     package var isIdle: Bool {
-        if case .start = state { return true }
-        return false
+        guard cursor.isReadingHead, case .start = state else { return false }
+        return true
     }
 
     /// Whether the head is still incomplete (the header timeout applies).
-    package var isReadingHead: Bool {
-        switch state {
-        case .start, .method, .target, .version, .minorVersion, .requestLineCR, .requestLineLF, .fields: true
-        default: false
-        }
-    }
+    package var isReadingHead: Bool { cursor.isReadingHead }
 
     /// The buffer lost its first `count` bytes (all before `retainedFrom`).
     package mutating func discard(_ count: Int) {
         guard count > 0 else { return }
-        position -= count
-        messageStart -= count
+        cursor.discard(count)
         head.shift(by: count)
-        scanner.shift(by: count)
-        chunked.shift(by: count)
+        section.shift(by: count)
     }
 
     /// Parses on from where the last call stopped, over `bytes` (the whole buffer).
     package mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch state {
-        case .failed(let error):
-            return .error(error)
-        case .headDone:
-            return startBody(bytes)
-        case .body(let remaining):
-            guard position < bytes.count else { return .needMore }
-            let take = min(remaining, bytes.count - position)
-            position += take
-            state = remaining == take ? .done : .body(remaining: remaining - take)
-            return .body((position - take)..<position)
-        case .chunked:
-            switch chunked.decode(bytes, at: &position, end: bytes.count) {
-            case .needMore: return .needMore
-            case .data(let range): return .body(range)
-            case .end: return finish()
-            case .error(let error): return fail(error)
-            }
-        case .done:
-            return finish()
-        default:
-            return parseHead(bytes)
-        }
-    }
-
-    private mutating func finish() -> Event {
-        state = .start
-        messageStart = position
-        return .end
+        cursor.next(in: bytes, length: head.bodyLength, maxBodyBytes: limits.maxBodyBytes) ?? parseHead(bytes)
     }
 
     private mutating func fail(_ error: HTTP1ParseError) -> Event {
-        state = .failed(error)
-        return .error(error)
+        cursor.fail(error)
     }
 
     private mutating func fail(_ reason: HTTP1ParseError.Reason) -> Event { fail(HTTP1ParseError(reason)) }
 
     private mutating func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        var i = position
-        defer { position = i }
+        var i = cursor.position
+        defer { cursor.position = i }
         // The head may not run past this offset (the final empty line included).
-        var end: Int { min(bytes.count, messageStart + limits.maxHeadBytes + 2) }
+        var end: Int { min(bytes.count, cursor.messageStart + limits.maxHeadBytes + 2) }
         while i < end {
             let byte = bytes[i]
             switch state {
@@ -136,13 +74,12 @@ package struct HTTP1RequestParser {
                 // Empty lines before a request line are ignored (RFC 9112 2.2).
                 if byte == HTTP1Bytes.cr || byte == HTTP1Bytes.lf {
                     i += 1
-                    messageStart = i
+                    cursor.messageStart = i
                     continue
                 }
                 head.reset()
-                framing = HTTP1FramingFields()
-                scanner.reset()
-                messageStart = i
+                section.reset()
+                cursor.messageStart = i
                 guard HTTP1Bytes.isTokenCharacter(byte) else { return fail(.badRequestLine) }
                 state = .method
                 i += 1
@@ -150,7 +87,7 @@ package struct HTTP1RequestParser {
                 while i < end && HTTP1Bytes.isTokenCharacter(bytes[i]) { i += 1 }
                 guard i < end else { continue }
                 guard bytes[i] == HTTP1Bytes.space else { return fail(.badRequestLine) }
-                head.method = messageStart..<i
+                head.method = cursor.messageStart..<i
                 i += 1
                 head.target = i..<i
                 state = .target
@@ -190,24 +127,19 @@ package struct HTTP1RequestParser {
                 i += 1
                 state = .fields
             case .fields:
-                switch scanner.scan(bytes, at: &i, end: end) {
+                switch section.read(bytes, at: &i, end: end, into: &head.fields) {
                 case .needMore:
                     continue
-                case .field(let field):
-                    if let reason = framing.note(field, in: bytes) { return fail(reason) }
-                    head.fields.append(field)
                 case .end:
-                    head.headBytes = i - 2 - messageStart
+                    head.headBytes = i - 2 - cursor.messageStart
                     return completeHead()
-                case .error(let reason):
-                    return fail(reason)
+                case .error(let error):
+                    return fail(error)
                 }
-            default:
-                preconditionFailure("parseHead runs only while the head is incomplete")
             }
         }
-        if i >= messageStart + limits.maxHeadBytes + 2 {
-            return fail(HTTP1ParseError(.headTooLarge, length: i - messageStart, limit: limits.maxHeadBytes))
+        if i >= cursor.messageStart + limits.maxHeadBytes + 2 {
+            return fail(HTTP1ParseError(.headTooLarge, length: i - cursor.messageStart, limit: limits.maxHeadBytes))
         }
         return .needMore
     }
@@ -217,23 +149,23 @@ package struct HTTP1RequestParser {
         if head.headBytes > limits.maxHeadBytes {
             return fail(HTTP1ParseError(.headTooLarge, length: head.headBytes, limit: limits.maxHeadBytes))
         }
-        if framing.transferEncodingFields > 0 {
-            if framing.hasContentLength { return fail(.contentLengthWithTransferEncoding) }
+        if section.framing.transferEncodingFields > 0 {
+            if section.framing.hasContentLength { return fail(.contentLengthWithTransferEncoding) }
             if head.minorVersion == 0 { return fail(.transferEncodingInHTTP10) }
-            guard framing.isChunkedOnly else { return fail(.unsupportedTransferEncoding) }
+            guard section.framing.isChunkedOnly else { return fail(.unsupportedTransferEncoding) }
             head.bodyLength = .chunked
-        } else if let length = framing.contentLength, length > 0 {
+        } else if let length = section.framing.contentLength, length > 0 {
             if length > limits.maxBodyBytes {
                 return fail(HTTP1ParseError(.bodyTooLarge, length: length, limit: limits.maxBodyBytes))
             }
             head.bodyLength = .length(length)
         }
-        if head.minorVersion == 1 && framing.hostFields == 0 { return fail(.missingHost) }
+        if head.minorVersion == 1 && section.framing.hostFields == 0 { return fail(.missingHost) }
         head.keepAlive = head.minorVersion == 1
-            ? !framing.connectionClose : framing.connectionKeepAlive && !framing.connectionClose
-        head.expectsContinue = framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
-        state = .headDone
-        return .head
+            ? !section.framing.connectionClose : section.framing.connectionKeepAlive && !section.framing.connectionClose
+        head.expectsContinue = section.framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
+        state = .start
+        return cursor.headCompleted()
     }
 
     /// origin-form "/...", asterisk-form "*", or absolute-form "scheme:..." (RFC 9112 3.2); a
@@ -251,18 +183,5 @@ package struct HTTP1RequestParser {
             }
         }
         return false
-    }
-
-    private mutating func startBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch head.bodyLength {
-        case .length(let length):
-            state = .body(remaining: length)
-        case .chunked:
-            chunked = HTTP1ChunkedDecoder(maxBytes: limits.maxBodyBytes)
-            state = .chunked
-        case .none, .untilClose:
-            state = .done
-        }
-        return next(in: bytes)
     }
 }

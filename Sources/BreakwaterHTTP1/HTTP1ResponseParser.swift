@@ -8,13 +8,7 @@
 /// `next(in:)` with the whole buffer after each read, and `finishAtClose()` when the origin
 /// closed the connection.
 package struct HTTP1ResponseParser {
-    package enum Event: Equatable {
-        case needMore
-        case head
-        case body(Range<Int>)
-        case end
-        case error(HTTP1ParseError)
-    }
+    package typealias Event = HTTP1ParseEvent
 
     private enum State {
         case start
@@ -25,24 +19,15 @@ package struct HTTP1ResponseParser {
         case reason
         case statusLineLF
         case fields
-        case headDone
-        case body(remaining: Int)
-        case untilClose
-        case chunked
-        case done
-        case failed(HTTP1ParseError)
     }
 
     package private(set) var head = HTTP1ResponseHead()
     private var state = State.start
-    private var position = 0
-    private var messageStart = 0
+    private var cursor = HTTP1MessageCursor()
     private var requestWasHEAD = false
     private let maxHeadBytes: Int
     private let maxBodyBytes: Int
-    private var scanner = HTTP1FieldScanner()
-    private var framing = HTTP1FramingFields()
-    private var chunked = HTTP1ChunkedDecoder(maxBytes: 0)
+    private var section = HTTP1HeaderSection(refusesDuplicateHost: false)
 
     package init(maxHeadBytes: Int = 64 << 10, maxBodyBytes: Int = 64 << 20) {
         self.maxHeadBytes = maxHeadBytes
@@ -50,90 +35,42 @@ package struct HTTP1ResponseParser {
     }
 
     /// The first offset the parser may still read.
-    package var retainedFrom: Int {
-        switch state {
-        case .start, .version, .minorVersion, .statusSpace, .status, .reason, .statusLineLF, .fields, .headDone:
-            messageStart
-        default:
-            position
-        }
-    }
+    package var retainedFrom: Int { cursor.retainedFrom }
 
     /// The next response answers a HEAD request (it has no body whatever its headers say).
     package mutating func expectResponse(toHEAD: Bool) { requestWasHEAD = toHEAD }
 
     package mutating func discard(_ count: Int) {
         guard count > 0 else { return }
-        position -= count
-        messageStart -= count
+        cursor.discard(count)
         head.shift(by: count)
-        scanner.shift(by: count)
-        chunked.shift(by: count)
+        section.shift(by: count)
     }
 
     /// The origin closed the connection: the end of a close-delimited body, else a truncation.
     package mutating func finishAtClose() -> Event {
-        switch state {
-        case .untilClose, .done: return finish()
-        case .failed(let error): return .error(error)
-        default: return fail(HTTP1ParseError(.truncated))
-        }
+        cursor.finishAtClose()
     }
 
     package mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch state {
-        case .failed(let error):
-            return .error(error)
-        case .headDone:
-            return startBody(bytes)
-        case .body(let remaining):
-            guard position < bytes.count else { return .needMore }
-            let take = min(remaining, bytes.count - position)
-            position += take
-            state = remaining == take ? .done : .body(remaining: remaining - take)
-            return .body((position - take)..<position)
-        case .untilClose:
-            guard position < bytes.count else { return .needMore }
-            let start = position
-            position = bytes.count
-            return .body(start..<position)
-        case .chunked:
-            switch chunked.decode(bytes, at: &position, end: bytes.count) {
-            case .needMore: return .needMore
-            case .data(let range): return .body(range)
-            case .end: return finish()
-            case .error(let error): return fail(error)
-            }
-        case .done:
-            return finish()
-        default:
-            return parseHead(bytes)
-        }
-    }
-
-    private mutating func finish() -> Event {
-        state = .start
-        messageStart = position
-        return .end
+        cursor.next(in: bytes, length: head.bodyLength, maxBodyBytes: maxBodyBytes) ?? parseHead(bytes)
     }
 
     private mutating func fail(_ error: HTTP1ParseError) -> Event {
-        state = .failed(error)
-        return .error(error)
+        cursor.fail(error)
     }
 
     private mutating func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        var i = position
-        defer { position = i }
-        var end: Int { min(bytes.count, messageStart + maxHeadBytes + 2) }
+        var i = cursor.position
+        defer { cursor.position = i }
+        var end: Int { min(bytes.count, cursor.messageStart + maxHeadBytes + 2) }
         while i < end {
             let byte = bytes[i]
             switch state {
             case .start:
                 head.reset()
-                framing = HTTP1FramingFields()
-                scanner.reset()
-                messageStart = i
+                section.reset()
+                cursor.messageStart = i
                 state = .version(matched: 0)
             case .version(let matched):
                 let literal: StaticString = "HTTP/1."
@@ -172,14 +109,9 @@ package struct HTTP1ResponseParser {
                 i += 1
                 state = .fields
             case .fields:
-                switch scanner.scan(bytes, at: &i, end: end) {
+                switch section.read(bytes, at: &i, end: end, into: &head.fields) {
                 case .needMore:
                     continue
-                case .field(let field):
-                    if let reason = framing.note(field, in: bytes), reason != .duplicateHost {
-                        return fail(HTTP1ParseError(reason))
-                    }
-                    head.fields.append(field)
                 case .end:
                     if head.status == 101 { return fail(HTTP1ParseError(.unexpectedStatus)) }
                     if head.status < 200 {
@@ -188,30 +120,28 @@ package struct HTTP1ResponseParser {
                         continue
                     }
                     return completeHead()
-                case .error(let reason):
-                    return fail(HTTP1ParseError(reason))
+                case .error(let error):
+                    return fail(error)
                 }
-            default:
-                preconditionFailure("parseHead runs only while the head is incomplete")
             }
         }
-        if i >= messageStart + maxHeadBytes + 2 {
-            return fail(HTTP1ParseError(.headTooLarge, length: i - messageStart, limit: maxHeadBytes))
+        if i >= cursor.messageStart + maxHeadBytes + 2 {
+            return fail(HTTP1ParseError(.headTooLarge, length: i - cursor.messageStart, limit: maxHeadBytes))
         }
         return .needMore
     }
 
     private mutating func completeHead() -> Event {
         let closes = head.minorVersion == 1
-            ? framing.connectionClose : !framing.connectionKeepAlive || framing.connectionClose
+            ? section.framing.connectionClose : !section.framing.connectionKeepAlive || section.framing.connectionClose
         head.keepAlive = !closes
         if requestWasHEAD || head.status == 204 || head.status == 304 {
             head.bodyLength = .none
-        } else if framing.transferEncodingFields > 0 {
+        } else if section.framing.transferEncodingFields > 0 {
             // Both framings at once is how responses get smuggled: refuse it (a 502).
-            if framing.hasContentLength { return fail(HTTP1ParseError(.contentLengthWithTransferEncoding)) }
-            head.bodyLength = framing.isChunkedLast ? .chunked : .untilClose
-        } else if let length = framing.contentLength {
+            if section.framing.hasContentLength { return fail(HTTP1ParseError(.contentLengthWithTransferEncoding)) }
+            head.bodyLength = section.framing.isChunkedLast ? .chunked : .untilClose
+        } else if let length = section.framing.contentLength {
             if length > maxBodyBytes {
                 return fail(HTTP1ParseError(.bodyTooLarge, length: length, limit: maxBodyBytes))
             }
@@ -220,19 +150,7 @@ package struct HTTP1ResponseParser {
             head.bodyLength = .untilClose
         }
         if head.bodyLength == .untilClose { head.keepAlive = false }
-        state = .headDone
-        return .head
-    }
-
-    private mutating func startBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
-        switch head.bodyLength {
-        case .length(let length): state = .body(remaining: length)
-        case .chunked:
-            chunked = HTTP1ChunkedDecoder(maxBytes: maxBodyBytes)
-            state = .chunked
-        case .untilClose: state = .untilClose
-        case .none: state = .done
-        }
-        return next(in: bytes)
+        state = .start
+        return cursor.headCompleted()
     }
 }

@@ -32,8 +32,8 @@ package final class Service: @unchecked Sendable {
     /// `threads` event loops (0 = one per core). Stop and reload signals are caught from here
     /// on, so one that arrives before `run` is acted on once the loops run, never fatal; call
     /// `Service.blockProcessSignals()` first thing in `main`, before any thread starts.
-    package init(threads: Int, logger: Logger) {
-        group = EventLoopGroup(count: threads)
+    package init(threads: Int, logger: Logger) throws(SystemError) {
+        group = try EventLoopGroup(count: threads)
         self.logger = logger
         let first = group.loops[0]
         signals = SignalWatcher { [weak self] signal in

@@ -1,7 +1,7 @@
 // A minimal blocking HTTP/1.1 client over POSIX sockets, one fresh connection per request.
 
 /// Sends requests to one server, each on its own connection, for integration tests.
-public struct HTTPClient: Sendable {
+public struct HTTPClient: Sendable, HTTPRequestSending {
     public var host: String
     public var port: Int
 
@@ -15,8 +15,7 @@ public struct HTTPClient: Sendable {
     /// Adds `Connection: close` unless `headers` has a `Connection` field, and `Host` and
     /// `Content-Length` as `HTTPConnection.send` does.
     public func send(
-        method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = [],
-        timeout: Duration = .seconds(10)
+        method: String, target: String, headers: [(String, String)], body: [UInt8], timeout: Duration
     ) throws -> HTTPClientResponse {
         let deadline = Deadline(after: timeout)
         let connection = try HTTPConnection(host: host, port: port, timeout: timeout)
@@ -25,18 +24,6 @@ public struct HTTPClient: Sendable {
         return try connection.send(
             method: method, target: target, headers: hasConnectionField ? headers : headers + [("Connection", "close")],
             body: body, timeout: deadline.remaining)
-    }
-
-    /// Sends a GET request.
-    public func get(_ target: String, headers: [(String, String)] = []) throws -> HTTPClientResponse {
-        try send(method: "GET", target: target, headers: headers)
-    }
-
-    /// Sends a POST request with `json` as the body and `Content-Type: application/json`.
-    public func post(_ target: String, json: String, headers: [(String, String)] = []) throws -> HTTPClientResponse {
-        try send(
-            method: "POST", target: target, headers: [("Content-Type", "application/json")] + headers,
-            body: Array(json.utf8))
     }
 
     /// Writes arbitrary bytes on a fresh connection and parses the answer, if any.

@@ -4,7 +4,7 @@ import Foundation
 /// A blocking HTTP/1.1 connection over a TCP socket; requests go one after another on the same socket.
 ///
 /// Thread-safe: each operation holds a lock for its whole exchange.
-public final class HTTPConnection: @unchecked Sendable {
+public final class HTTPConnection: @unchecked Sendable, HTTPRequestSending {
     /// The host and port the connection was made to.
     public let host: String
     public let port: Int
@@ -34,8 +34,7 @@ public final class HTTPConnection: @unchecked Sendable {
     /// Adds `Host` and, when there is a body or the method usually has one, `Content-Length`, unless
     /// `headers` already has them. After a response that ends the connection, `isOpen` becomes false.
     public func send(
-        method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = [],
-        timeout: Duration = .seconds(10)
+        method: String, target: String, headers: [(String, String)], body: [UInt8], timeout: Duration
     ) throws -> HTTPClientResponse {
         let request = HTTPConnection.serialize(
             method: method, target: target, authority: authority, headers: headers, body: body)
@@ -50,18 +49,6 @@ public final class HTTPConnection: @unchecked Sendable {
             }
             return response
         }
-    }
-
-    /// Sends a GET request on this connection.
-    public func get(_ target: String, headers: [(String, String)] = []) throws -> HTTPClientResponse {
-        try send(method: "GET", target: target, headers: headers)
-    }
-
-    /// Sends a POST request with a JSON body on this connection.
-    public func post(_ target: String, json: String, headers: [(String, String)] = []) throws -> HTTPClientResponse {
-        try send(
-            method: "POST", target: target, headers: [("Content-Type", "application/json")] + headers,
-            body: Array(json.utf8))
     }
 
     /// Writes bytes as they are, for malformed or pipelined requests.

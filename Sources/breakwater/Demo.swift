@@ -72,8 +72,9 @@ struct Demo: ParsableCommand {
             .init(operation: "GetLaunchDetail", ttl: .seconds(300)),
             .init(operation: "Me", ttl: .seconds(60), scope: .perUser),
         ]
-        let service = Service(threads: threads, logger: logger)
+        let service: Service
         do {
+            service = try Service(threads: threads, logger: logger)
             let demo = DemoOrigin(graphqlPath: settings.server.graphqlPath, testControls: testControls)
             var originLimits = HTTPLimits()
             if let originTLSCert, let originTLSKey {

@@ -23,12 +23,7 @@ struct OverrideOptions: ParsableArguments {
     /// `configuration` with every given flag applied; a bad value is a usage error.
     func apply(to configuration: Configuration) throws -> Configuration {
         var configuration = configuration
-        if let listen {
-            guard let address = HostPort(parsing: listen) else {
-                throw ValidationError("--listen: expected HOST:PORT, got \"\(listen)\"")
-            }
-            configuration.server.listen = address
-        }
+        if let listen { configuration.server.listen = try Self.address(listen, flag: "--listen") }
         if let origin {
             guard let url = OriginURL(parsing: origin) else {
                 throw ValidationError("--origin: expected an http:// or https:// URL, got \"\(origin)\"")
@@ -39,12 +34,7 @@ struct OverrideOptions: ParsableArguments {
             guard threads >= 0 else { throw ValidationError("--threads: must be 0 or more") }
             configuration.server.threads = threads
         }
-        if let adminListen {
-            guard let address = HostPort(parsing: adminListen) else {
-                throw ValidationError("--admin-listen: expected HOST:PORT, got \"\(adminListen)\"")
-            }
-            configuration.admin.listen = address
-        }
+        if let adminListen { configuration.admin.listen = try Self.address(adminListen, flag: "--admin-listen") }
         if let logLevel {
             guard let level = Configuration.LogLevel(rawValue: logLevel.lowercased()) else {
                 throw ValidationError("--log-level: expected one of trace, debug, info, notice, warning, error, critical")
@@ -52,5 +42,12 @@ struct OverrideOptions: ParsableArguments {
             configuration.logging.level = level
         }
         return configuration
+    }
+
+    private static func address(_ value: String, flag: String) throws -> HostPort {
+        guard let address = HostPort(parsing: value) else {
+            throw ValidationError("\(flag): expected HOST:PORT, got \"\(value)\"")
+        }
+        return address
     }
 }

@@ -20,9 +20,10 @@ struct Run: ParsableCommand {
         let settings = try overrides.apply(to: path.map(ConfigurationFile.load) ?? Configuration())
         let logger = LogSetup.bootstrap(settings.logging)
         defer { LogSetup.flush() }
-        let service = Service(threads: settings.server.threads, logger: logger)
+        let service: Service
         let servers: ProxyStack
         do {
+            service = try Service(threads: settings.server.threads, logger: logger)
             servers = try service.addProxy(configuration: settings)
         } catch {
             logger.critical("\(error)")

@@ -6,10 +6,7 @@ package struct PurgeRequest: Sendable, Equatable {
     /// Soft: entries turn stale (served while refreshed) instead of vanishing.
     package var soft: Bool
 
-    package init(selector: PurgeSelector, soft: Bool) {
-        self.selector = selector
-        self.soft = soft
-    }
+    package init(selector: PurgeSelector, soft: Bool) { (self.selector, self.soft) = (selector, soft) }
 
     /// Parses `{"operation":..}`, `{"hash":..}`, `{"type":..,"id":..}`, `{"type":..}` or
     /// `{"all":true}`, each with an optional `"soft": true`. Anything else is a 400 that says

@@ -88,9 +88,7 @@ public struct ConfigurationError: Error, CustomStringConvertible {
         public var message: String
 
         public init(file: String, line: Int, message: String) {
-            self.file = file
-            self.line = line
-            self.message = message
+            (self.file, self.line, self.message) = (file, line, message)
         }
 
         /// `file:line: message`, the form compilers use, so editors can jump to it.
@@ -122,9 +120,7 @@ private final class ConfigurationReader {
     private(set) var problems: [ConfigurationError.Problem] = []
 
     init(file: String, baseDirectory: String, expansion: EnvironmentExpansion) {
-        self.file = file
-        self.baseDirectory = baseDirectory
-        self.expansion = expansion
+        (self.file, self.baseDirectory, self.expansion) = (file, baseDirectory, expansion)
     }
 
     func configuration(from root: Node?) -> Configuration {

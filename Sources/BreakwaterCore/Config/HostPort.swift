@@ -5,10 +5,7 @@ public struct HostPort: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
+    public init(host: String, port: Int) { (self.host, self.port) = (host, port) }
 
     /// Parses "HOST:PORT" or "[V6]:PORT"; port 0 asks the system for a free port.
     public init?(parsing text: String) {

@@ -22,9 +22,7 @@ package struct DocumentError: Error, Equatable, Sendable, CustomStringConvertibl
     package var locations: [SourceLocation]
 
     package init(kind: Kind, message: String, locations: [SourceLocation] = []) {
-        self.kind = kind
-        self.message = message
-        self.locations = locations
+        (self.kind, self.message, self.locations) = (kind, message, locations)
     }
 
     package var description: String {
@@ -48,10 +46,7 @@ package struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
     package var line: Int
     package var column: Int
 
-    package init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
+    package init(line: Int, column: Int) { (self.line, self.column) = (line, column) }
 
     package var description: String { "\(line):\(column)" }
 }

@@ -10,9 +10,7 @@ package struct PurgeMessage: Sendable, Equatable {
     package var generation: UInt64
 
     package init(sender: String, purge: PurgeRequest, generation: UInt64) {
-        self.sender = sender
-        self.purge = purge
-        self.generation = generation
+        (self.sender, self.purge, self.generation) = (sender, purge, generation)
     }
 
     package var encoded: [UInt8] {

@@ -8,10 +8,7 @@ package struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Zero-based offset of the offending byte in the input (the input's length at its end).
     package var offset: Int
 
-    package init(message: String, offset: Int) {
-        self.message = message
-        self.offset = offset
-    }
+    package init(message: String, offset: Int) { (self.message, self.offset) = (message, offset) }
 
     package var description: String { "JSON error at byte \(offset): \(message)" }
 }

@@ -3,6 +3,7 @@
 // to it from there). The admin endpoint takes a copy of every loop's and merges them (SPEC 6).
 
 /// Request, cache, upstream and APQ counters with latency histograms, summed on read.
+@dynamicMemberLookup
 package struct RequestStatistics: Sendable, Equatable {
     /// The `X-Cache` answer a request got (SPEC section 5.2).
     package enum CacheResult: String, Sendable {
@@ -37,10 +38,8 @@ package struct RequestStatistics: Sendable, Equatable {
 
     /// Every client request answered, with or without a cache decision.
     package var requests = 0
-    package var hits = 0
-    package var stale = 0
-    package var misses = 0
-    package var bypass = 0
+    /// Requests by cache result (read as `stats.hits`, `stats.misses`...).
+    package var results = CacheResultCounts()
     /// Requests sent to the origin, whatever their outcome.
     package var upstreamRequests = 0
     /// Upstream requests that failed; timeouts are counted in `upstreamTimeouts` instead.
@@ -59,38 +58,18 @@ package struct RequestStatistics: Sendable, Equatable {
 
     package init() {}
 
-    /// (hits + stale) / (hits + stale + misses), or 0 before any of them; BYPASS is not counted.
-    package var hitRatio: Double {
-        Self.hitRatio(hits: hits, stale: stale, misses: misses)
-    }
+    package subscript(dynamicMember counter: KeyPath<CacheResultCounts, Int>) -> Int { results[keyPath: counter] }
 
-    /// The SPEC's hit ratio, shared with `OperationStatistics`.
-    package static func hitRatio(hits: Int, stale: Int, misses: Int) -> Double {
-        let decided = hits + stale + misses
-        return decided == 0 ? 0 : Double(hits + stale) / Double(decided)
-    }
+    package var hitRatio: Double { results.hitRatio }
 
     /// Counts one client request; `cache` is nil for requests answered without a cache decision
     /// (a 400, an APQ not-found), which count in `requests` only.
     package mutating func recordRequest(operationName: String?, cache: CacheResult?, duration: Duration) {
         requests += 1
         requestDurations.record(duration)
-        Self.tally(cache, hits: &hits, stale: &stale, misses: &misses, bypass: &bypass)
+        results.record(cache)
         let row = rowName(for: operationName ?? Self.anonymousOperationName)
         operations[row, default: OperationStatistics()].record(cache: cache, duration: duration)
-    }
-
-    /// Adds one to the counter of `cache`'s result (none for nil); shared with `OperationStatistics`.
-    package static func tally(
-        _ cache: CacheResult?, hits: inout Int, stale: inout Int, misses: inout Int, bypass: inout Int
-    ) {
-        switch cache {
-        case .hit: hits += 1
-        case .stale: stale += 1
-        case .miss: misses += 1
-        case .bypass: bypass += 1
-        case nil: break
-        }
     }
 
     /// Counts the status, the error code Breakwater answered with, and the Apollo client of one answer.
@@ -124,10 +103,7 @@ package struct RequestStatistics: Sendable, Equatable {
     /// not depend on dictionary order.
     package mutating func merge(_ other: Self) {
         requests += other.requests
-        hits += other.hits
-        stale += other.stale
-        misses += other.misses
-        bypass += other.bypass
+        results.merge(other.results)
         upstreamRequests += other.upstreamRequests
         upstreamErrors += other.upstreamErrors
         upstreamTimeouts += other.upstreamTimeouts

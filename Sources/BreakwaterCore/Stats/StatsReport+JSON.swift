@@ -9,11 +9,7 @@ extension StatsReport {
         writer.openObject()
         writer.decimal("uptime_s", Self.seconds(uptime))
         writer.integer("requests", requests.requests)
-        writer.integer("hits", requests.hits)
-        writer.integer("misses", requests.misses)
-        writer.integer("stale", requests.stale)
-        writer.integer("bypass", requests.bypass)
-        writer.decimal("hit_ratio", requests.hitRatio)
+        writer.cacheResults(requests.results)
         writer.integer("coalesced", coalesced)
 
         writer.openObject("cache")
@@ -56,11 +52,7 @@ extension StatsReport {
         for (name, row) in operationsBusiestFirst {
             writer.openObject(name)
             writer.integer("requests", row.requests)
-            writer.integer("hits", row.hits)
-            writer.integer("misses", row.misses)
-            writer.integer("stale", row.stale)
-            writer.integer("bypass", row.bypass)
-            writer.decimal("hit_ratio", row.hitRatio)
+            writer.cacheResults(row.results)
             writer.decimal("p50_ms", Self.milliseconds(row.latency.percentile(50)))
             writer.decimal("p99_ms", Self.milliseconds(row.latency.percentile(99)))
             writer.closeObject()
@@ -110,5 +102,17 @@ private struct CompactJSON {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         JSONWriter.quotedString(key, into: &bytes)
         bytes.append(UInt8(ascii: ":"))
+    }
+}
+
+extension CompactJSON {
+    /// `hits`, `misses`, `stale`, `bypass` and `hit_ratio`, as the whole report and each
+    /// operation's row list them.
+    fileprivate mutating func cacheResults(_ results: CacheResultCounts) {
+        integer("hits", results.hits)
+        integer("misses", results.misses)
+        integer("stale", results.stale)
+        integer("bypass", results.bypass)
+        decimal("hit_ratio", results.hitRatio)
     }
 }

@@ -7,8 +7,7 @@ package struct RedisStatus: Sendable, Equatable {
     package var statistics: RedisStatistics
 
     package init(connected: Bool, statistics: RedisStatistics) {
-        self.connected = connected
-        self.statistics = statistics
+        (self.connected, self.statistics) = (connected, statistics)
     }
 }
 

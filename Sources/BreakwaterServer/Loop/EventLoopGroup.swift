@@ -9,9 +9,11 @@ package final class EventLoopGroup: @unchecked Sendable {
     private let finished = DispatchGroup()
 
     /// `count` loops; 0 means one per core.
-    package init(count: Int) {
+    package init(count: Int) throws(SystemError) {
         let n = count > 0 ? count : max(1, ProcessInfo.processInfo.activeProcessorCount)
-        loops = (0..<n).map { EventLoop(index: $0) }
+        var loops: [EventLoop] = []
+        for index in 0..<n { loops.append(try EventLoop(index: index)) }
+        self.loops = loops
     }
 
     /// Starts every loop's thread.

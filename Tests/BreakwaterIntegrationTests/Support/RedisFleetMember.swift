@@ -16,7 +16,7 @@ final class RedisFleetMember: @unchecked Sendable {
         var settings = RedisSettings(endpoint: try RedisEndpoint(parsing: url))
         settings.timeout = timeout
         settings.keyPrefix = prefix
-        group = EventLoopGroup(count: loops)
+        group = try EventLoopGroup(count: loops)
         var logger = Logger(label: "test.redis")
         logger.logLevel = .critical
         fleet = RedisFleet(settings: settings, loops: group.loops, logger: logger)

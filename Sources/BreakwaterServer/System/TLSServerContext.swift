@@ -12,13 +12,13 @@ package final class TLSServerContext: @unchecked Sendable {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .tls("cannot create a server context") }
         guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
             SSL_CTX_free(context)
-            throw .tls("cannot load the certificate chain \(certificateFile): \(TLSServerContext.lastError())")
+            throw .tls("cannot load the certificate chain \(certificateFile): \(TLSSession.lastError())")
         }
         guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1,
             SSL_CTX_check_private_key(context) == 1
         else {
             SSL_CTX_free(context)
-            throw .tls("cannot load the private key \(keyFile) for that certificate: \(TLSServerContext.lastError())")
+            throw .tls("cannot load the private key \(keyFile) for that certificate: \(TLSSession.lastError())")
         }
         // Writes resume from the unsent part of an answer, possibly in a partial record.
         _ = COpenSSL_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
@@ -30,13 +30,5 @@ package final class TLSServerContext: @unchecked Sendable {
     /// A TLS session accepting the handshake on the accepted socket `fd`.
     func makeSession(fd: Int32) throws(SystemError) -> TLSSession {
         try TLSSession(context: context, fd: fd)
-    }
-
-    private static func lastError() -> String {
-        let code = ERR_get_error()
-        guard code != 0 else { return "unknown error" }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
