@@ -9,12 +9,16 @@ package struct HTTPResponse: Sendable {
     /// Header lines and body serialised once (a cache entry's): when set, `body` is empty and
     /// the engine writes the status line, `headers`, then these bytes.
     package var prebuilt: PrebuiltResponse?
+    /// The request's id, written as `X-Request-Id` by the engine: set on the way out without
+    /// copying `headers` (which the answer's maker still shares).
+    package var requestID: String?
 
     package init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
         prebuilt = nil
+        requestID = nil
     }
 
     package init(status: Int, headers: HTTPHeaders = [:], body: String) {
@@ -27,6 +31,7 @@ package struct HTTPResponse: Sendable {
         self.headers = headers
         body = []
         self.prebuilt = prebuilt
+        requestID = nil
     }
 
     /// The body's length, prebuilt or not.
@@ -35,8 +40,10 @@ package struct HTTPResponse: Sendable {
     /// The body's bytes, copied out of a prebuilt block if need be (batches, tests).
     package var completeBody: [UInt8] { prebuilt?.body ?? body }
 
-    /// The first value of `name` among `headers`, then the prebuilt lines.
+    /// The first value of `name` among `headers`, the request id, then the prebuilt lines.
     package func headerValue(_ name: String) -> String? {
-        headers[name] ?? prebuilt?.value(of: name)
+        if let value = headers[name] { return value }
+        if let requestID, name.equalsIgnoringASCIICase("X-Request-Id") { return requestID }
+        return prebuilt?.value(of: name)
     }
 }

@@ -32,6 +32,11 @@ enum ResponseHeadWriter {
                 bytes.appendText(field.value)
                 bytes.appendText("\r\n")
             }
+            if let requestID = response.requestID {
+                bytes.appendText("X-Request-Id: ")
+                bytes.appendText(requestID)
+                bytes.appendText("\r\n")
+            }
             bytes.appendText("Date: ")
             bytes.appendText(date)
             if !bodiless && prebuilt == nil {
