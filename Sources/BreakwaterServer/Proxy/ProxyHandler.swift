@@ -44,6 +44,12 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         memo.removeAll()
     }
 
+    /// Another schema is in use: operations remembered with their upstream text are forgotten.
+    /// Call on this loop.
+    func schemaChanged() {
+        memo.removeAll()
+    }
+
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
         let started = ContinuousClock.now
         var flow = RequestFlow(request: request, environment: environment, memo: memo)

@@ -10,17 +10,27 @@ struct ProxySettings: Sendable {
     let upstreamHeaders: UpstreamHeaders
     /// The configuration these came from (origin settings make the loops' pools).
     let configuration: Configuration
+    /// The origin's schema and rewritten documents, shared by every loop and kept across reloads.
+    let rewrites: DocumentRewrites
+    /// Operations whose answers held a per-user type, shared by every loop; new with each reload
+    /// (`cache.types` may have changed).
+    let perUserOperations = PerUserOperations()
 
-    init(configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache) {
+    init(
+        configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache,
+        rewrites: DocumentRewrites
+    ) {
         endpoint = GraphQLEndpoint(configuration: configuration, resolver: resolver, documents: documents)
         policy = CachePolicy(configuration.cache, forwardHeaders: configuration.origin.forwardHeaders)
         upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
         self.configuration = configuration
+        self.rewrites = rewrites
     }
 
     /// The same settings read from a new configuration, keeping the shared registry and caches.
     func reloaded(with configuration: Configuration) -> ProxySettings {
-        ProxySettings(configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents)
+        ProxySettings(
+            configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents, rewrites: rewrites)
     }
 
     /// What the request flow decides with, over `cache`, with the shared tiers a loop has.
@@ -28,7 +38,9 @@ struct ProxySettings: Sendable {
         FlowEnvironment(
             endpoint: endpoint, policy: policy, store: cache.store, upstreamHeaders: upstreamHeaders,
             hasher: cache.hasher, clock: cache.clock, sharesDocuments: tiers.documents != nil,
-            sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout)
+            sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout,
+            rewrites: configuration.cache.entityTags == .auto ? rewrites : nil, perUserOperations: perUserOperations,
+            compressor: configuration.server.compression ? Gzip() : nil)
     }
 
     func makePool(loop: EventLoop) throws(ServerError) -> OriginPool {

@@ -17,6 +17,8 @@ package final class ProxyStack: @unchecked Sendable {
     private let registry: PersistedQueryRegistry
     /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
     private let fleet: RedisFleet?
+    /// Keeps the origin's schema current (`origin.schema`), on the first loop.
+    private var schemaKeeper: SchemaKeeper?
     private let logger: Logger
     /// The per-loop access-log buffers; the process's log writer attaches to them.
     package let accessLog: ProxyAccessLog
@@ -31,7 +33,15 @@ package final class ProxyStack: @unchecked Sendable {
         let resolver = DocumentResolver(
             mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
         let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
-        let settings = ProxySettings(configuration: configuration, resolver: resolver, documents: documents)
+        let fileSchema = try SchemaKeeper.loadFile(configuration)
+        // Rewrites are remembered for as many documents as the registry holds, within its byte bound.
+        let registryBound = configuration.persistedQueries
+        let rewrites = DocumentRewrites(
+            capacity: min(documents.capacity, max(64, registryBound.maxEntries)), maxBytes: registryBound.maxBytes.bytes)
+        // A file's schema is in use before the first request; an introspected one comes when the origin answers.
+        rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
+        let settings = ProxySettings(
+            configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
         let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
         let statistics = group.loops.map { _ in LoopStatistics() }
         let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
@@ -65,6 +75,11 @@ package final class ProxyStack: @unchecked Sendable {
             cache.purger.connect(fleet.purgeBus)
             fleet.start()
         }
+        let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in
+            for handler in handlers { handler.loop.execute { handler.schemaChanged() } }
+        }
+        schemaKeeper = keeper
+        keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
     }
 
     /// Waits until every registration is in the registry's store (written behind the loops'
@@ -78,6 +93,7 @@ package final class ProxyStack: @unchecked Sendable {
     package func apply(_ configuration: Configuration) throws(ServerError) {
         guard let first = handlers.first else { return }
         let limits = try Self.limits(configuration)
+        let fileSchema = try SchemaKeeper.loadFile(configuration)
         let settings = first.settings.reloaded(with: configuration)
         for handler in handlers {
             handler.loop.execute { [logger] in
@@ -87,6 +103,9 @@ package final class ProxyStack: @unchecked Sendable {
                     logger.error("reload: loop \(handler.loop.index) keeps its origin: \(error)")
                 }
             }
+        }
+        if let keeper = schemaKeeper {
+            keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
         proxyServer.updateLimits(limits)
         accessLog.apply(configuration.logging)
