@@ -171,7 +171,7 @@ let package = Package(
 // the two unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
 // service, the live tests nor the benchmarks (and their plugin) under a sanitizer.
 // `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
-// the HTTP/1.1 request parser's in Fuzz/HTTP1RequestParser) and keeps only the targets they need,
+// the HTTP/1.1 request and response parsers' in Fuzz/HTTP1*Parser) and keeps only the targets they need,
 // so one `swift build -Xswiftc -sanitize=fuzzer,address` makes them all (scripts/fuzz.sh). Each
 // harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). The dependencies
 // stay declared in every shape, so Package.resolved never changes; the ones no kept target uses
@@ -182,7 +182,7 @@ if unitOnly || fuzzing {
     var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
     if unitOnly {
         kept.formUnion([
-            "CLibevent", "COpenSSL", "CHiredis", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
+            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
             "BreakwaterHTTP1Tests",
         ])
     }
@@ -200,15 +200,17 @@ if fuzzing {
                 swiftSettings: swiftSettings
             ))
     }
-    // The HTTP/1.1 section below declares it on its own with BREAKWATER_FUZZ_HTTP1=1.
+    // The HTTP/1.1 section below declares them on its own with BREAKWATER_FUZZ_HTTP1=1.
     if Context.environment["BREAKWATER_FUZZ_HTTP1"] != "1" {
-        package.targets.append(
-            .executableTarget(
-                name: "FuzzHTTP1RequestParser",
-                dependencies: ["BreakwaterHTTP1"],
-                path: "Fuzz/HTTP1RequestParser/Harness",
-                swiftSettings: swiftSettings
-            ))
+        for parser in ["HTTP1RequestParser", "HTTP1ResponseParser"] {
+            package.targets.append(
+                .executableTarget(
+                    name: "Fuzz\(parser)",
+                    dependencies: ["BreakwaterHTTP1"],
+                    path: "Fuzz/\(parser)/Harness",
+                    swiftSettings: swiftSettings
+                ))
+        }
     }
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of Fuzz/Harnesses and the HTTP/1.1 request parser's
-# (Fuzz/HTTP1RequestParser) with -sanitize=fuzzer,address into .build-fuzz (FUZZ_SCRATCH overrides
+# Builds the libFuzzer harnesses of Fuzz/Harnesses and the HTTP/1.1 request and response parsers'
+# (Fuzz/HTTP1RequestParser, Fuzz/HTTP1ResponseParser) with -sanitize=fuzzer,address into .build-fuzz (FUZZ_SCRATCH overrides
 # it: CI shares its sanitizer build) and runs each for FUZZ_SECONDS (default 60) from its committed
 # seed corpus and dictionary.
-# Usage: scripts/fuzz.sh [harness...]   (default: all; names as in Fuzz/Harnesses, HTTP1RequestParser)
+# Usage: scripts/fuzz.sh [harness...]   (default: all; names as in Fuzz/Harnesses, HTTP1RequestParser,
+# HTTP1ResponseParser)
 # The growing corpus and any crash input stay under the scratch folder (ignored); a crash fails the run.
 # Prints one line per harness: executions, coverage (libFuzzer's cov: and ft:) and corpus size.
 set -euo pipefail
@@ -12,12 +13,12 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
-if [ "$#" -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=($(ls Fuzz/Harnesses) HTTP1RequestParser); fi
+if [ "$#" -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=($(ls Fuzz/Harnesses) HTTP1RequestParser HTTP1ResponseParser); fi
 
 # seeds HARNESS: its committed corpus folder and dictionary.
 seeds() {
-    if [ "$1" = HTTP1RequestParser ]; then
-        echo "Fuzz/HTTP1RequestParser/Corpus Fuzz/HTTP1RequestParser/http1.dict"
+    if [ "$1" = HTTP1RequestParser ] || [ "$1" = HTTP1ResponseParser ]; then
+        echo "Fuzz/$1/Corpus Fuzz/$1/http1.dict"
     else
         echo "Fuzz/Corpus/$1 Fuzz/Dictionaries/$1.dict"
     fi
