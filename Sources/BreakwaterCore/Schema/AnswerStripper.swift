@@ -144,7 +144,7 @@ private struct StripScanner {
             skipWhitespace()
             let valueStart = index
             let removedBefore = removed.count
-            let name = inData || isTop ? memberName(key) : nil
+            let name = inData || isTop ? memberName(key, isTop: isTop) : nil
             guard scanValue(inData: isTop ? name == "data" : inData) else { return false }
             let valueEnd = index
             if isTop && name == "errors" { hasErrors = true }
@@ -173,15 +173,20 @@ private struct StripScanner {
         }
     }
 
-    /// A key as a string, when it can matter: `data`, `errors`, `id`, or one starting `__`.
-    private func memberName(_ key: (range: Range<Int>, hasEscapes: Bool)) -> String? {
+    /// A key as a string, when it can matter: `data` and `errors` at the top; `id` and names
+    /// starting `__` in `data`. Other keys are never made into strings.
+    private func memberName(_ key: (range: Range<Int>, hasEscapes: Bool), isTop: Bool) -> String? {
         let range = key.range
         if key.hasEscapes { return decodedString(range) }
-        let count = range.count
-        guard count == 2 || count == 4 || count == 6 || (count > 2 && bytes[range.lowerBound] == UInt8(ascii: "_")) else {
+        let name = UnsafeBufferPointer(rebasing: bytes[range])
+        if isTop {
+            if name.elementsEqual("data".utf8) { return "data" }
+            if name.elementsEqual("errors".utf8) { return "errors" }
             return nil
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        if name.count == 2 { return name.elementsEqual("id".utf8) ? "id" : nil }
+        guard name.count > 2, name[0] == UInt8(ascii: "_"), name[1] == UInt8(ascii: "_") else { return nil }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// What an entity needs of the value at `range`.
