@@ -152,11 +152,32 @@ let package = Package(
     ]
 )
 
-// MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
-// Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
-// -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
-// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support).
-if Context.environment["BREAKWATER_FUZZ"] == "1" {
+// MARK: - Sanitizer and fuzzing shapes (issue 13)
+// `BREAKWATER_UNIT_ONLY=1` keeps only what the core and HTTP/1 unit tests need (BreakwaterCore,
+// BreakwaterHTTP1, BreakwaterServer and the demo origin that some core tests use, the C module maps,
+// the two unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
+// service, the live tests nor the benchmarks (and their plugin) under a sanitizer.
+// `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
+// the HTTP/1.1 request parser's in Fuzz/HTTP1RequestParser) and keeps only the targets they need,
+// so one `swift build -Xswiftc -sanitize=fuzzer,address` makes them all (scripts/fuzz.sh). Each
+// harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). Both together are
+// CI's one sanitizer build (scripts/ci-sanitizers.sh): the unit tests and the harnesses compiled
+// once with fuzzer + address instrumentation. The dependencies stay declared in every shape, so
+// Package.resolved never changes; the ones no kept target uses are not built.
+let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
+let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1"
+if unitOnly || fuzzing {
+    var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
+    if unitOnly {
+        kept.formUnion([
+            "CLibevent", "COpenSSL", "CHiredis", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
+            "BreakwaterHTTP1Tests",
+        ])
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products = []
+}
+if fuzzing {
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings))
     for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
         package.targets.append(
@@ -164,6 +185,16 @@ if Context.environment["BREAKWATER_FUZZ"] == "1" {
                 name: "Fuzz\(harness)",
                 dependencies: ["BreakwaterCore", "FuzzSupport"],
                 path: "Fuzz/Harnesses/\(harness)",
+                swiftSettings: swiftSettings
+            ))
+    }
+    // The HTTP/1.1 section below declares it on its own with BREAKWATER_FUZZ_HTTP1=1.
+    if Context.environment["BREAKWATER_FUZZ_HTTP1"] != "1" {
+        package.targets.append(
+            .executableTarget(
+                name: "FuzzHTTP1RequestParser",
+                dependencies: ["BreakwaterHTTP1"],
+                path: "Fuzz/HTTP1RequestParser/Harness",
                 swiftSettings: swiftSettings
             ))
     }
@@ -181,3 +212,4 @@ if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
             swiftSettings: swiftSettings
         ))
 }
+

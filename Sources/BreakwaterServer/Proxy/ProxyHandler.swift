@@ -15,13 +15,16 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let cache: SharedCache
     private let tiers: LoopTiers
     let statistics: LoopStatistics
+    /// This loop's access-log lines (SPEC section 6), handed to the log writer in batches.
+    private let accessLog: ProxyLogBuffer
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()
 
     init(
         loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics,
-        tiers: LoopTiers = LoopTiers()
+        accessLog: ProxyLogBuffer, tiers: LoopTiers = LoopTiers()
     ) throws(ServerError) {
+        self.accessLog = accessLog
         self.loop = loop
         self.settings = settings
         pool = try settings.makePool(loop: loop)
@@ -65,7 +68,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             responder: responder, client: flow.client, started: started, method: flow.request.method.token,
             operationName: flow.operation?.operationName ?? flow.requested.operationName,
             documentHash: flow.operation?.document.digest ?? flow.requested.digest,
-            statistics: statistics, accessLog: settings.accessLog)
+            statistics: statistics, accessLog: accessLog)
         switch step {
         case .reply(let reply):
             context.finish(reply)

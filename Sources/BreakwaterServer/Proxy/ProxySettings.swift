@@ -2,15 +2,12 @@
 // SIGHUP reloads the file, so that every request sees one consistent set.
 
 import BreakwaterCore
-import Logging
 
-/// The reloadable part of the proxy: endpoint rules, cache policy, header forwarding, logging.
+/// The reloadable part of the proxy: endpoint rules, cache policy, header forwarding.
 struct ProxySettings: Sendable {
     let endpoint: GraphQLEndpoint
     let policy: CachePolicy
     let upstreamHeaders: UpstreamHeaders
-    /// Where access-log lines go, when `logging.access_log` is on.
-    let accessLog: Logger?
     /// The configuration these came from (origin settings make the loops' pools).
     let configuration: Configuration
     /// The origin's schema and rewritten documents, shared by every loop and kept across reloads.
@@ -26,7 +23,6 @@ struct ProxySettings: Sendable {
         endpoint = GraphQLEndpoint(configuration: configuration, resolver: resolver, documents: documents)
         policy = CachePolicy(configuration.cache, forwardHeaders: configuration.origin.forwardHeaders)
         upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
-        accessLog = configuration.logging.accessLog != .off ? Logger(label: "breakwater.access") : nil
         self.configuration = configuration
         self.rewrites = rewrites
     }

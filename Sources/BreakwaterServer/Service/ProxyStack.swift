@@ -20,6 +20,8 @@ package final class ProxyStack: @unchecked Sendable {
     /// Keeps the origin's schema current (`origin.schema`), on the first loop.
     private var schemaKeeper: SchemaKeeper?
     private let logger: Logger
+    /// The per-loop access-log buffers; the process's log writer attaches to them.
+    package let accessLog: ProxyAccessLog
 
     /// Binds `server.listen` and `admin.listen` on every loop of `group`.
     package init(
@@ -42,6 +44,8 @@ package final class ProxyStack: @unchecked Sendable {
             configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
         let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
         let statistics = group.loops.map { _ in LoopStatistics() }
+        let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
+        self.accessLog = accessLog
         let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
         self.fleet = fleet
         var handlers: [ProxyHandler] = []
@@ -51,7 +55,7 @@ package final class ProxyStack: @unchecked Sendable {
         ) { loop throws(ServerError) in
             let handler = try ProxyHandler(
                 loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index],
-                tiers: fleet?.tiers(for: loop) ?? LoopTiers())
+                accessLog: accessLog.buffers[loop.index], tiers: fleet?.tiers(for: loop) ?? LoopTiers())
             handlers.append(handler)
             let batch = BatchHandler(handler, settings: BatchHandler.Settings(configuration))
             batches.append(batch)
@@ -104,6 +108,7 @@ package final class ProxyStack: @unchecked Sendable {
             keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
         proxyServer.updateLimits(limits)
+        accessLog.apply(configuration.logging)
         for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
         admin.update(AdminSettings(configuration))
     }
