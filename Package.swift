@@ -8,6 +8,12 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// The request path's targets (issue 12): in release builds, no dynamic exclusivity checks (about
+// 4 % of a cache hit's instructions under callgrind); debug builds and the tests keep them.
+let requestPathSettings: [SwiftSetting] = swiftSettings + [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
 // MARK: - Package
 
 let package = Package(
@@ -45,6 +51,13 @@ let package = Package(
             providers: [.apt(["libhiredis-dev"])]
         ),
 
+        // MARK: gzip content coding (SPEC 5 "Compression"): zlib, for the HTTP engine (issue 15 item 6)
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
         // MARK: Pure Swift core: no C imports, no sockets, no clocks of its own
         .target(
             name: "BreakwaterCore",
@@ -53,14 +66,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GraphQL", package: "GraphQL"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: requestPathSettings
         ),
 
         // MARK: HTTP/1.1 engine: pure, incremental, zero-copy parsers (no C imports)
         .target(
             name: "BreakwaterHTTP1",
             dependencies: [],
-            swiftSettings: swiftSettings
+            swiftSettings: requestPathSettings
         ),
         .testTarget(
             name: "BreakwaterHTTP1Tests",
@@ -80,11 +93,11 @@ let package = Package(
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL", "CHiredis",
+                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL", "CHiredis", "CZlib",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: requestPathSettings
         ),
 
         // MARK: Process wiring: signals, reload, drain, logging backend (the HTTP layer stays only HTTP)
@@ -209,6 +222,14 @@ if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
             name: "FuzzHTTP1RequestParser",
             dependencies: ["BreakwaterHTTP1"],
             path: "Fuzz/HTTP1RequestParser/Harness",
+            swiftSettings: swiftSettings
+        ))
+    // The response parser (the origin side), in the same pattern.
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzHTTP1ResponseParser",
+            dependencies: ["BreakwaterHTTP1"],
+            path: "Fuzz/HTTP1ResponseParser/Harness",
             swiftSettings: swiftSettings
         ))
 }

@@ -233,3 +233,55 @@ bench_write_config() {
     printf 'persisted_queries:\n  mode: automatic\n  store: ""\ncache:\n%s\n' "$3"
   } >"$1"
 }
+
+# --- nginx ------------------------------------------------------------------------------------
+
+# nginx_preamble DIR: the lines every nginx here starts with: pid, logs, events and the opening
+# of the http block with temp paths under DIR (the caller closes the block).
+nginx_preamble() {
+  local dir=$1
+  cat <<EOF
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events {
+    worker_connections 4096;
+}
+http {
+    access_log off;
+    client_body_temp_path $dir/client_body;
+    proxy_temp_path $dir/proxy_temp;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    keepalive_requests 1000000;
+EOF
+}
+
+# start_origin_nginx VAR_HOSTPORT: an nginx origin answering every request at once (NGINX set by
+# the caller; /big and /medium serve $BENCH_TMP/big.json and medium.json when the caller wrote them).
+start_origin_nginx() { # VAR_HOSTPORT
+  local dir="$BENCH_TMP/origin-nginx" port pid
+  port=$(bench_free_port)
+  mkdir -p "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
+  {
+    echo "worker_processes 1;"
+    [ "$(id -u)" -eq 0 ] && echo "user root;"
+    nginx_preamble "$dir"
+    cat <<EOF
+    server {
+        listen 127.0.0.1:$port;
+        location = /graphql { default_type application/json; return 200 '{"data":{"launch":{"id":"1","site":"KSC"}}}'; }
+        # The static module refuses POST with 405: answer it with the file as a 200.
+        location = /big { default_type application/json; error_page 405 =200 /big.json; return 405; }
+        location = /big.json { default_type application/json; root $BENCH_TMP; }
+        location = /medium { default_type application/json; error_page 405 =200 /medium.json; return 405; }
+        location = /medium.json { default_type application/json; root $BENCH_TMP; }
+        location = /static { return 200 'ok'; }
+    }
+}
+EOF
+  } >"$dir/nginx.conf"
+  bench_start pid "$dir/stdout.log" "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g "daemon off;"
+  bench_wait_http "$pid" "http://127.0.0.1:$port/static" || bench_die "the nginx origin did not start"
+  printf -v "$1" '127.0.0.1:%s' "$port"
+}

@@ -113,64 +113,28 @@ bench_start_breakwater breakwater1 "$BENCH_TMP/bench-config.yaml" 1 0 BW1_PID BW
 bench_start_breakwater breakwater2 "$BENCH_TMP/bench-config.yaml" 2 "" BW2_PID BW2_URL BW2_ADMIN
 bench_log "breakwater (1 loop, CPU 0) at $BW1_URL; (2 loops, unpinned) at $BW2_URL"
 
-# nginx_preamble DIR: the lines every nginx here starts with: pid, logs, events and the opening
-# of the http block with temp paths under DIR (the caller closes the block).
-nginx_preamble() {
-  local dir=$1
-  cat <<EOF
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events {
-    worker_connections 4096;
-}
-http {
-    access_log off;
-    client_body_temp_path $dir/client_body;
-    proxy_temp_path $dir/proxy_temp;
-    fastcgi_temp_path $dir/fastcgi;
-    uwsgi_temp_path $dir/uwsgi;
-    scgi_temp_path $dir/scgi;
-    keepalive_requests 1000000;
-EOF
-}
-
 # --- an nginx origin answering every request at once (the miss row (f) and the 100 KB row (j)) ---
 
 BIG_BODY="$BENCH_TMP/big.json"
 python3 -c 'import sys; sys.stdout.write("{\"data\":{\"big\":\"" + "x" * (100 * 1024) + "\"}}")' >"$BIG_BODY"
-start_origin_nginx() { # VAR_HOSTPORT
-  local dir="$BENCH_TMP/origin-nginx" port pid
-  port=$(bench_free_port)
-  mkdir -p "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
-  {
-    echo "worker_processes 1;"
-    [ "$(id -u)" -eq 0 ] && echo "user root;"
-    nginx_preamble "$dir"
-    cat <<EOF
-    server {
-        listen 127.0.0.1:$port;
-        location = /graphql { default_type application/json; return 200 '{"data":{"launch":{"id":"1","site":"KSC"}}}'; }
-        # The static module refuses POST with 405: answer it with the file as a 200.
-        location = /big { default_type application/json; error_page 405 =200 /big.json; return 405; }
-        location = /big.json { default_type application/json; root $BENCH_TMP; }
-        location = /static { return 200 'ok'; }
-    }
-}
-EOF
-  } >"$dir/nginx.conf"
-  bench_start pid "$dir/stdout.log" "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g "daemon off;"
-  bench_wait_http "$pid" "http://127.0.0.1:$port/static" || bench_die "the nginx origin did not start"
-  printf -v "$1" '127.0.0.1:%s' "$port"
-}
+# (k): a 4 KiB answer of twenty launches, as JSON compresses in practice (not a run of one byte).
+python3 -c '
+import json, sys
+launches = [{"id": str(i), "site": ["CCAFS SLC 40", "KSC LC 39A", "VAFB SLC 4E"][i % 3],
+             "mission": {"name": "Mission %d" % i, "missionPatch": "https://images2.imgbox.com/patch-%d.png" % i},
+             "rocket": {"id": "falcon9", "name": "Falcon 9", "type": ["v1.0", "FT", "Block 5"][i % 3]}}
+            for i in range(1, 21)]
+sys.stdout.write(json.dumps({"data": {"launches": launches}}, separators=(",", ":")))' >"$BENCH_TMP/medium.json"
 start_origin_nginx NGX_ORIGIN
 bench_log "nginx origin (return 200) at $NGX_ORIGIN"
 
-for origin_path in graphql big; do
+for origin_path in graphql big medium; do
   bench_write_config "$BENCH_TMP/bench-$origin_path.yaml" "http://$NGX_ORIGIN/$origin_path" \
     "$(printf '  max_bytes: 1GiB\n  rules:\n    - operation: GetBig\n      ttl: 1h\n    - operation: GetLaunchLive\n      ttl: 0s')"
 done
 bench_start_breakwater breakwater3 "$BENCH_TMP/bench-graphql.yaml" 1 0 BW3_PID BW3_URL BW3_ADMIN
 bench_start_breakwater breakwater4 "$BENCH_TMP/bench-big.yaml" 1 0 BW4_PID BW4_URL BW4_ADMIN
+bench_start_breakwater breakwater5 "$BENCH_TMP/bench-medium.yaml" 1 0 BW5_PID BW5_URL BW5_ADMIN
 jq -cn --arg q "$LIVE" '{query: $q, operationName: "GetLaunchLive", variables: {id: "@ID@"}}' >"$BENCH_TMP/live-template.json"
 jq -cn '{query: "query GetBig { big }", operationName: "GetBig"}' >"$BENCH_TMP/big-post.json"
 
@@ -236,6 +200,21 @@ write_nginx_conf() {
             proxy_pass http://nginx_origin/big;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
+            $NGINX_CACHE_DIRECTIVES
+        }
+
+        # (k): the 4 KiB answer from proxy_cache, gzipped for clients that accept it (nginx
+        # compresses on every hit; Breakwater once per entry).
+        location = /medium {
+            client_body_buffer_size 64k;
+            proxy_pass http://nginx_origin/medium;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            gzip on;
+            gzip_types application/json;
+            gzip_proxied any;
+            gzip_min_length 1024;
+            gzip_vary on;
             $NGINX_CACHE_DIRECTIVES
         }
 
@@ -330,6 +309,17 @@ curl -sf -o "$BENCH_TMP/ng-big.json" "$NGINX1_BASE/big" -H 'Content-Type: applic
 same_body "100 KB answer" "$BENCH_TMP/bw-big.json" "$BENCH_TMP/ng-big.json"
 expect_hit "breakwater 100 KB POST" "$BW4_URL" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json"
 expect_hit "nginx 100 KB POST" "$NGINX1_BASE/big" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json"
+# (k): both answer the same JSON, gzipped when asked; identical once decoded.
+for server in "$BW5_URL" "$NGINX1_BASE/medium"; do
+  tag=$([ "$server" = "$BW5_URL" ] && echo bw || echo ng)
+  curl -sf -o /dev/null "$server" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json"
+  curl -sf -D "$BENCH_TMP/$tag-gzip.head" -o "$BENCH_TMP/$tag-gzip.json.gz" "$server" -H 'Accept-Encoding: gzip' \
+    -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/big-post.json"
+  grep -qi '^content-encoding: gzip' "$BENCH_TMP/$tag-gzip.head" || bench_die "$server does not gzip the 4 KiB answer"
+  gzip -dc <"$BENCH_TMP/$tag-gzip.json.gz" >"$BENCH_TMP/$tag-gzip.json"
+  same_body "4 KiB answer, gzipped ($tag)" "$BENCH_TMP/$tag-gzip.json" "$BENCH_TMP/medium.json"
+done
+GZIP_BYTES=$(wc -c <"$BENCH_TMP/bw-gzip.json.gz")
 warm -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
 warm -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
 bench_log "both serve the same $BODY_BYTES bytes; warm"
@@ -419,6 +409,12 @@ for run in $(seq 1 "$RUNS"); do
   measure j nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$NGINX1_BASE/big" -- "$BENCH_TMP/big-post.json"
 done
 
+# (k) the 4 KiB answer from cache to a client that accepts gzip.
+for run in $(seq 1 "$RUNS"); do
+  measure k breakwater "${PINNED[@]}" -H "Accept-Encoding: gzip" -s "$BENCH_DIR/lua/post.lua" "$BW5_URL" -- "$BENCH_TMP/big-post.json"
+  measure k nginx "${PINNED[@]}" -H "Accept-Encoding: gzip" -s "$BENCH_DIR/lua/post.lua" "$NGINX1_BASE/medium" -- "$BENCH_TMP/big-post.json"
+done
+
 for run in $(seq 1 "$RUNS"); do
   measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
 done
@@ -476,6 +472,8 @@ row "(i) 1,000 connections, hit" breakwater "i|breakwater" "i|nginx"
 row "(i) 1,000 connections, hit" "nginx proxy_cache" "i|nginx"
 row "(j) 100 KB answer, POST hit" breakwater "j|breakwater" "j|nginx"
 row "(j) 100 KB answer, POST hit" "nginx proxy_cache" "j|nginx"
+row "(k) gzip hit, 4 KiB answer (${GZIP_BYTES} B gzipped)" breakwater "k|breakwater" "k|nginx"
+row "(k) gzip hit, 4 KiB answer (${GZIP_BYTES} B gzipped)" "nginx proxy_cache + gzip" "k|nginx"
 row "ceiling: nginx return 200, same body" "nginx static" "ceiling|nginx"
 
 # verdict SCENARIO: whether Breakwater's req/s is at least nginx's.
@@ -486,7 +484,7 @@ verdict() {
   awk -v a="$bw" -v b="$ng" 'BEGIN { printf "%s (%.2fx)", (a >= b ? "yes" : "NO"), (b > 0 ? a / b : 0) }'
 }
 VERDICTS=(
-  "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e), (g) $(verdict g), (h) $(verdict h), (i) $(verdict i), (j) $(verdict j)"
+  "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e), (g) $(verdict g), (h) $(verdict h), (i) $(verdict i), (j) $(verdict j), (k) $(verdict k)"
   "miss req/s at least nginx proxy_pass's: (f) $(verdict f)"
   "added miss latency at p50 <= 0.2 ms: $(awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }') ($ADDED_P50 ms)"
 )

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libevent-dev libssl-dev libhiredis-dev redis-server pkg-config openssl ca-certificates "$@")
+packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev redis-server pkg-config openssl ca-certificates "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,6 +1,7 @@
 // The per-loop memo of resolved operations: bounded by entries and bytes.
 
 @testable import BreakwaterCore
+import Foundation
 import Testing
 
 struct OperationMemoTests {
@@ -41,5 +42,30 @@ struct OperationMemoTests {
         memo[.get("/graphql?19")] = nil
         memo.removeAll()
         #expect(memo.bytes == 0)
+    }
+}
+
+/// The memo's keys carry their hash: equal parameters are equal keys, and bodies of one length
+/// that differ in a single byte (distinct variables) are told apart.
+struct OperationMemoKeyTests {
+    @Test func equalParametersMakeEqualKeysAndHashes() {
+        let body = Array(#"{"query":"{ a }","variables":{"id":"1000001"}}"#.utf8)
+        #expect(OperationMemo.Key.post(body) == .post(body))
+        #expect(OperationMemo.Key.post(body).hashValue == OperationMemo.Key.post(body).hashValue)
+        #expect(OperationMemo.Key.get("/graphql?a=1") == .get("/graphql?a=1"))
+    }
+
+    @Test func oneByteApartIsAnotherKey() {
+        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 1 << 20)
+        let template = #"{"query":"{ launch(id: $id) { id } }","variables":{"id":"@"}}"#
+        for id in 0..<500 {
+            memo[.post(Array(template.replacingOccurrences(of: "@", with: String(1_000_000 + id)).utf8))] =
+                OperationMemoTests().operation("{ a }")
+        }
+        #expect(memo.count == 500)
+        #expect(memo[.post(Array(template.replacingOccurrences(of: "@", with: "1000499").utf8))] != nil)
+        #expect(memo[.post(Array(template.replacingOccurrences(of: "@", with: "1000500").utf8))] == nil)
+        // A GET target and a POST body with the same bytes are different requests.
+        #expect(OperationMemo.Key.get("/x") != .post(Array("/x".utf8)))
     }
 }

@@ -130,8 +130,8 @@ struct ResponseStoreTests {
         store.store(entry, now: StoreFixture.start)
         let found = store.lookup(StoreFixture.key(1), now: StoreFixture.start).entry
         #expect(found === entry)
-        found?.body.withUnsafeBufferPointer { hit in
-            entry.body.withUnsafeBufferPointer { stored in #expect(hit.baseAddress == stored.baseAddress) }
+        found?.response.bytes.withUnsafeBufferPointer { hit in
+            entry.response.bytes.withUnsafeBufferPointer { stored in #expect(hit.baseAddress == stored.baseAddress) }
         }
     }
 
@@ -144,9 +144,11 @@ struct ResponseStoreTests {
     @Test func costCountsOverheadDigestsStringsAndTags() {
         let entry = StoreFixture.entry(
             key: StoreFixture.key(1), bodyBytes: 1_000, operationName: "Op", tags: ["A:1", "A"])
-        let strings = "application/json".utf8.count + StoreFixture.etag.utf8.count + 2
+        // The prebuilt lines: ETag, Content-Length and the blank line, beside the body.
+        let head = "ETag: \(StoreFixture.etag)\r\nContent-Length: 1000\r\n\r\n".utf8.count
+        #expect(entry.response.bodyStart == head)
         let tags = 3 + 1 + 2 * CacheEntry.perTagOverhead
-        #expect(entry.cost == 1_000 + CacheEntry.fixedOverhead + 64 + strings + tags)
+        #expect(entry.cost == 1_000 + head + CacheEntry.fixedOverhead + 2 + tags)
         #expect(StoreFixture.entry(key: StoreFixture.key(1), bodyBytes: 0).cost > CacheEntry.fixedOverhead)
     }
 

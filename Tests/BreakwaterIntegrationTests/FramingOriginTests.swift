@@ -14,7 +14,7 @@ import Glibc
     static let query = #"{"query":"query GetLaunchDetail { launch(id: \"1\") { id } }"}"#
 
     @Test func tricklingOriginIsCutOffAtTheTimeout() throws {
-        let origin = try TricklingOrigin()
+        let origin = try makeTricklingOrigin()
         defer { origin.stop() }
         let proxy = try ProxyProcess(
             origin: "http://127.0.0.1:\(origin.port)/graphql", yaml: "origin:\n  timeout: 1s\npersisted_queries:\n  store: \"\"\n")
@@ -44,59 +44,14 @@ import Glibc
     }
 }
 
-/// A TCP server that answers every connection with a head promising 100 bytes and then one
-/// byte every 100 ms: each byte would reset an inactivity timer.
-final class TricklingOrigin: @unchecked Sendable {
-    let port: Int
-    private let listener: Int32
-    private let stopped = NSLock()
-    private var isStopped = false
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+/// An origin that answers every connection with a head promising 100 bytes and then one byte
+/// every 100 ms: each byte would reset an inactivity timer.
+func makeTricklingOrigin() throws -> ScriptedOrigin {
+    try ScriptedOrigin { fd, _ in
+        ScriptedOrigin.write(fd, Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n".utf8))
+        for _ in 0..<100 {
+            guard ScriptedOrigin.write(fd, [32]) else { break }
+            Thread.sleep(forTimeInterval: 0.1)
         }
-        try #require(bound == 0)
-        try #require(listen(fd, 16) == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        listener = fd
-        let thread = Thread { [self] in serve() }
-        thread.start()
-    }
-
-    private var isRunning: Bool { stopped.withLock { !isStopped } }
-
-    private func serve() {
-        while isRunning {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }
-            Thread {
-                var request = [UInt8](repeating: 0, count: 65536)
-                _ = read(fd, &request, request.count)
-                let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n".utf8)
-                _ = head.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                for _ in 0..<100 {
-                    var byte: UInt8 = 32
-                    if send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) != 1 { break }
-                    Thread.sleep(forTimeInterval: 0.1)
-                }
-                close(fd)
-            }.start()
-        }
-    }
-
-    func stop() {
-        stopped.withLock { isStopped = true }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 }

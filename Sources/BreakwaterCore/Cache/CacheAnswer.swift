@@ -6,20 +6,16 @@ package enum CacheAnswer {
     package static func fromEntry(
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
-        var headers = HTTPHeaders(capacity: 8 + client.extraHeaders.fields.count)
+        var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
         headers.add("X-Cache", isFresh ? XCache.hit.headerValue : XCache.stale.headerValue)
         headers.add("Age", CacheResponseHeaders.age(age))
-        headers.add("Cache-Control", cacheControl(for: entry, client: client))
-        headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
-        var headers = HTTPHeaders(capacity: 7 + client.extraHeaders.fields.count)
+        var headers = HTTPHeaders(capacity: 5 + client.extraHeaders.fields.count)
         headers.add("X-Cache", XCache.miss.headerValue)
-        headers.add("Cache-Control", cacheControl(for: entry, client: client))
-        headers.add("ETag", entry.etag)
         return finish(entry: entry, headers: headers, client: client)
     }
 
@@ -37,24 +33,28 @@ package enum CacheAnswer {
         return response
     }
 
-    private static func cacheControl(for entry: CacheEntry, client: ClientView) -> String {
-        CacheResponseHeaders.cacheControl(
-            isPublicGET: client.isGET && !entry.isPerUser, ttl: entry.ttl,
-            staleWhileRevalidate: entry.staleWhileRevalidate, staleIfError: entry.staleIfError)
-    }
-
-    /// 200 with the stored body, or 304 when the client already holds it.
+    /// 200 with the entry's prebuilt lines and body, or 304 when the client already holds it.
+    /// The per-request lines are shared strings (interned Cache-Control, the settings' Vary):
+    /// nothing here is formatted but the age.
     private static func finish(entry: CacheEntry, headers: HTTPHeaders, client: ClientView) -> HTTPResponse {
         var headers = headers
+        headers.add(
+            "Cache-Control", client.isGET && !entry.isPerUser ? entry.publicCacheControl : privateCacheControl)
         if let vary = client.vary { headers.add("Vary", vary) }
-        if let tagHeader = entry.tagHeader { headers.add(tagHeader.name, tagHeader.value) }
         if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
-        if !client.ifNoneMatch.isEmpty && ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: entry.etag) {
-            return HTTPResponse(status: 304, headers: headers)
+        // The gzip form when the client takes it and the body is worth it (made once per entry).
+        let gzipped = client.gzip.flatMap { entry.gzipResponse($0) }
+        if !client.ifNoneMatch.isEmpty {
+            let etag = gzipped == nil ? entry.etag : CacheEntry.gzipETag(entry.etag)
+            if ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: etag) {
+                headers.add("ETag", etag)
+                headers.fields += entry.extraHeaders
+                return HTTPResponse(status: 304, headers: headers)
+            }
         }
         headers.add("Content-Type", client.wantsGraphQLResponseJSON ? client.jsonContentType : entry.contentType)
-        // Given here, so that libevent does not format it on every hit.
-        headers.add("Content-Length", entry.contentLength)
-        return HTTPResponse(status: 200, headers: headers, body: entry.body)
+        return HTTPResponse(status: 200, headers: headers, prebuilt: gzipped ?? entry.response)
     }
+
+    private static let privateCacheControl = CacheResponseHeaders.cacheControl(isPublicGET: false, ttl: .zero)
 }

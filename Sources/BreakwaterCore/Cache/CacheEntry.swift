@@ -1,8 +1,11 @@
 // One cached response with what the store needs to serve, age, purge and bound it.
 
+import Synchronization
+
 /// An immutable cached response, shared by reference between the store and every request it serves.
 ///
-/// A hit hands out this object, so the body is never copied on the lookup path.
+/// A hit hands out this object, and answers with its `response` bytes as they are: the ETag line,
+/// the stored extra lines, Content-Length and the body, serialised once when the entry was made.
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself,
     /// its SIEVE slot, its dictionary slot, its places in the operation and document indexes, and
@@ -15,10 +18,11 @@ package final class CacheEntry: Sendable {
     package static let perTagOverhead = 48
 
     package let key: CacheKey
-    package let body: [UInt8]
+    /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
+    package let response: PrebuiltResponse
     package let contentType: String
-    /// A strong entity tag, quoted, as `makeETag(body:hasher:)` makes it.
-    package let etag: String
+    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
+    package let publicCacheControl: String
     /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
     package let storedAt: ContinuousClock.Instant
     /// The same instant on the wall clock, which other hosts of a fleet understand too.
@@ -31,11 +35,6 @@ package final class CacheEntry: Sendable {
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
     package let isPerUser: Bool
-    /// `cache.tag_header` and its value for this entry (operation, hash and entity tags), made
-    /// once at store time and appended to every answer from the entry; nil when not configured.
-    package let tagHeader: (name: String, value: String)?
-    /// The body's length as a `Content-Length` value, formatted once (not on every hit).
-    package let contentLength: String
     /// What the entry counts against the store's memory bound: its body plus `fixedOverhead`, its
     /// key's and document's digests, its strings, and each tag with `perTagOverhead`.
     package let cost: Int
@@ -45,6 +44,7 @@ package final class CacheEntry: Sendable {
         body: [UInt8],
         contentType: String,
         etag: String,
+        extraHeaders: [(name: String, value: String)] = [],
         storedAt: ContinuousClock.Instant,
         storedAtWallClock: WallClockTime = WallClockTime(millisecondsSinceEpoch: 0),
         ttl: Duration,
@@ -53,13 +53,13 @@ package final class CacheEntry: Sendable {
         documentDigest: SHA256Digest,
         operationName: String?,
         tags: [String],
-        isPerUser: Bool,
-        tagHeader: (name: String, value: String)? = nil
+        isPerUser: Bool
     ) {
         self.key = key
-        self.body = body
+        response = PrebuiltResponse(fields: [("ETag", etag)] + extraHeaders, body: body)
         self.contentType = contentType
-        self.etag = etag
+        publicCacheControl = Self.internedCacheControl(
+            ttl: ttl, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
         self.storedAt = storedAt
         self.storedAtWallClock = storedAtWallClock
         self.ttl = ttl
@@ -69,13 +69,74 @@ package final class CacheEntry: Sendable {
         self.operationName = operationName
         self.tags = tags
         self.isPerUser = isPerUser
-        self.tagHeader = tagHeader
-        contentLength = String(body.count)
-        var cost = body.count + Self.fixedOverhead + 2 * 32
-        cost += contentType.utf8.count + etag.utf8.count + (operationName?.utf8.count ?? 0)
+        var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
-        if let tagHeader { cost += tagHeader.value.utf8.count }
         self.cost = cost
+    }
+
+    /// The gzip form of the answer, made by the first client that accepts it (SPEC 5: once per
+    /// entry, not per hit); holds nil when compressing did not make the body smaller.
+    private let gzipForm = AtomicLazyReference<EncodedForm>()
+
+    /// The answer gzipped: `ETag` of the gzip representation, `Content-Encoding: gzip`, the
+    /// extra lines and the compressed body; nil for small bodies and those gzip does not shrink.
+    package func gzipResponse(_ compressor: any BodyCompressing) -> PrebuiltResponse? {
+        if let made = gzipForm.load() { return made.response }
+        guard response.bodyCount >= Compression.minimumBytes else { return nil }
+        let compressed = response.bytes.withUnsafeBytes {
+            compressor.gzip(UnsafeRawBufferPointer(rebasing: $0[response.bodyStart...]))
+        }
+        let made = EncodedForm(
+            compressed.map { body in
+                PrebuiltResponse(
+                    fields: [("ETag", Self.gzipETag(etag)), ("Content-Encoding", "gzip")] + extraHeaders, body: body)
+            })
+        // Another thread may have made it meanwhile: either is the same bytes.
+        return gzipForm.storeIfNil(made).response
+    }
+
+    /// The strong entity tag of the gzip representation: a strong ETag names one representation,
+    /// so the compressed bytes get their own (`"<hex>-gzip"`).
+    package static func gzipETag(_ etag: String) -> String {
+        etag.hasSuffix("\"") ? String(etag.dropLast()) + "-gzip\"" : etag + "-gzip"
+    }
+
+    /// A copy of the stored body (the shared tier's encoding; a hit never copies it).
+    package var body: [UInt8] { response.body }
+
+    /// The strong entity tag, quoted, as `makeETag(body:hasher:)` made it: the first stored line.
+    package var etag: String { response.value(of: "ETag") ?? "" }
+
+    /// The header lines stored besides ETag (a tag header for the CDN in front, say).
+    package var extraHeaders: [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        let head = response.bytes[..<(response.bodyStart - 2)]
+        for line in head.split(separator: 10) {
+            guard let colon = line.firstIndex(of: 58) else { continue }
+            let name = String(decoding: line[..<colon], as: UTF8.self)
+            if name == "ETag" || name == "Content-Length" { continue }
+            let value = line[(colon + 2)...].dropLast()  // the CR
+            fields.append((name, String(decoding: value, as: UTF8.self)))
+        }
+        return fields
+    }
+
+    /// Distinct Cache-Control values, shared by the entries that carry them (a handful: one per
+    /// TTL in use), so that no entry holds a copy of its own.
+    private static let cacheControls = Mutex<[Duration: String]>([:])
+
+    private static func internedCacheControl(
+        ttl: Duration, staleWhileRevalidate: Duration, staleIfError: Duration
+    ) -> String {
+        let value = CacheResponseHeaders.cacheControl(
+            isPublicGET: true, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
+        return cacheControls.withLock { known in
+            // Keyed by what varies between entries in practice; the windows are checked by value.
+            if let shared = known[ttl], shared == value { return shared }
+            if known.count >= 256 { known.removeAll() }
+            known[ttl] = value
+            return value
+        }
     }
 
     /// The strong entity tag of `body`: the first 16 bytes of its SHA-256 in hex, quoted.
@@ -96,8 +157,18 @@ package final class CacheEntry: Sendable {
     }
 }
 
+/// One encoded form of an entry's answer, held by reference so that it can be set once, lock-free.
+private final class EncodedForm: Sendable {
+    let response: PrebuiltResponse?
+
+    init(_ response: PrebuiltResponse?) { self.response = response }
+}
+
 extension CacheEntry {
     /// A new entry for an origin answer the policy allows storing, stored at `now` on both clocks.
+    ///
+    /// `tagHeader` (`cache.tag_header` and this entry's tags, SPEC 5.2) is written into the
+    /// prebuilt lines of every answer from the entry, after ETag.
     package static func make(
         key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
         isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
@@ -105,10 +176,11 @@ extension CacheEntry {
     ) -> CacheEntry {
         CacheEntry(
             key: key, body: answer.body, contentType: interned(answer.headers["Content-Type"]),
-            etag: makeETag(body: answer.body, hasher: hasher), storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
+            etag: makeETag(body: answer.body, hasher: hasher), extraHeaders: tagHeader.map { [$0] } ?? [],
+            storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
             staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
             documentDigest: operation.document.digest, operationName: operation.operationName, tags: tags,
-            isPerUser: isPerUser, tagHeader: tagHeader)
+            isPerUser: isPerUser)
     }
 
     /// The usual content types as string literals, which take no memory per entry.

@@ -9,29 +9,56 @@ package struct ClientView: Sendable {
     package var wantsGraphQLResponseJSON: Bool
     /// Headers every answer carries (CORS).
     package var extraHeaders: HTTPHeaders
-    /// The `Vary` value of answers from the cache: `Accept` and the keyed forwarded headers.
+    /// The `Vary` value of answers from the cache: `Accept` and the keyed forwarded headers
+    /// (and `Accept-Encoding` when answers may be compressed).
     package var vary: String?
+    /// Compresses answers from the cache for this client: set when `server.compression` is on
+    /// and the client accepts gzip.
+    package var gzip: (any BodyCompressing)?
 
     package init(
         isGET: Bool, ifNoneMatch: [String], wantsGraphQLResponseJSON: Bool, extraHeaders: HTTPHeaders,
-        vary: String? = nil
+        vary: String? = nil, gzip: (any BodyCompressing)? = nil
     ) {
         self.isGET = isGET
         self.ifNoneMatch = ifNoneMatch
         self.wantsGraphQLResponseJSON = wantsGraphQLResponseJSON
         self.extraHeaders = extraHeaders
         self.vary = vary
+        self.gzip = gzip
     }
 
-    /// The view of `request`, whose answers carry `corsHeaders` and, from the cache, `vary`.
-    package init(request: HTTPRequest, corsHeaders: HTTPHeaders, vary: String?) {
+    /// The view of `request`, whose answers carry `corsHeaders` and, from the cache, `vary`;
+    /// `compressor` gzips them when the request accepts gzip (nil: compression is off).
+    package init(
+        request: HTTPRequest, corsHeaders: HTTPHeaders, vary: String?, compressor: (any BodyCompressing)? = nil
+    ) {
         self.init(
             isGET: request.method == .get,
             ifNoneMatch: request.headers.values(of: "If-None-Match"),
             wantsGraphQLResponseJSON: request.headers.values(of: "Accept").contains {
                 $0.utf8.containsSequence(Self.graphQLResponseJSON)
             },
-            extraHeaders: corsHeaders, vary: vary)
+            extraHeaders: corsHeaders, vary: vary,
+            gzip: compressor.flatMap { Self.acceptsGzip(request.headers.values(of: "Accept-Encoding")) ? $0 : nil })
+    }
+
+    /// Whether `Accept-Encoding` lists `gzip` (or `x-gzip`, or `*`) with a non-zero weight.
+    package static func acceptsGzip(_ values: [String]) -> Bool {
+        var accepted = false
+        for value in values {
+            for part in value.split(separator: ",") {
+                let pieces = part.split(separator: ";")
+                guard let coding = pieces.first?.trimmingWhitespace().lowercased() else { continue }
+                guard coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }
+                let weight = pieces.dropFirst().first { $0.trimmingWhitespace().lowercased().hasPrefix("q=") }
+                let q = weight.flatMap { Double($0.trimmingWhitespace().dropFirst(2)) } ?? 1
+                // An explicit gzip;q=0 refuses gzip even when * is accepted.
+                if coding != "*" && q == 0 { return false }
+                if q > 0 { accepted = true }
+            }
+        }
+        return accepted
     }
 
     private static let graphQLResponseJSON = Array("application/graphql-response+json".utf8)

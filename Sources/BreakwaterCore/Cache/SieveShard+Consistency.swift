@@ -1,5 +1,5 @@
 // Self-checks of a shard's bookkeeping, for tests: the queue, the key map, the byte count and the
-// three indexes must describe the same entries.
+// tag index must describe the same entries.
 
 extension SieveShard {
     /// Every way the shard's structures disagree with each other; empty when they are consistent.
@@ -16,12 +16,6 @@ extension SieveShard {
 
         problems += check(
             tagIndex.allTerms, expected: queued.flatMap { entry in Set(entry.tags).map { ($0, entry.key) } }, "tag")
-        problems += check(
-            operationIndex.allTerms,
-            expected: queued.compactMap { entry in entry.operationName.map { ($0, entry.key) } },
-            "operation"
-        )
-        problems += check(documentIndex.allTerms, expected: queued.map { ($0.documentDigest, $0.key) }, "document")
         return problems
     }
 

@@ -1,8 +1,9 @@
 // Everything the request flow reads to decide: the endpoint rules, the cache policy, the local
 // store, the clock, and which shared tiers exist. Replaced as a whole when SIGHUP reloads.
 
-/// The settings and shared state a `RequestFlow` and a `FetchFlow` decide with.
-package struct FlowEnvironment: Sendable {
+/// The settings and shared state a `RequestFlow` and a `FetchFlow` decide with; a class, so that
+/// every flow (and every copy of one) holds it with one reference, not a copy of each field.
+package final class FlowEnvironment: Sendable {
     package let endpoint: GraphQLEndpoint
     package let policy: CachePolicy
     package let store: any ResponseStoring
@@ -20,12 +21,16 @@ package struct FlowEnvironment: Sendable {
     package let rewrites: DocumentRewrites?
     /// Operations seen answering a per-user type (`cache.types`); nil when no type is per-user.
     package let perUserOperations: PerUserOperations?
+    /// gzips answers from the cache for clients that accept it; nil when `server.compression` is off.
+    package let compressor: (any BodyCompressing)?
+    /// The `Vary` of answers from the cache: the policy's, plus `Accept-Encoding` with compression.
+    package let responseVary: String
 
     package init(
         endpoint: GraphQLEndpoint, policy: CachePolicy, store: any ResponseStoring, upstreamHeaders: UpstreamHeaders,
         hasher: any SHA256Hashing, clock: any FlowClock, sharesDocuments: Bool = false,
         sharesResponses: Bool = false, originTimeout: Duration = .seconds(10), rewrites: DocumentRewrites? = nil,
-        perUserOperations: PerUserOperations? = nil
+        perUserOperations: PerUserOperations? = nil, compressor: (any BodyCompressing)? = nil
     ) {
         self.endpoint = endpoint
         self.policy = policy
@@ -38,6 +43,8 @@ package struct FlowEnvironment: Sendable {
         self.originTimeout = originTimeout
         self.rewrites = rewrites
         self.perUserOperations = policy.hasPerUserTypes ? perUserOperations : nil
+        self.compressor = compressor
+        responseVary = policy.keyedHeaders.responseVary + (compressor == nil ? "" : ", Accept-Encoding")
     }
 
     /// The registry the endpoint resolves documents in.

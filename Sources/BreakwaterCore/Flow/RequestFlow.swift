@@ -71,8 +71,8 @@ package struct RequestFlow {
     package mutating func start() -> Step {
         let endpoint = environment.endpoint
         client = ClientView(
-            request: request, corsHeaders: endpoint.corsHeaders(for: request),
-            vary: environment.policy.keyedHeaders.responseVary)
+            request: request, corsHeaders: endpoint.corsHeaders(for: request), vary: environment.responseVary,
+            compressor: environment.compressor)
         switch endpoint.check(request) {
         case .preflight(let response)?: return .reply(FlowReply(response: response))
         case .error(let error)?: return .reply(.error(error, client: client))

@@ -26,13 +26,14 @@ package struct HTTPRequest: Sendable {
 
     /// The target's path, without the query string.
     package var path: Substring {
-        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        // Searched as bytes: a Character search walks grapheme clusters (a hit path cost).
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) { return target[..<q] }
         return target[...]
     }
 
     /// The target's query string without "?", or nil when there is none.
     package var query: Substring? {
-        guard let q = target.firstIndex(of: "?") else { return nil }
-        return target[target.index(after: q)...]
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        return target[target.utf8.index(after: q)...]
     }
 }

@@ -55,14 +55,15 @@ package struct RequestIDGenerator: Sendable {
 
     package mutating func next() -> String {
         let high = nextWord(), low = nextWord()
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for (offset, word) in [(0, high), (16, low)] {
-            for index in 0..<16 {
-                let nibble = UInt8((word >> (60 - 4 * UInt64(index))) & 0xF)
-                bytes[offset + index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+        // Written straight into the string's storage: one allocation per id.
+        return String(unsafeUninitializedCapacity: 32) { bytes in
+            for index in 0..<32 {
+                let word = index < 16 ? high : low
+                let nibble = UInt8((word >> (60 - 4 * UInt64(index & 15))) & 0xF)
+                bytes[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
             }
+            return 32
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private mutating func nextWord() -> UInt64 {

@@ -23,6 +23,11 @@ extension CachePolicy {
             return .doNotStore(.originVary)
         }
 
+        // Before the body: an answer that cannot live in the cache is never parsed (a TTL-0
+        // operation's misses cost the proxy no JSON parse). Types only ever shorten the TTL.
+        var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
+        guard ttl > .zero else { return .doNotStore(.zeroTTL) }
+
         let tags: [String]
         let types: Set<String>
         if let stripped {
@@ -34,13 +39,11 @@ extension CachePolicy {
             (tags, types) = body["data"].map(EntityTags.summary(of:)) ?? ([], [])
         }
 
-        var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
         let verdict = settings.types.isEmpty ? .none : TypePolicyVerdict(types: types, policies: settings.types)
         if let typeTTL = verdict.ttl {
             guard typeTTL > .zero else { return .doNotStore(.typeTTL) }
             ttl = min(ttl, typeTTL)
         }
-        guard ttl > .zero else { return .doNotStore(.zeroTTL) }
         if verdict.isPerUser && !isPerUser { return .doNotStore(.perUserType) }
         return .store(ttl: ttl, tags: settings.entityTags == .off ? [] : tags)
     }

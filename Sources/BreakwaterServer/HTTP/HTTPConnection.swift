@@ -170,7 +170,8 @@ final class HTTPConnection: IOEventHandler {
             func text(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
-            var headers = HTTPHeaders(capacity: head.fields.count)
+            // One more than sent: the identity layer adds X-Request-Id without regrowing the array.
+            var headers = HTTPHeaders(capacity: head.fields.count + 1)
             for field in head.fields { headers.add(text(field.name), text(field.value)) }
             var body: [UInt8] = []
             if case .length(let length) = head.bodyLength { body.reserveCapacity(length) }

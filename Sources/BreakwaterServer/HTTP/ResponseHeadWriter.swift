@@ -1,6 +1,7 @@
 // Serialises an answer's status line and header block straight into output bytes: no
 // formatting functions, no per-header allocation (the status digits and Content-Length are
-// written digit by digit).
+// written digit by digit). A prebuilt answer (a cache entry's) contributes its fixed lines and
+// body as they were serialised when the entry was stored.
 
 import BreakwaterCore
 
@@ -14,37 +15,56 @@ enum ResponseHeadWriter {
         let status = response.status
         // 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 8.6).
         let bodiless = status < 200 || status == 204 || status == 304
+        let prebuilt = bodiless ? nil : response.prebuilt
         output.append { bytes in
-            bytes.append(contentsOf: "HTTP/1.1 ".utf8)
-            appendDecimal(status, to: &bytes)
-            bytes.append(32)
-            bytes.append(contentsOf: HTTPStatus.reason(status).utf8)
-            bytes.append(contentsOf: "\r\n".utf8)
-            for field in response.headers.fields where !isFraming(field.name) {
-                bytes.append(contentsOf: field.name.utf8)
-                bytes.append(contentsOf: ": ".utf8)
-                bytes.append(contentsOf: field.value.utf8)
-                bytes.append(contentsOf: "\r\n".utf8)
+            if status == 200 {
+                bytes.appendText("HTTP/1.1 200 OK\r\n")
+            } else {
+                bytes.appendText("HTTP/1.1 ")
+                bytes.appendDecimal(status)
+                bytes.append(32)
+                bytes.appendText(HTTPStatus.reason(status))
+                bytes.appendText("\r\n")
             }
-            bytes.append(contentsOf: "Date: ".utf8)
-            bytes.append(contentsOf: date.utf8)
-            if !bodiless {
-                bytes.append(contentsOf: "\r\nContent-Length: ".utf8)
-                appendDecimal(response.body.count, to: &bytes)
+            for field in response.headers.fields where !isFraming(field.name) {
+                bytes.appendText(field.name)
+                bytes.appendText(": ")
+                bytes.appendText(field.value)
+                bytes.appendText("\r\n")
+            }
+            if let requestID = response.requestID {
+                bytes.appendText("X-Request-Id: ")
+                bytes.appendText(requestID)
+                bytes.appendText("\r\n")
+            }
+            bytes.appendText("Date: ")
+            bytes.appendText(date)
+            if !bodiless && prebuilt == nil {
+                bytes.appendText("\r\nContent-Length: ")
+                bytes.appendDecimal(response.body.count)
             }
             if !keepAlive {
-                bytes.append(contentsOf: "\r\nConnection: close".utf8)
+                bytes.appendText("\r\nConnection: close")
             } else if http10KeepAlive {
-                bytes.append(contentsOf: "\r\nConnection: keep-alive".utf8)
+                bytes.appendText("\r\nConnection: keep-alive")
             }
-            bytes.append(contentsOf: "\r\n\r\n".utf8)
+            // A prebuilt block carries Content-Length and the blank line itself.
+            bytes.appendText(prebuilt == nil ? "\r\n\r\n" : "\r\n")
         }
-        if !omitBody && !bodiless { output.append(body: response.body) }
+        if let prebuilt {
+            if omitBody {
+                output.append { $0.append(contentsOf: prebuilt.bytes[..<prebuilt.bodyStart]) }
+            } else {
+                output.append(body: prebuilt.bytes)
+            }
+        } else if !omitBody && !bodiless {
+            output.append(body: response.body)
+        }
     }
 
     /// The interim answer to `Expect: 100-continue`.
     static func appendContinue(to output: inout OutputQueue) {
-        output.append { $0.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8) }
+        output.append { $0.appendText("HTTP/1.1 100 Continue\r\n\r\n") }
     }
 
     /// Fields the engine writes itself: a handler's would contradict the real framing.
@@ -55,22 +75,6 @@ enum ResponseHeadWriter {
         case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
         case 4: name.equalsIgnoringASCIICase("Date")
         default: false
-        }
-    }
-
-    /// Appends the decimal digits of a non-negative `value`.
-    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 10 {
-            bytes.append(UInt8(48 + value))
-            return
-        }
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(48 + rest / divisor))
-            rest %= divisor
-            divisor /= 10
         }
     }
 }

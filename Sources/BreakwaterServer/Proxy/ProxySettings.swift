@@ -39,7 +39,8 @@ struct ProxySettings: Sendable {
             endpoint: endpoint, policy: policy, store: cache.store, upstreamHeaders: upstreamHeaders,
             hasher: cache.hasher, clock: cache.clock, sharesDocuments: tiers.documents != nil,
             sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout,
-            rewrites: configuration.cache.entityTags == .auto ? rewrites : nil, perUserOperations: perUserOperations)
+            rewrites: configuration.cache.entityTags == .auto ? rewrites : nil, perUserOperations: perUserOperations,
+            compressor: configuration.server.compression ? Gzip() : nil)
     }
 
     func makePool(loop: EventLoop) throws(ServerError) -> OriginPool {

@@ -33,7 +33,7 @@ final class RequestContext: Sendable {
         let total = ContinuousClock.now - started
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
         let identity = (responder as? IdentifiedResponder)?.identity
-        let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.body) : nil)
+        let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.completeBody) : nil)
         statistics.record {
             $0.recordRequest(operationName: operationName, cache: cache, duration: total)
             $0.recordResponse(
@@ -56,7 +56,7 @@ final class RequestContext: Sendable {
             client: identity?.remoteAddress ?? "", method: method, status: reply.response.status,
             cache: reply.cache?.headerValue, operation: operationName, hash: documentHash,
             errorCode: errorCode, bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
-            originDuration: upstream, bytes: reply.response.body.count, requestID: identity?.requestID,
+            originDuration: upstream, bytes: reply.response.bodyCount, requestID: identity?.requestID,
             userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
     }
 }

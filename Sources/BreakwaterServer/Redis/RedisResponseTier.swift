@@ -126,6 +126,7 @@ package final class RedisResponseTier: ResponseTier {
         guard ttl < entry.ttl else { return entry }
         return CacheEntry(
             key: entry.key, body: entry.body, contentType: entry.contentType, etag: entry.etag,
+            extraHeaders: entry.extraHeaders,
             storedAt: entry.storedAt, storedAtWallClock: entry.storedAtWallClock, ttl: ttl,
             staleWhileRevalidate: entry.staleWhileRevalidate, staleIfError: entry.staleIfError,
             documentDigest: entry.documentDigest, operationName: entry.operationName, tags: entry.tags,

@@ -92,8 +92,9 @@ private final class BatchAnswer: Sendable {
         var body: [UInt8] = [UInt8(ascii: "[")]
         for (index, answer) in answers.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
-            if answer.body.first == UInt8(ascii: "{") {
-                body += answer.body
+            let element = answer.completeBody
+            if element.first == UInt8(ascii: "{") {
+                body += element
             } else {
                 body += GraphQLErrorResponse(
                     status: answer.status, message: "The operation got no JSON answer (HTTP \(answer.status)).",

@@ -37,7 +37,7 @@ final class IdentifiedResponder: HTTPResponder, Sendable {
 
     func respond(_ response: HTTPResponse) {
         var response = response
-        response.headers.add("X-Request-Id", identity.requestID)
+        response.requestID = identity.requestID
         inner.respond(response)
     }
 

@@ -172,8 +172,16 @@ final class OriginConnection: IOEventHandler {
             buffer.withBytes { body.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
         case .end:
             let keepAlive = parser.head.keepAlive
-            let response = HTTPResponse(status: status, headers: headers, body: body)
+            var response = HTTPResponse(status: status, headers: headers, body: body)
             body = []
+            // Asked for gzip (RequestHeadWriter): decoded here, before anything parses or stores it.
+            if let coding = response.headers["Content-Encoding"] {
+                guard let decoded = Self.decode(response.body, coding: coding) else {
+                    return fail(.malformed("the origin's \(coding) body does not decode"))
+                }
+                response.body = decoded
+                response.headers.remove("Content-Encoding")
+            }
             let finished = exchange
             exchange = nil
             let pool = keepsPoolAlive
@@ -191,6 +199,16 @@ final class OriginConnection: IOEventHandler {
             } else {
                 fail(.malformed("the origin sent an invalid response: \(error.reason.rawValue)"))
             }
+        }
+    }
+
+    /// A body in `coding` decoded: gzip and deflate (zlib) through zlib, identity as it is; nil
+    /// for a broken stream or any other coding (only gzip is asked for).
+    private static func decode(_ body: [UInt8], coding: String) -> [UInt8]? {
+        switch coding.trimmingWhitespace().lowercased() {
+        case "", "identity": body
+        case "gzip", "x-gzip", "deflate": Gzip.gunzip(body, limit: maxResponseBytes)
+        default: nil
         }
     }
 

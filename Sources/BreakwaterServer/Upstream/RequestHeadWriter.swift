@@ -1,5 +1,6 @@
 // Serialises a request to the origin: request line, Host, the forwarded headers and
-// Breakwater's own framing (a fresh Content-Length, never the client's), then the body.
+// Breakwater's own framing (a fresh Content-Length, never the client's), `Accept-Encoding: gzip`,
+// then the body.
 
 import BreakwaterCore
 
@@ -7,22 +8,25 @@ import BreakwaterCore
 enum RequestHeadWriter {
     static func append(_ request: UpstreamRequest, host: String, to output: inout OutputQueue) {
         output.append { bytes in
-            bytes.append(contentsOf: request.method.utf8)
+            bytes.appendText(request.method)
             bytes.append(32)
-            bytes.append(contentsOf: request.target.utf8)
-            bytes.append(contentsOf: " HTTP/1.1\r\nHost: ".utf8)
-            bytes.append(contentsOf: host.utf8)
+            bytes.appendText(request.target)
+            bytes.appendText(" HTTP/1.1\r\nHost: ")
+            bytes.appendText(host)
             for field in request.headers.fields where !isFraming(field.name) {
-                bytes.append(contentsOf: "\r\n".utf8)
-                bytes.append(contentsOf: field.name.utf8)
-                bytes.append(contentsOf: ": ".utf8)
-                bytes.append(contentsOf: field.value.utf8)
+                bytes.appendText("\r\n")
+                bytes.appendText(field.name)
+                bytes.appendText(": ")
+                bytes.appendText(field.value)
             }
+            // The origin may gzip its answer (decoded by OriginConnection before use); a
+            // client's own Accept-Encoding is never passed on: the proxy reads the answer.
+            bytes.appendText("\r\nAccept-Encoding: gzip")
             if !request.body.isEmpty || request.method == "POST" {
-                bytes.append(contentsOf: "\r\nContent-Length: ".utf8)
-                ResponseHeadWriter.appendDecimal(request.body.count, to: &bytes)
+                bytes.appendText("\r\nContent-Length: ")
+                bytes.appendDecimal(request.body.count)
             }
-            bytes.append(contentsOf: "\r\n\r\n".utf8)
+            bytes.appendText("\r\n\r\n")
         }
         output.append(body: request.body)
     }
@@ -30,6 +34,7 @@ enum RequestHeadWriter {
     private static func isFraming(_ name: String) -> Bool {
         switch name.utf8.count {
         case 4: name.equalsIgnoringASCIICase("Host")
+        case 15: name.equalsIgnoringASCIICase("Accept-Encoding")
         case 10: name.equalsIgnoringASCIICase("Connection")
         case 14: name.equalsIgnoringASCIICase("Content-Length")
         case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")

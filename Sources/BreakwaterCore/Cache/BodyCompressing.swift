@@ -1,0 +1,15 @@
+// The gzip coding the cache's answers use (SPEC section 5, "Compression"), as the core sees it:
+// the server layer implements it with zlib, tests with anything that round-trips.
+
+/// Compresses a body into a gzip member.
+package protocol BodyCompressing: Sendable {
+    /// `body` as gzip, or nil when compressing fails or does not make it smaller.
+    func gzip(_ body: UnsafeRawBufferPointer) -> [UInt8]?
+}
+
+/// When an answer is worth compressing.
+package enum Compression {
+    /// Answers smaller than this go uncompressed (SPEC 5): the gzip header and the CPU would
+    /// cost more than the bytes saved.
+    package static let minimumBytes = 1024
+}
