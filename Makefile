@@ -47,27 +47,45 @@ bench:
 
 ## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
 FUZZ_SECONDS ?= 60
+CI_FUZZ_SECONDS ?= 5
 DURATION ?= 5m
-ASAN_FILTER ?= BreakwaterCoreTests
-TSAN_FILTER ?= BreakwaterCoreTests
-.PHONY: fuzz test-asan test-tsan soak
+.PHONY: fuzz test-asan test-asan-live test-tsan soak ci ci-sanitizers
 
 ## libFuzzer harnesses (Fuzz/), FUZZ_SECONDS each, built into .build-fuzz; a crash fails the target.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
-## Tests under AddressSanitizer with leak detection (.build-asan). ASAN_FILTER= (empty) runs every
-## test, live ones too: they then start the ASan-built breakwater binary.
+## The core and HTTP/1 unit tests under AddressSanitizer with leak detection (.build-asan). The
+## package is shaped by BREAKWATER_UNIT_ONLY=1 (Package.swift): only what those tests need is built.
 test-asan: deps
+	BREAKWATER_UNIT_ONLY=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp:print_suppressions=0 \
-	$(SWIFT) test --scratch-path .build-asan --sanitize=address $(if $(ASAN_FILTER),--filter $(ASAN_FILTER))
+	$(SWIFT) test --scratch-path .build-asan --sanitize=address
 
-## Tests under ThreadSanitizer (.build-tsan), with scripts/sanitizers/tsan.supp for the futex-based
-## Mutex false positives (see RELIABILITY.md).
+## Every test under AddressSanitizer, the live ones too (they start the ASan-built breakwater):
+## the whole package built with ASan (.build-asan-live), slow (26 min on a loaded 2-core machine).
+test-asan-live: deps
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp:print_suppressions=0 \
+	$(SWIFT) test --scratch-path .build-asan-live --sanitize=address
+
+## The core and HTTP/1 unit tests under ThreadSanitizer (.build-tsan), same package shape as
+## test-asan, with scripts/sanitizers/tsan.supp (see RELIABILITY.md, "Sanitizers").
 test-tsan: deps
+	BREAKWATER_UNIT_ONLY=1 \
 	TSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1 \
-	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread $(if $(TSAN_FILTER),--filter $(TSAN_FILTER))
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread
+
+## What CI runs besides `make test`: one build of the unit tests and the fuzz harnesses with
+## fuzzer+address instrumentation (.build-sanitizers), the unit tests under ASan with leak
+## detection, then CI_FUZZ_SECONDS (5) of every fuzz harness, the HTTP/1 request parser's included.
+## Each step prints its wall time.
+ci-sanitizers: deps
+	CI_FUZZ_SECONDS=$(CI_FUZZ_SECONDS) bash scripts/ci-sanitizers.sh
+
+## Everything CI runs (.ci/run): the tests, the deploy files, the sanitizers and the short fuzz.
+ci: test deploy-check ci-sanitizers
 
 ## Mixed traffic for DURATION against a small cache; RSS and fds sampled into .build/soak/soak.csv and .png.
 soak: build

@@ -165,11 +165,32 @@ let package = Package(
     ]
 )
 
-// MARK: - Fuzzing (issue 13): libFuzzer harnesses under Fuzz/Harnesses, one executable each.
-// Declared only when BREAKWATER_FUZZ=1 (scripts/fuzz.sh sets it and builds with
-// -sanitize=fuzzer,address into .build-fuzz), so a plain `swift build` neither builds nor links
-// them. Each harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support).
-if Context.environment["BREAKWATER_FUZZ"] == "1" {
+// MARK: - Sanitizer and fuzzing shapes (issue 13)
+// `BREAKWATER_UNIT_ONLY=1` keeps only what the core and HTTP/1 unit tests need (BreakwaterCore,
+// BreakwaterHTTP1, BreakwaterServer and the demo origin that some core tests use, the C module maps,
+// the two unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
+// service, the live tests nor the benchmarks (and their plugin) under a sanitizer.
+// `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
+// the HTTP/1.1 request parser's in Fuzz/HTTP1RequestParser) and keeps only the targets they need,
+// so one `swift build -Xswiftc -sanitize=fuzzer,address` makes them all (scripts/fuzz.sh). Each
+// harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). Both together are
+// CI's one sanitizer build (scripts/ci-sanitizers.sh): the unit tests and the harnesses compiled
+// once with fuzzer + address instrumentation. The dependencies stay declared in every shape, so
+// Package.resolved never changes; the ones no kept target uses are not built.
+let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
+let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1"
+if unitOnly || fuzzing {
+    var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
+    if unitOnly {
+        kept.formUnion([
+            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
+            "BreakwaterHTTP1Tests",
+        ])
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products = []
+}
+if fuzzing {
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings))
     for harness in ["JSON", "QueryString", "CanonicalVariables", "OperationAnalysis", "PersistedQueryStore", "Configuration"] {
         package.targets.append(
@@ -180,10 +201,22 @@ if Context.environment["BREAKWATER_FUZZ"] == "1" {
                 swiftSettings: swiftSettings
             ))
     }
+    // The HTTP/1.1 section below declares it on its own with BREAKWATER_FUZZ_HTTP1=1.
+    if Context.environment["BREAKWATER_FUZZ_HTTP1"] != "1" {
+        for parser in ["RequestParser", "ResponseParser"] {
+            package.targets.append(
+                .executableTarget(
+                    name: "FuzzHTTP1\(parser)",
+                    dependencies: ["BreakwaterHTTP1"],
+                    path: "Fuzz/HTTP1\(parser)/Harness",
+                    swiftSettings: swiftSettings
+                ))
+        }
+    }
 }
 
-// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
-// declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
+// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harnesses of the request and response
+// parsers, declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
 // -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
 if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
     package.targets.append(
@@ -202,3 +235,4 @@ if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
             swiftSettings: swiftSettings
         ))
 }
+

@@ -100,6 +100,10 @@ let benchmarks: @Sendable () -> Void = {
             guard case .join = flow.start(), memo.count == 1
             else { preconditionFailure("the hashed GET does not resolve; the benchmark would measure an error") }
         })
+
+    // MARK: Schema-aware caching (SchemaBenchmarks.swift)
+
+    schemaBenchmarks(configuration)
 }
 
 /// The clock of the benchmarks: the real monotonic one, a fixed wall clock.

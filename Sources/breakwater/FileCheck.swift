@@ -37,8 +37,16 @@ enum FileCheck {
                 }
             }
         }
-        if case .file(let path) = configuration.origin.schema, let problem = readable(path) {
-            problems.append("origin.schema: \(problem)")
+        if case .file(let path) = configuration.origin.schema {
+            if let problem = readable(path) {
+                problems.append("origin.schema: \(problem)")
+            } else {
+                do {
+                    _ = try KnownSchema(sdlFile: path)
+                } catch {
+                    problems.append("origin.schema: \(error)")
+                }
+            }
         }
         if case .file(let path) = configuration.logging.accessLog, let problem = writable(file: path) {
             problems.append("logging.access_log: \(problem)")

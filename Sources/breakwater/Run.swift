@@ -29,6 +29,7 @@ struct Run: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(1)
         }
+        LogSetup.backend?.attach(servers.accessLog)
         let scheme = settings.server.tls == nil ? "http" : "https"
         Console.ready(
             "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)")

@@ -79,7 +79,7 @@ import Testing
             #expect(served.status == 200)
             #expect(served.body == registered.body, "\(name): the hashed GET answers as the query did")
             // The origin got the full document as a POST, never a hash.
-            #expect(try origin.counters()["lastQuery"] as? String == document)
+            #expect(APQ.withoutReservedSelections(try origin.counters()["lastQuery"] as? String) == document)
         }
         let detail = try proxy.client.get(APQ.hashedGET(Self.launchDetail, operationName: "GetLaunchDetail", variables: #"{"id":"42"}"#))
         #expect((detail.data?["launch"] as? [String: Any])?["id"] as? String == "42")

@@ -7,7 +7,8 @@
 //     │                                                        └ lost ──▶ awaitTierEntry ── entry ──▶ finish
 //     │                                                                        └ none ──▶ send
 //     └───────────────────────────────────────────────────────────────────────────────▶ send
-//   send ──▶ originAnswered ── storable ──▶ store (+ tier) ──▶ finish(stored)         MISS
+//   send ──▶ originAnswered (strip a rewritten document's answer, then decide)
+//                           ├─ storable ──▶ store (+ tier) ──▶ finish(stored)         MISS
 //                           ├─ not storable ──▶ finish(bypassed)                     BYPASS
 //                           ├─ failure/5xx, entry within stale_if_error ──▶ finish(staleFallback)  STALE
 //                           └─ failure/5xx ──▶ finish(failed)                          502/504 or relayed
@@ -92,6 +93,18 @@ package struct FetchFlow {
                 holdsLease = false
             }
         }
+        // The answer to a rewritten document loses the reserved members before anything reads,
+        // relays or keeps it (a 5xx with partial data too); its tags and types come with the one
+        // parse the stripping takes. Answers to documents sent as written are not scanned.
+        var stripped: StrippedAnswer?
+        var result = result
+        if plan.operation.isRewritten, case .response(var response) = result,
+            let answer = AnswerStripper.strip(response.body)
+        {
+            response.body = answer.body
+            stripped = answer
+            result = .response(response)
+        }
         let outcome = OriginOutcome(result)
         guard case .answered(let response) = outcome else {
             // Stale-if-error: on any failure or 5xx, an entry within its windows stands in.
@@ -100,19 +113,27 @@ package struct FetchFlow {
             }
             return .finish(.failed(outcome))
         }
-        if plan.operation.kind == .mutation && environment.policy.settings.invalidateOnMutation {
-            let tags = MutationInvalidation.tags(in: response)
+        let policy = environment.policy
+        if plan.operation.kind == .mutation && policy.settings.invalidateOnMutation && policy.settings.entityTags != .off {
+            let tags = MutationInvalidation.tags(in: response, known: stripped?.tags)
             if !tags.isEmpty { effects.append(.purgeEntities(tags)) }
         }
+        let operation = plan.operation
         guard let key = plan.key else { return .finish(.bypassed(response, plan.bypass ?? .notAQuery)) }
-        switch environment.policy.storage(of: response, operationName: plan.operation.operationName) {
+        switch policy.storage(
+            of: response, operationName: operation.operationName, stripped: stripped, isPerUser: plan.isPerUser)
+        {
         case .doNotStore(let reason):
+            if reason == .perUserType {
+                environment.perUserOperations?.remember(operation.document.digest, operationName: operation.operationName)
+            }
             return .finish(.bypassed(response, reason))
         case .store(let ttl, let tags):
             let entry = CacheEntry.make(
-                key: key, answer: response, ttl: ttl, tags: tags, operation: plan.operation, isPerUser: plan.isPerUser,
-                settings: environment.policy.settings, now: now, wallNow: environment.clock.wallNow,
-                hasher: environment.hasher)
+                key: key, answer: response, ttl: ttl, tags: tags, operation: operation, isPerUser: plan.isPerUser,
+                settings: policy.settings, now: now, wallNow: environment.clock.wallNow, hasher: environment.hasher,
+                tagHeader: policy.tagHeader?.field(
+                    for: (operation.operationName, operation.document.digest, tags), isPerUser: plan.isPerUser))
             guard entry.cost <= environment.store.maxEntryCost else { return .finish(.bypassed(response, .tooLarge)) }
             environment.store.store(entry, now: now)
             storedEntry = entry
@@ -123,7 +144,7 @@ package struct FetchFlow {
 
     /// A fresh entry from the shared tier, kept locally for its remaining life.
     private func sharedHit(_ entry: CacheEntry?) -> FetchOutcome? {
-        guard let entry, entry.key == plan.key else { return nil }
+        guard let entry = entry?.withTagHeader(environment.policy.tagHeader), entry.key == plan.key else { return nil }
         let now = environment.clock.now
         guard case .fresh(_, let age) = CacheLookup(classifying: entry, staleSince: nil, now: now) else { return nil }
         environment.store.store(entry, now: now)

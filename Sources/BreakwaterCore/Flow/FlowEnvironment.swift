@@ -16,6 +16,11 @@ package final class FlowEnvironment: Sendable {
     package let sharesResponses: Bool
     /// How long another proxy's fetch may hold the fleet-wide lease (`origin.timeout`).
     package let originTimeout: Duration
+    /// The origin's schema and the documents rewritten for it (`entity_tags: auto`); nil: documents
+    /// go upstream as sent.
+    package let rewrites: DocumentRewrites?
+    /// Operations seen answering a per-user type (`cache.types`); nil when no type is per-user.
+    package let perUserOperations: PerUserOperations?
     /// gzips answers from the cache for clients that accept it; nil when `server.compression` is off.
     package let compressor: (any BodyCompressing)?
     /// The `Vary` of answers from the cache: the policy's, plus `Accept-Encoding` with compression.
@@ -24,8 +29,8 @@ package final class FlowEnvironment: Sendable {
     package init(
         endpoint: GraphQLEndpoint, policy: CachePolicy, store: any ResponseStoring, upstreamHeaders: UpstreamHeaders,
         hasher: any SHA256Hashing, clock: any FlowClock, sharesDocuments: Bool = false,
-        sharesResponses: Bool = false, originTimeout: Duration = .seconds(10),
-        compressor: (any BodyCompressing)? = nil
+        sharesResponses: Bool = false, originTimeout: Duration = .seconds(10), rewrites: DocumentRewrites? = nil,
+        perUserOperations: PerUserOperations? = nil, compressor: (any BodyCompressing)? = nil
     ) {
         self.endpoint = endpoint
         self.policy = policy
@@ -36,6 +41,8 @@ package final class FlowEnvironment: Sendable {
         self.sharesDocuments = sharesDocuments
         self.sharesResponses = sharesResponses
         self.originTimeout = originTimeout
+        self.rewrites = rewrites
+        self.perUserOperations = policy.hasPerUserTypes ? perUserOperations : nil
         self.compressor = compressor
         responseVary = policy.keyedHeaders.responseVary + (compressor == nil ? "" : ", Accept-Encoding")
     }

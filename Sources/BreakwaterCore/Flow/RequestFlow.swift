@@ -124,7 +124,8 @@ package struct RequestFlow {
     private mutating func prepared(
         _ graphQLRequest: GraphQLRequest, document: ResolvedDocument, memoKey: OperationMemo.Key?
     ) throws(GraphQLErrorResponse) -> Step {
-        let operation = try environment.endpoint.prepare(graphQLRequest, document: document)
+        let operation = try environment.endpoint.prepare(
+            graphQLRequest, document: document, rewrites: environment.rewrites)
         // Registered only once the operation is known to be usable (SPEC section 3).
         if document.shouldRegister { effects.append(.register(document, publish: true)) }
         if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
@@ -143,7 +144,13 @@ package struct RequestFlow {
                 from: request.headers, remoteAddress: request.remoteAddress, isSecure: request.isSecure)
         }
         let scope: [UInt8]?
-        switch policy.scope(operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers) {
+        let answersPerUserType =
+            environment.perUserOperations?.contains(operation.document.digest, operationName: operation.operationName)
+            ?? false
+        switch policy.scope(
+            operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers,
+            answersPerUserType: answersPerUserType)
+        {
         case .bypass(let reason):
             return .fetch(
                 FetchPlan(

@@ -44,10 +44,9 @@ package enum LogLineFormat {
     /// A text value as is when it is one plain word, else quoted with escapes, so a line splits
     /// on spaces into its fields.
     package static func textValue(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy {
-            $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" && $0 != "="
-        }
-        return plain ? value : JSONText.quoted(value)
+        var bytes: [UInt8] = []
+        LogLineBytes.appendTextValue(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A message with its line breaks escaped: one record is always one line.

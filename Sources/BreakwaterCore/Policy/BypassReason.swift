@@ -26,6 +26,11 @@ package enum BypassReason: String, Sendable, Equatable, CaseIterable {
     case originVary = "origin-vary"
     /// The answer is larger than one entry may be (`cache.max_bytes` and its shards).
     case tooLarge = "too-large"
+    /// A type in the answer has `ttl: 0` (`cache.types`).
+    case typeTTL = "type-ttl"
+    /// A type in the answer is per-user (`cache.types`) and the request was keyed for everybody;
+    /// its operation is keyed per user from now on.
+    case perUserType = "per-user-type"
     /// The origin failed or answered 5xx and no stale entry could stand in.
     case originFailure = "origin-failure"
 }

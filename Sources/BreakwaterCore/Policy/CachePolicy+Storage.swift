@@ -7,7 +7,12 @@ extension CachePolicy {
     /// `no-store`, `private` and `Set-Cookie` are honoured even with
     /// `honor_origin_cache_control: false`: that flag governs lifetimes, never privacy. Any
     /// top-level `errors` member, even an empty one, keeps the answer out (SPEC section 5).
-    package func storage(of response: HTTPResponse, operationName: String?) -> StorageDecision {
+    /// `stripped` is the answer as `AnswerStripper` read it (a rewritten document's answer): its
+    /// facts are used instead of parsing the body again. `isPerUser`: the request was keyed per user.
+    /// `cache.types` bounds the TTL, forbids storing (`ttl: 0`), or asks for a per-user entry.
+    package func storage(
+        of response: HTTPResponse, operationName: String?, stripped: StrippedAnswer? = nil, isPerUser: Bool = false
+    ) -> StorageDecision {
         guard response.status == 200 else { return .doNotStore(.originStatus) }
         guard MediaType.isJSONResponse(response.headers["Content-Type"]) else { return .doNotStore(.notJSON) }
         guard !response.headers.contains("Set-Cookie") else { return .doNotStore(.setCookie) }
@@ -19,13 +24,29 @@ extension CachePolicy {
         }
 
         // Before the body: an answer that cannot live in the cache is never parsed (a TTL-0
-        // operation's misses cost the proxy no JSON parse).
-        let ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
+        // operation's misses cost the proxy no JSON parse); per-type TTLs only lower it.
+        var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
         guard ttl > .zero else { return .doNotStore(.zeroTTL) }
 
-        guard let body = OriginAnswer.jsonObject(response.body) else { return .doNotStore(.notJSON) }
-        guard !OriginAnswer.hasErrors(body) else { return .doNotStore(.graphQLErrors) }
-        return .store(ttl: ttl, tags: body["data"].map(EntityTags.extract(from:)) ?? [])
+        let tags: [String]
+        let types: Set<String>
+        if let stripped {
+            guard !stripped.hasErrors else { return .doNotStore(.graphQLErrors) }
+            (tags, types) = (stripped.tags, stripped.types)
+        } else {
+            guard let body = OriginAnswer.jsonObject(response.body) else { return .doNotStore(.notJSON) }
+            guard !OriginAnswer.hasErrors(body) else { return .doNotStore(.graphQLErrors) }
+            (tags, types) = body["data"].map(EntityTags.summary(of:)) ?? ([], [])
+        }
+
+        let verdict = settings.types.isEmpty ? .none : TypePolicyVerdict(types: types, policies: settings.types)
+        if let typeTTL = verdict.ttl {
+            guard typeTTL > .zero else { return .doNotStore(.typeTTL) }
+            ttl = min(ttl, typeTTL)
+        }
+        guard ttl > .zero else { return .doNotStore(.zeroTTL) }
+        if verdict.isPerUser && !isPerUser { return .doNotStore(.perUserType) }
+        return .store(ttl: ttl, tags: settings.entityTags == .off ? [] : tags)
     }
 
     /// The first matching rule's TTL; else the origin's `s-maxage`, then `max-age` (a `no-cache`

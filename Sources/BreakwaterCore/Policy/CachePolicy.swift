@@ -7,10 +7,16 @@ package struct CachePolicy: Sendable {
     package let settings: Configuration.Cache
     /// The forwarded headers whose values key the cache.
     package let keyedHeaders: KeyedHeaders
+    /// `cache.tag_header`, when set.
+    package let tagHeader: TagHeader?
+    /// Some type of `cache.types` is per-user: operations may learn that scope from their answers.
+    package let hasPerUserTypes: Bool
 
     package init(_ settings: Configuration.Cache, forwardHeaders: [String] = []) {
         self.settings = settings
         keyedHeaders = KeyedHeaders(forwardHeaders: forwardHeaders, privateHeaders: settings.privateHeaders)
+        tagHeader = TagHeader(configured: settings.tagHeader)
+        hasPerUserTypes = settings.types.values.contains { $0.scope == .perUser }
     }
 
     /// The first rule whose `operation` equals `operationName` exactly; nil for anonymous operations.
@@ -23,7 +29,12 @@ package struct CachePolicy: Sendable {
     ///
     /// Under a per-user rule every request gets a per-user entry, credentials or not: anonymous
     /// requests then share one anonymous entry, which never mixes with a signed-in user's.
-    package func scope(operationName: String?, kind: OperationKind, requestHeaders: HTTPHeaders) -> CacheScopeDecision {
+    /// `answersPerUserType` (the operation's answers held a per-user type of `cache.types`) keys
+    /// requests without private headers per user too; with private headers they still bypass, as
+    /// without a per-user rule they always do (SPEC section 5.1).
+    package func scope(
+        operationName: String?, kind: OperationKind, requestHeaders: HTTPHeaders, answersPerUserType: Bool = false
+    ) -> CacheScopeDecision {
         guard kind == .query else { return .bypass(.notAQuery) }
         if rule(for: operationName)?.scope == .perUser {
             return .perUser(material: userMaterial(requestHeaders))
@@ -31,7 +42,7 @@ package struct CachePolicy: Sendable {
         if settings.privateHeaders.contains(where: { requestHeaders.contains($0) }) {
             return .bypass(.privateRequest)
         }
-        return .shared
+        return answersPerUserType ? .perUser(material: userMaterial(requestHeaders)) : .shared
     }
 
     /// Every private header, in configured order: its lower-cased name, then its values

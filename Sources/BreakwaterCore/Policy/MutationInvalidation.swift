@@ -5,10 +5,11 @@
 package enum MutationInvalidation {
     /// The `Type:id` tags of the entities in a successful JSON answer's `data`. Bare `Type`
     /// tags are left out: booking one launch must not drop every cached launch.
-    package static func tags(in answer: HTTPResponse) -> [String] {
-        guard answer.status == 200, MediaType.isJSONResponse(answer.headers["Content-Type"]),
-            let value = try? JSONParser.parse(answer.body), let data = value["data"]
-        else { return [] }
+    /// `known`: the answer's tags as the stripper already read them (a rewritten mutation).
+    package static func tags(in answer: HTTPResponse, known: [String]? = nil) -> [String] {
+        guard answer.status == 200, MediaType.isJSONResponse(answer.headers["Content-Type"]) else { return [] }
+        if let known { return known.filter { $0.contains(":") } }
+        guard let value = try? JSONParser.parse(answer.body), let data = value["data"] else { return [] }
         return EntityTags.extract(from: data).filter { $0.contains(":") }
     }
 }

@@ -12,6 +12,8 @@ package struct PreparedOperation: Sendable {
     package var variables: JSONValue?
     package var clientMethod: GraphQLRequest.Method
     package var origin: OriginRequest
+    /// The origin gets a rewritten document (SPEC section 4): its answers carry reserved members to strip.
+    package var isRewritten = false
 }
 
 /// Decides what each request to `server.graphql_path` gets, one step at a time.
@@ -95,18 +97,21 @@ package struct GraphQLEndpoint: Sendable {
         try resolver.resolve(request)
     }
 
-    /// Selects and checks the operation `request` runs in `document`, and builds its origin request.
-    package func prepare(_ request: GraphQLRequest, document: ResolvedDocument) throws(GraphQLErrorResponse)
-        -> PreparedOperation
-    {
+    /// Selects and checks the operation `request` runs in `document`, and builds its origin request,
+    /// with the document as `rewrites` has it for the origin's schema when given.
+    package func prepare(
+        _ request: GraphQLRequest, document: ResolvedDocument, rewrites: DocumentRewrites? = nil
+    ) throws(GraphQLErrorResponse) -> PreparedOperation {
         let operation = try select(request, in: document)
+        let rewritten = rewrites?.upstreamText(for: document.digest, text: document.text)
         return PreparedOperation(
             document: document, operationName: operation.name ?? request.operationName, kind: operation.kind,
             variables: request.variables, clientMethod: request.method,
             origin: OriginRequest.make(
-                document: document.text, operationName: request.operationName, variables: request.variables,
-                path: originPath, preferGET: originPrefersGET, isQuery: operation.kind == .query,
-                maxGetTargetBytes: maxGetTargetBytes))
+                document: rewritten ?? document.text, operationName: request.operationName,
+                variables: request.variables, path: originPath, preferGET: originPrefersGET,
+                isQuery: operation.kind == .query, maxGetTargetBytes: maxGetTargetBytes),
+            isRewritten: rewritten != nil)
     }
 
     /// The operation the request runs; mutations only over POST, no subscriptions.

@@ -1,100 +1,323 @@
 // Reads entity tags from an answer to a rewritten document and removes the reserved members the
 // rewriter added (SPEC sections 4 and 5.3), so the client gets exactly the fields it asked for.
 
-/// An origin answer with the reserved members removed, and the entities it names.
+/// An origin answer with the reserved members removed, and what its data names.
 package struct StrippedAnswer: Sendable, Equatable {
-    /// The answer as the origin would have sent it for the client's own document (modulo
-    /// whitespace and string escapes); the original bytes when no reserved member was present.
+    /// The origin's bytes without the reserved members (and the commas that separated them): what
+    /// it would have sent for the client's own document, up to whitespace; the original bytes when
+    /// no reserved member was present.
     package var body: [UInt8]
     /// `Type:key` and `Type` tags, unique and sorted, at most `EntityTags.limit`, as `EntityTags` makes them.
     package var tags: [String]
+    /// Every type an object of `data` names, keyed or not (the per-type policy reads them).
+    package var types: Set<String>
+    /// The answer has a top-level `errors` member (`OriginAnswer.hasErrors`).
+    package var hasErrors: Bool
 
-    package init(body: [UInt8], tags: [String]) {
+    package init(body: [UInt8], tags: [String], types: Set<String> = [], hasErrors: Bool = false) {
         self.body = body
         self.tags = tags
+        self.types = types
+        self.hasErrors = hasErrors
     }
 }
 
 /// Strips `__bw_*` members from an answer's `data` and collects the entities they name.
+///
+/// One pass over the bytes, without building a tree or re-encoding: the answer is validated as
+/// JSON (RFC 8259 grammar, UTF-8, nesting up to `maxDepth`; duplicate keys are not looked for),
+/// the reserved members' byte ranges (with the comma that separated them) are noted, and the body
+/// is the answer with those ranges cut out. So what the client gets is byte for byte what the
+/// origin sent, minus the reserved members. Costs less than `JSONParser.parse` of the same answer.
 package enum AnswerStripper {
-    /// Nil when `answer` is not a JSON object. An object's type is its `__bw_typename`, else its
-    /// `__typename`; its key is the `__bw_<key>` members' values joined by `:` in answer order, else
-    /// its `id`. Members other than `data` are kept as they are.
-    package static func strip(_ answer: [UInt8]) -> StrippedAnswer? {
-        guard let value = try? JSONParser.parse(answer), case .object(var members) = value else { return nil }
-        guard let dataIndex = members.firstIndex(where: { $0.key == "data" }) else {
-            return StrippedAnswer(body: answer, tags: [])
-        }
-        var tags = TagCollector()
-        var removed = false
-        members[dataIndex].value = strip(members[dataIndex].value, tags: &tags, removed: &removed)
-        return StrippedAnswer(body: removed ? JSONWriter.encode(.object(members)) : answer, tags: tags.sorted())
-    }
+    /// Arrays and objects may nest this deep, as in `JSONParser`.
+    package static let maxDepth = 64
 
-    /// Recursion depth is bounded by the JSON parser's nesting limit.
-    private static func strip(_ value: JSONValue, tags: inout TagCollector, removed: inout Bool) -> JSONValue {
-        switch value {
-        case .object(let members):
-            tags.add(entityOf: members)
-            var kept: [(key: String, value: JSONValue)] = []
-            kept.reserveCapacity(members.count)
-            for member in members {
-                if ReservedAlias.isReserved(member.key) {
-                    removed = true
-                } else {
-                    kept.append((member.key, strip(member.value, tags: &tags, removed: &removed)))
+    /// Nil when `answer` is not a JSON object. An object's type and key are read as
+    /// `EntityCollector` reads them. Members other than `data` are kept as they are.
+    package static func strip(_ answer: [UInt8]) -> StrippedAnswer? {
+        answer.withUnsafeBufferPointer { bytes -> StrippedAnswer? in
+            var scanner = StripScanner(bytes: bytes)
+            guard scanner.scanDocument() else { return nil }
+            let body: [UInt8]
+            if scanner.removed.isEmpty {
+                body = answer
+            } else {
+                var kept: [UInt8] = []
+                kept.reserveCapacity(answer.count)
+                var start = 0
+                for range in scanner.removed {
+                    kept.append(contentsOf: bytes[start..<range.lowerBound])
+                    start = range.upperBound
                 }
+                kept.append(contentsOf: bytes[start...])
+                body = kept
             }
-            return .object(kept)
-        case .array(let elements):
-            return .array(elements.map { strip($0, tags: &tags, removed: &removed) })
-        case .null, .bool, .number, .string:
-            return value
+            return StrippedAnswer(
+                body: body, tags: scanner.collector.sortedTags(), types: scanner.collector.types,
+                hasErrors: scanner.hasErrors)
         }
     }
 }
 
-/// Unique type and entity tags, capped as `EntityTags.extract` caps them: type tags kept first.
-private struct TagCollector {
-    private var types = Set<String>()
-    private var entities = Set<String>()
+/// The single pass of `AnswerStripper`: validates, notes reserved members, reads entities.
+private struct StripScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    var depth = 0
+    /// Byte ranges to cut, in increasing order, never overlapping.
+    var removed: [Range<Int>] = []
+    var collector = EntityCollector()
+    var hasErrors = false
 
-    mutating func add(entityOf members: [(key: String, value: JSONValue)]) {
-        var type: String?
-        var plainType: String?
-        var keyValues: [(field: Substring, value: String)] = []
-        var plainID: String?
-        var keyIsNull = false
-        for member in members {
-            switch member.key {
-            case ReservedAlias.typename: type = member.value.stringValue
-            case "__typename": plainType = member.value.stringValue
-            case "id": plainID = Self.identifier(member.value)
-            case let alias where ReservedAlias.isReserved(alias):
-                let field = ReservedAlias.keyField(of: alias)
-                guard !keyValues.contains(where: { $0.field == field }) else { continue }
-                if let value = Self.identifier(member.value) { keyValues.append((field, value)) } else { keyIsNull = true }
-            default: break
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func scanDocument() -> Bool {
+        skipWhitespace()
+        guard current == UInt8(ascii: "{"), scanObject(isTop: true, inData: false) else { return false }
+        skipWhitespace()
+        return index == bytes.count
+    }
+
+    private mutating func scanValue(inData: Bool) -> Bool {
+        guard let byte = current else { return false }
+        switch byte {
+        case UInt8(ascii: "{"): return scanObject(isTop: false, inData: inData)
+        case UInt8(ascii: "["): return scanArray(inData: inData)
+        case UInt8(ascii: "\""): return skipString() != nil
+        case UInt8(ascii: "t"): return skipLiteral("true")
+        case UInt8(ascii: "f"): return skipLiteral("false")
+        case UInt8(ascii: "n"): return skipLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return skipNumber()
+        default: return false
+        }
+    }
+
+    private mutating func scanArray(inData: Bool) -> Bool {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= AnswerStripper.maxDepth else { return false }
+        index += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard scanValue(inData: inData) else { return false }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return true
+            default: return false
             }
         }
-        guard let type = type ?? plainType, !type.isEmpty, !keyIsNull,
-            let key = keyValues.isEmpty ? plainID : keyValues.map(\.value).joined(separator: ":")
-        else { return }
-        if types.count < EntityTags.limit { types.insert(type) }
-        if entities.count < EntityTags.limit { entities.insert("\(type):\(key)") }
     }
 
-    func sorted() -> [String] {
-        let keptTypes = types.sorted().prefix(EntityTags.limit)
-        let keptEntities = entities.sorted().prefix(EntityTags.limit - keptTypes.count)
-        return (keptTypes + keptEntities).sorted()
-    }
-
-    private static func identifier(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let text) where !text.isEmpty: text
-        case .number(let text): text
-        default: nil
+    /// An object: in `data`, reserved members are cut and the entity is read; at the top, `data`
+    /// is entered and `errors` noted.
+    private mutating func scanObject(isTop: Bool, inData: Bool) -> Bool {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= AnswerStripper.maxDepth else { return false }
+        index += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return true
         }
+        var entity = EntityCollector.Object()
+        var keptMembers = 0
+        var previousEnd = index
+        while true {
+            skipWhitespace()
+            let memberStart = index
+            guard current == UInt8(ascii: "\""), let key = skipString() else { return false }
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipWhitespace()
+            let valueStart = index
+            let removedBefore = removed.count
+            let name = inData || isTop ? memberName(key) : nil
+            guard scanValue(inData: isTop ? name == "data" : inData) else { return false }
+            let valueEnd = index
+            if isTop && name == "errors" { hasErrors = true }
+            if inData, let name, EntityCollector.Object.reads(name) {
+                entity.read(name, scalar(valueStart..<valueEnd))
+            }
+            skipWhitespace()
+            let separator = current
+            guard separator == UInt8(ascii: ",") || separator == UInt8(ascii: "}") else { return false }
+            if inData, let name, ReservedAlias.isReserved(name) {
+                removed.removeSubrange(removedBefore...)  // nothing inside a cut member is cut twice
+                if keptMembers > 0 {
+                    removed.append(previousEnd..<valueEnd)  // the comma before it, and it
+                } else {
+                    removed.append(memberStart..<(separator == UInt8(ascii: ",") ? index + 1 : valueEnd))
+                }
+            } else {
+                keptMembers += 1
+            }
+            previousEnd = valueEnd
+            index += 1
+            if separator == UInt8(ascii: "}") {
+                if inData { collector.add(entity) }
+                return true
+            }
+        }
+    }
+
+    /// A key as a string, when it can matter: `data`, `errors`, `id`, or one starting `__`.
+    private func memberName(_ key: (range: Range<Int>, hasEscapes: Bool)) -> String? {
+        let range = key.range
+        if key.hasEscapes { return decodedString(range) }
+        let count = range.count
+        guard count == 2 || count == 4 || count == 6 || (count > 2 && bytes[range.lowerBound] == UInt8(ascii: "_")) else {
+            return nil
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// What an entity needs of the value at `range`.
+    private func scalar(_ range: Range<Int>) -> EntityCollector.Scalar {
+        switch bytes[range.lowerBound] {
+        case UInt8(ascii: "\""):
+            let content = range.lowerBound + 1..<range.upperBound - 1
+            if bytes[content].contains(UInt8(ascii: "\\")) { return decodedString(content).map { .string($0) } ?? .other }
+            return .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[content]), as: UTF8.self))
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+        default:
+            return .other
+        }
+    }
+
+    /// The string whose content (between the quotes) is `content`, escapes decoded.
+    private func decodedString(_ content: Range<Int>) -> String? {
+        let quoted = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[content.lowerBound - 1..<content.upperBound + 1]))
+        guard case .string(let text)? = try? JSONParser.parse(quoted) else { return nil }
+        return text
+    }
+
+    // MARK: Tokens
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func skipLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] { return false }
+        index += count
+        return true
+    }
+
+    /// A number by the RFC 8259 grammar.
+    private mutating func skipNumber() -> Bool {
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, isDigit(first) else { return false }
+        index += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            guard let digit = current, isDigit(digit) else { return false }
+            skipDigits()
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard let digit = current, isDigit(digit) else { return false }
+            skipDigits()
+        }
+        return true
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while let byte = current, isDigit(byte) { index += 1 }
+    }
+
+    /// A string token, validated (escapes, control characters, UTF-8); its content's range.
+    private mutating func skipString() -> (range: Range<Int>, hasEscapes: Bool)? {
+        index += 1
+        let start = index
+        var hasEscapes = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return (start..<index - 1, hasEscapes)
+            case UInt8(ascii: "\\"):
+                hasEscapes = true
+                guard skipEscape() else { return nil }
+            case 0..<0x20:
+                return nil
+            case 0..<0x80:
+                index += 1
+            default:
+                guard skipUTF8Sequence() else { return nil }
+            }
+        }
+        return nil
+    }
+
+    private mutating func skipEscape() -> Bool {
+        index += 1
+        guard let byte = current else { return false }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return true
+        case UInt8(ascii: "u"):
+            guard index + 4 <= bytes.count else { return false }
+            for offset in 0..<4 {
+                switch bytes[index + offset] {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+                    UInt8(ascii: "A")...UInt8(ascii: "F"):
+                    continue
+                default: return false
+                }
+            }
+            index += 4
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// One multi-byte UTF-8 sequence, as `JSONParser` accepts them (RFC 3629).
+    private mutating func skipUTF8Sequence() -> Bool {
+        let lead = bytes[index]
+        let (length, secondRange): (Int, ClosedRange<UInt8>) =
+            switch lead {
+            case 0xC2...0xDF: (2, 0x80...0xBF)
+            case 0xE0: (3, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (3, 0x80...0xBF)
+            case 0xED: (3, 0x80...0x9F)
+            case 0xF0: (4, 0x90...0xBF)
+            case 0xF1...0xF3: (4, 0x80...0xBF)
+            case 0xF4: (4, 0x80...0x8F)
+            default: (0, 0...0)
+            }
+        guard length > 0, index + length <= bytes.count, secondRange ~= bytes[index + 1],
+            (2..<length).allSatisfy({ 0x80...0xBF ~= bytes[index + $0] })
+        else { return false }
+        index += length
+        return true
     }
 }

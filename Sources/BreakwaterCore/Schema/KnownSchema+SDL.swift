@@ -1,5 +1,6 @@
 // Learning a KnownSchema from SDL text (`origin.schema: <file>`), read with the GraphQL library's parser.
 
+import Foundation
 private import GraphQL
 
 extension KnownSchema {
@@ -9,12 +10,30 @@ extension KnownSchema {
         let document: Document
         do {
             document = try parse(source: sdl, noLocation: true)
+        } catch let error as GraphQLError {
+            // The library's message goes on with an excerpt of the source; its first line says it all.
+            let message = error.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? error.message
+            throw SchemaError("SDL does not parse: \(message)", line: error.locations.first?.line)
         } catch {
             throw SchemaError("SDL does not parse: \(error)")
         }
         var builder = SDLSchemaBuilder()
         for definition in document.definitions { builder.add(definition) }
         self = try builder.build()
+    }
+
+    /// Reads the SDL file at `path`; its errors name the file and, when the parser says, the line.
+    package init(sdlFile path: String) throws(SchemaError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SchemaError("cannot read the SDL file", file: path)
+        }
+        do {
+            try self.init(sdl: String(decoding: data, as: UTF8.self))
+        } catch {
+            var located = error
+            located.file = path
+            throw located
+        }
     }
 }
 

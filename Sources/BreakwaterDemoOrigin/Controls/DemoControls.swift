@@ -15,13 +15,19 @@ final class DemoControls: Sendable {
 
     init() {}
 
+    /// The operation name of the proxy's schema introspection (`origin.schema: auto`).
+    static let proxyIntrospection = "BreakwaterIntrospection"
+
     /// Counts an arriving GraphQL request and returns the faults to apply to it, in one step so
-    /// a concurrent reset applies either to both or to neither.
+    /// a concurrent reset applies either to both or to neither. The proxy's own schema
+    /// introspection is not counted (tests count what clients caused) but meets the faults.
     func recordArrival(
         method: String, operationName: String?, query: String?, headers: HTTPHeaders
     ) -> DemoFaults {
         state.withLock { state in
-            state.counters.record(method: method, operationName: operationName, query: query, headers: headers)
+            if operationName != Self.proxyIntrospection {
+                state.counters.record(method: method, operationName: operationName, query: query, headers: headers)
+            }
             return state.faults
         }
     }

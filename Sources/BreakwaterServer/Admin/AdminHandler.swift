@@ -87,10 +87,9 @@ final class AdminHandler: HTTPHandler, Sendable {
 
     private func answer(_ request: HTTPRequest) -> HTTPResponse {
         let access = self.access.withLock { $0 }
-        // Probes come from load balancers and kubelets that send their own idea of Host; the
-        // health answers say nothing a rebinding page could use.
-        let isProbe = request.path == "/healthz" || request.path == "/readyz"
-        if !isProbe && !access.hosts.allows(request.headers["Host"]) {
+        // Every path, probes included (SPEC section 6): a kubelet's probe sends the pod's address,
+        // which `admin.allowed_hosts: ["${POD_IP}"]` admits (docs/OPERATING.md).
+        if !access.hosts.allows(request.headers["Host"]) {
             return GraphQLErrorResponse(
                 status: 403, message: "The admin listener answers only loopback Host names and admin.allowed_hosts.",
                 code: "FORBIDDEN_HOST"

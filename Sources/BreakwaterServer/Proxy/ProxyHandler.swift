@@ -15,13 +15,16 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let cache: SharedCache
     private let tiers: LoopTiers
     let statistics: LoopStatistics
+    /// This loop's access-log lines (SPEC section 6), handed to the log writer in batches.
+    private let accessLog: ProxyLogBuffer
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()
 
     init(
         loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics,
-        tiers: LoopTiers = LoopTiers()
+        accessLog: ProxyLogBuffer, tiers: LoopTiers = LoopTiers()
     ) throws(ServerError) {
+        self.accessLog = accessLog
         self.loop = loop
         self.settings = settings
         pool = try settings.makePool(loop: loop)
@@ -38,6 +41,12 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         }
         self.settings = settings
         environment = settings.flowEnvironment(cache: cache, tiers: tiers)
+        memo.removeAll()
+    }
+
+    /// Another schema is in use: operations remembered with their upstream text are forgotten.
+    /// Call on this loop.
+    func schemaChanged() {
         memo.removeAll()
     }
 
@@ -59,7 +68,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             responder: responder, client: flow.client, started: started, method: flow.request.method.token,
             operationName: flow.operation?.operationName ?? flow.requested.operationName,
             documentHash: flow.operation?.document.digest ?? flow.requested.digest,
-            statistics: statistics, accessLog: settings.accessLog)
+            statistics: statistics, accessLog: accessLog)
         switch step {
         case .reply(let reply):
             context.finish(reply)

@@ -2,29 +2,35 @@
 // SIGHUP reloads the file, so that every request sees one consistent set.
 
 import BreakwaterCore
-import Logging
 
-/// The reloadable part of the proxy: endpoint rules, cache policy, header forwarding, logging.
+/// The reloadable part of the proxy: endpoint rules, cache policy, header forwarding.
 struct ProxySettings: Sendable {
     let endpoint: GraphQLEndpoint
     let policy: CachePolicy
     let upstreamHeaders: UpstreamHeaders
-    /// Where access-log lines go, when `logging.access_log` is on.
-    let accessLog: Logger?
     /// The configuration these came from (origin settings make the loops' pools).
     let configuration: Configuration
+    /// The origin's schema and rewritten documents, shared by every loop and kept across reloads.
+    let rewrites: DocumentRewrites
+    /// Operations whose answers held a per-user type, shared by every loop; new with each reload
+    /// (`cache.types` may have changed).
+    let perUserOperations = PerUserOperations()
 
-    init(configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache) {
+    init(
+        configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache,
+        rewrites: DocumentRewrites
+    ) {
         endpoint = GraphQLEndpoint(configuration: configuration, resolver: resolver, documents: documents)
         policy = CachePolicy(configuration.cache, forwardHeaders: configuration.origin.forwardHeaders)
         upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
-        accessLog = configuration.logging.accessLog != .off ? Logger(label: "breakwater.access") : nil
         self.configuration = configuration
+        self.rewrites = rewrites
     }
 
     /// The same settings read from a new configuration, keeping the shared registry and caches.
     func reloaded(with configuration: Configuration) -> ProxySettings {
-        ProxySettings(configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents)
+        ProxySettings(
+            configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents, rewrites: rewrites)
     }
 
     /// What the request flow decides with, over `cache`, with the shared tiers a loop has.
@@ -33,6 +39,7 @@ struct ProxySettings: Sendable {
             endpoint: endpoint, policy: policy, store: cache.store, upstreamHeaders: upstreamHeaders,
             hasher: cache.hasher, clock: cache.clock, sharesDocuments: tiers.documents != nil,
             sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout,
+            rewrites: configuration.cache.entityTags == .auto ? rewrites : nil, perUserOperations: perUserOperations,
             compressor: configuration.server.compression ? Gzip() : nil)
     }
 

@@ -2,8 +2,6 @@
 // to count and log once it is sent (the access-log fields of SPEC section 6).
 
 import BreakwaterCore
-import Foundation
-import Logging
 
 /// The answering side of one request; also what a coalesced fetch's waiters are.
 final class RequestContext: Sendable {
@@ -14,11 +12,11 @@ final class RequestContext: Sendable {
     private let operationName: String?
     private let documentHash: SHA256Digest?
     private let statistics: LoopStatistics
-    private let accessLog: Logger?
+    private let accessLog: ProxyLogBuffer
 
     init(
         responder: any HTTPResponder, client: ClientView, started: ContinuousClock.Instant, method: String,
-        operationName: String?, documentHash: SHA256Digest?, statistics: LoopStatistics, accessLog: Logger?
+        operationName: String?, documentHash: SHA256Digest?, statistics: LoopStatistics, accessLog: ProxyLogBuffer
     ) {
         self.responder = responder
         self.client = client
@@ -43,9 +41,8 @@ final class RequestContext: Sendable {
                 clientVersion: identity?.clientVersion)
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
-        if let accessLog {
-            let entry = accessEntry(reply, identity: identity, errorCode: errorCode, upstream: upstream, total: total)
-            accessLog.info("access", metadata: [AccessLogEntry.metadataKey: .stringConvertible(entry)])
+        if accessLog.isOn {
+            accessLog.append(accessEntry(reply, identity: identity, errorCode: errorCode, upstream: upstream, total: total))
         }
         responder.respond(reply.response)
     }
@@ -55,7 +52,7 @@ final class RequestContext: Sendable {
         _ reply: FlowReply, identity: RequestIdentity?, errorCode: String?, upstream: Duration?, total: Duration
     ) -> AccessLogEntry {
         AccessLogEntry(
-            time: LogTimestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)),
+            time: .now,
             client: identity?.remoteAddress ?? "", method: method, status: reply.response.status,
             cache: reply.cache?.headerValue, operation: operationName, hash: documentHash,
             errorCode: errorCode, bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,

@@ -17,7 +17,11 @@ package final class ProxyStack: @unchecked Sendable {
     private let registry: PersistedQueryRegistry
     /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
     private let fleet: RedisFleet?
+    /// Keeps the origin's schema current (`origin.schema`), on the first loop.
+    private var schemaKeeper: SchemaKeeper?
     private let logger: Logger
+    /// The per-loop access-log buffers; the process's log writer attaches to them.
+    package let accessLog: ProxyAccessLog
 
     /// Binds `server.listen` and `admin.listen` on every loop of `group`.
     package init(
@@ -29,9 +33,19 @@ package final class ProxyStack: @unchecked Sendable {
         let resolver = DocumentResolver(
             mode: configuration.persistedQueries.mode, registry: registry, hasher: OpenSSLSHA256())
         let documents = DocumentCache(capacity: max(1024, min(configuration.persistedQueries.maxEntries, 100_000)))
-        let settings = ProxySettings(configuration: configuration, resolver: resolver, documents: documents)
+        let fileSchema = try SchemaKeeper.loadFile(configuration)
+        // Rewrites are remembered for as many documents as the registry holds, within its byte bound.
+        let registryBound = configuration.persistedQueries
+        let rewrites = DocumentRewrites(
+            capacity: min(documents.capacity, max(64, registryBound.maxEntries)), maxBytes: registryBound.maxBytes.bytes)
+        // A file's schema is in use before the first request; an introspected one comes when the origin answers.
+        rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
+        let settings = ProxySettings(
+            configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
         let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
         let statistics = group.loops.map { _ in LoopStatistics() }
+        let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
+        self.accessLog = accessLog
         let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
         self.fleet = fleet
         var handlers: [ProxyHandler] = []
@@ -41,7 +55,7 @@ package final class ProxyStack: @unchecked Sendable {
         ) { loop throws(ServerError) in
             let handler = try ProxyHandler(
                 loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index],
-                tiers: fleet?.tiers(for: loop) ?? LoopTiers())
+                accessLog: accessLog.buffers[loop.index], tiers: fleet?.tiers(for: loop) ?? LoopTiers())
             handlers.append(handler)
             let batch = BatchHandler(handler, settings: BatchHandler.Settings(configuration))
             batches.append(batch)
@@ -61,6 +75,11 @@ package final class ProxyStack: @unchecked Sendable {
             cache.purger.connect(fleet.purgeBus)
             fleet.start()
         }
+        let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in
+            for handler in handlers { handler.loop.execute { handler.schemaChanged() } }
+        }
+        schemaKeeper = keeper
+        keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
     }
 
     /// Waits until every registration is in the registry's store (written behind the loops'
@@ -74,6 +93,7 @@ package final class ProxyStack: @unchecked Sendable {
     package func apply(_ configuration: Configuration) throws(ServerError) {
         guard let first = handlers.first else { return }
         let limits = try Self.limits(configuration)
+        let fileSchema = try SchemaKeeper.loadFile(configuration)
         let settings = first.settings.reloaded(with: configuration)
         for handler in handlers {
             handler.loop.execute { [logger] in
@@ -84,7 +104,11 @@ package final class ProxyStack: @unchecked Sendable {
                 }
             }
         }
+        if let keeper = schemaKeeper {
+            keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
+        }
         proxyServer.updateLimits(limits)
+        accessLog.apply(configuration.logging)
         for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
         admin.update(AdminSettings(configuration))
     }

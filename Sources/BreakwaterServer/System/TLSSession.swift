@@ -70,8 +70,16 @@ final class TLSSession {
         case SSL_ERROR_SYSCALL:
             throw SystemError(call, errno: savedErrno)
         default:
-            throw SystemError(call, reason: Self.lastError())
+            throw SystemError(call, reason: Self.lastError() + verifyFailure)
         }
+    }
+
+    /// Why the peer's certificate was refused (": certificate has expired", ": hostname mismatch",
+    /// ": self-signed certificate"), or "" when verification did not fail (SPEC section 4's 502 names it).
+    private var verifyFailure: String {
+        let result = SSL_get_verify_result(ssl)
+        guard result != X509_V_OK, let text = X509_verify_cert_error_string(result) else { return "" }
+        return ": " + String(cString: text)
     }
 
     /// OpenSSL's queued error as text (and the queue cleared).

@@ -1,8 +1,11 @@
-// Breakwater's one swift-log backend (SPEC section 6): every logger's records and the access log
-// go through one writer thread, in `logging.format` (text or JSON lines), at `logging.level`;
-// SIGHUP applies new logging settings and reopens an access-log file (for logrotate).
+// Breakwater's one swift-log backend (SPEC section 6): every logger's records go through one writer
+// thread, in `logging.format` (text or JSON lines), at `logging.level`. The access log does not
+// go through swift-log: the loops format its lines into per-loop buffers (ProxyAccessLog) that the
+// same thread takes in batches. SIGHUP applies new logging settings and reopens an access-log file
+// (for logrotate).
 
 import BreakwaterCore
+import BreakwaterServer
 import Logging
 import Synchronization
 
@@ -45,18 +48,17 @@ package final class LogBackend: Sendable {
         }
     }
 
+    /// Has the writer take and write the proxy's access-log lines (call once, before serving).
+    package func attach(_ accessLog: ProxyAccessLog) {
+        writer.attach(accessLog)
+    }
+
     /// Waits until every queued line is written (before the process exits).
     package func flush() { writer.flush() }
 
     fileprivate var threshold: Logger.Level { Self.levels[Int(level.load(ordering: .relaxed))] }
 
     fileprivate func log(_ event: LogEvent, label: String, handlerMetadata: Logger.Metadata) {
-        if case .stringConvertible(let value)? = event.metadata?[AccessLogEntry.metadataKey],
-            let entry = value as? AccessLogEntry
-        {
-            writer.enqueue(.access(entry))
-            return
-        }
         var fields: [(String, String)] = handlerMetadata.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }
         if let metadata = event.metadata {
             fields += metadata.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }
@@ -74,15 +76,15 @@ package final class LogBackend: Sendable {
     }
 }
 
-/// The handler every `Logger` gets: filters by the backend's current level (the access log by
-/// nothing: it is on or off as a whole) and hands records to the writer.
+/// The handler every `Logger` gets: filters by the backend's current level and hands records to
+/// the writer.
 private struct BackendHandler: LogHandler {
     let label: String
     let backend: LogBackend
     var metadata: Logger.Metadata = [:]
 
     var logLevel: Logger.Level {
-        get { label == accessLabel ? .trace : backend.threshold }
+        get { backend.threshold }
         // The level is the process's (`logging.level`), set through the backend, not per logger.
         set {}
     }
@@ -96,9 +98,6 @@ private struct BackendHandler: LogHandler {
         backend.log(event, label: label, handlerMetadata: metadata)
     }
 }
-
-/// The label RequestContext's access logger carries.
-private let accessLabel = "breakwater.access"
 
 extension Logger.Level {
     fileprivate init(_ level: Configuration.LogLevel) {

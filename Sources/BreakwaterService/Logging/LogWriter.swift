@@ -1,8 +1,11 @@
-// The one thread that writes log lines. Event loops only append a record to a bounded queue
-// under a short lock and never wait for a terminal, a pipe or a disk; records are rendered and
-// written here, in order. A full queue drops records and says how many, rather than block.
+// The one thread that writes log lines. Event loops never wait for a terminal, a pipe or a disk:
+// a swift-log record is appended to a bounded queue under a short lock (rendered and written
+// here, in order), and access-log lines are already bytes in per-loop buffers (ProxyAccessLog),
+// taken here whole, at most every `accessBatchInterval`. A full queue or buffer drops lines and
+// says how many, rather than block.
 
 import BreakwaterCore
+import BreakwaterServer
 import Foundation
 
 #if canImport(Glibc)
@@ -16,7 +19,6 @@ final class LogWriter: @unchecked Sendable {
     /// What a caller hands over; rendering happens on the writer thread.
     enum Item {
         case record(LogLineFormat.Record, toStdout: Bool)
-        case access(AccessLogEntry)
         /// A line already rendered (console lines), to stdout.
         case console(String)
         case configure(Configuration.LogFormat, Configuration.AccessLogDestination, reopen: Bool)
@@ -26,15 +28,23 @@ final class LogWriter: @unchecked Sendable {
 
     /// Records waiting beyond this are dropped (and counted).
     static let capacity = 65_536
+    /// How long access-log lines gather in the loops' buffers once one arrives: one write (and one
+    /// buffer swap per loop) per interval, however many requests.
+    static let accessBatchInterval = Duration.milliseconds(20)
 
     private let condition = NSCondition()
     private var pending: [Item] = []  // guarded by condition
     private var dropped = 0  // guarded by condition
+    /// A loop's access-log buffer got its first line since the last take.
+    private var accessWaiting = false  // guarded by condition
+    private var accessLog: ProxyAccessLog?  // guarded by condition
 
     // Writer-thread state.
     private var format = Configuration.LogFormat.text
     private var destination = Configuration.AccessLogDestination.stdout
     private var accessFile: Int32 = -1
+    /// The loops' access-log lines, once taken (one buffer per loop, reused batch after batch).
+    private var accessBatches: [[UInt8]] = []
 
     init() {
         let thread = Thread { [self] in run() }
@@ -55,6 +65,22 @@ final class LogWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Takes `log`'s lines from now on; its loops wake this thread when lines arrive.
+    func attach(_ log: ProxyAccessLog) {
+        condition.lock()
+        accessLog = log
+        condition.unlock()
+        log.attach { [weak self] in self?.accessLinesArrived() }
+    }
+
+    /// Called by a loop (once per batch, not per line): lines are waiting in its buffer.
+    private func accessLinesArrived() {
+        condition.lock()
+        accessWaiting = true
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Returns once everything queued before the call is written (or after `timeout`).
     func flush(timeout: Duration = .seconds(2)) {
         let done = DispatchSemaphore(value: 0)
@@ -65,20 +91,23 @@ final class LogWriter: @unchecked Sendable {
 
     private func run() {
         var batch: [Item] = []
+        var stdout: [UInt8] = [], stderr: [UInt8] = []
         while true {
             condition.lock()
-            while pending.isEmpty { condition.wait() }
+            while pending.isEmpty && !accessWaiting { condition.wait() }
+            let onlyAccessLines = pending.isEmpty
+            condition.unlock()
+            // Access lines alone: let the batch grow for a moment (records and flushes do not wait).
+            if onlyAccessLines { Self.sleep(Self.accessBatchInterval) }
+            condition.lock()
+            // Cleared before the buffers are taken: a line appended after the take wakes us again.
+            accessWaiting = false
             swap(&batch, &pending)
             let lost = dropped
             dropped = 0
+            let accessLog = self.accessLog
             condition.unlock()
-            var stdout: [UInt8] = [], stderr: [UInt8] = [], access: [UInt8] = []
-            if lost > 0 {
-                let note = LogLineFormat.Record(
-                    time: .now, level: "warning", label: "breakwater",
-                    message: "log writer fell behind: records dropped", fields: [("dropped", "\(lost)")])
-                append(LogLineFormat.line(note, format: format), to: &stderr)
-            }
+            if lost > 0 { warnDropped(lost, what: "log records", to: &stderr) }
             for item in batch {
                 switch item {
                 case .record(let record, let toStdout):
@@ -87,38 +116,57 @@ final class LogWriter: @unchecked Sendable {
                     } else {
                         append(LogLineFormat.line(record, format: format), to: &stderr)
                     }
-                case .access(let entry):
-                    append(entry.line(format), to: &access)
                 case .console(let line):
                     append(line, to: &stdout)
                 case .configure(let format, let destination, let reopen):
-                    writeAll(&stdout, &stderr, &access)
+                    writeAccessLines(accessLog, &stdout, &stderr)
                     self.format = format
                     if reopen || destination != self.destination { self.destination = destination; reopenAccessFile() }
                 case .barrier(let done):
-                    writeAll(&stdout, &stderr, &access)
+                    writeAccessLines(accessLog, &stdout, &stderr)
                     done.signal()
                 }
             }
-            writeAll(&stdout, &stderr, &access)
+            writeAccessLines(accessLog, &stdout, &stderr)
             batch.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Takes every loop's access-log lines and writes them, after the records before them.
+    private func writeAccessLines(_ accessLog: ProxyAccessLog?, _ stdout: inout [UInt8], _ stderr: inout [UInt8]) {
+        if let accessLog {
+            let lost = accessLog.take(into: &accessBatches)
+            if lost > 0 { warnDropped(lost, what: "access-log lines", to: &stderr) }
+        }
+        Self.write(&stdout, to: 1)
+        Self.write(&stderr, to: 2)
+        for index in accessBatches.indices {
+            switch destination {
+            case .stdout: Self.write(&accessBatches[index], to: 1)
+            case .stderr: Self.write(&accessBatches[index], to: 2)
+            case .file: Self.write(&accessBatches[index], to: accessFile)
+            case .off: accessBatches[index].removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    private func warnDropped(_ count: Int, what: String, to stderr: inout [UInt8]) {
+        let note = LogLineFormat.Record(
+            time: .now, level: "warning", label: "breakwater",
+            message: "log writer fell behind: \(what) dropped", fields: [("dropped", "\(count)")])
+        append(LogLineFormat.line(note, format: format), to: &stderr)
+    }
+
+    private static func sleep(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&time, &remaining) != 0 && errno == EINTR { time = remaining }
     }
 
     private func append(_ line: String, to buffer: inout [UInt8]) {
         buffer.append(contentsOf: line.utf8)
         buffer.append(UInt8(ascii: "\n"))
-    }
-
-    private func writeAll(_ stdout: inout [UInt8], _ stderr: inout [UInt8], _ access: inout [UInt8]) {
-        Self.write(&stdout, to: 1)
-        Self.write(&stderr, to: 2)
-        switch destination {
-        case .stdout: Self.write(&access, to: 1)
-        case .stderr: Self.write(&access, to: 2)
-        case .file: Self.write(&access, to: accessFile)
-        case .off: access.removeAll(keepingCapacity: true)
-        }
     }
 
     /// Opens (or reopens, after logrotate moved it) the access-log file.
@@ -158,14 +206,5 @@ extension LogWriter.Item {
         case .configure, .barrier: true
         default: false
         }
-    }
-}
-
-extension LogTimestamp {
-    /// The wall clock now.
-    static var now: LogTimestamp {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return LogTimestamp(millisecondsSinceEpoch: Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000)
     }
 }

@@ -78,3 +78,44 @@ struct AnswerStripperTests {
         #expect(result.tags.isEmpty)
     }
 }
+
+/// The one-pass stripper against the strict parser: it refuses what `JSONParser` refuses, and keeps
+/// every byte that is not a reserved member.
+struct AnswerStripperValidationTests {
+    @Test(arguments: [
+        #"{"data":{"a":1,}}"#, #"{"data":[1 2]}"#, #"{"data":01}"#, #"{"data":1.}"#, #"{"data":"\x"}"#,
+        "{\"data\":\"\u{01}\"}", #"{"data":tru}"#, #"{"data":{"a" 1}}"#, #"{"data":{}} x"#,
+        #"{"data":"\u12"}"#, #"{"data":{"__bw_id":"1""#, "",
+    ])
+    func malformedAnswersAreRefusedLikeTheParserRefusesThem(text: String) {
+        #expect(AnswerStripper.strip(Array(text.utf8)) == nil)
+        #expect((try? JSONParser.parse(Array(text.utf8))) == nil)
+    }
+
+    @Test func invalidUTF8IsRefused() {
+        #expect(AnswerStripper.strip(Array(#"{"data":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)) == nil)
+    }
+
+    @Test func membersAreCutWithTheirCommasWhereverTheyStand() throws {
+        let cases = [
+            (#"{"data":{"__bw_typename":"A","__bw_id":"1"}}"#, #"{"data":{}}"#),
+            (#"{"data":{"x":1,"__bw_id":"1","y":2,"__bw_typename":"A"}}"#, #"{"data":{"x":1,"y":2}}"#),
+            (#"{ "data" : { "__bw_id" : "1" , "x" : [ {"__bw_typename":"B"} ] } }"#, #"{ "data" : {  "x" : [ {} ] } }"#),
+            (#"{"errors":[{"message":"m","__bw_id":1}],"data":null}"#, #"{"errors":[{"message":"m","__bw_id":1}],"data":null}"#),
+        ]
+        for (answer, client) in cases {
+            let stripped = try #require(AnswerStripper.strip(Array(answer.utf8)))
+            #expect(String(decoding: stripped.body, as: UTF8.self) == client, "\(answer)")
+            #expect((try? JSONParser.parse(stripped.body)) != nil)
+        }
+        #expect(AnswerStripper.strip(Array(#"{"errors":[],"data":null}"#.utf8))?.hasErrors == true)
+        #expect(AnswerStripper.strip(Array(#"["data"]"#.utf8)) == nil, "not an object")
+    }
+
+    @Test func escapedTypenamesAndIdsAreDecoded() throws {
+        let stripped = try #require(
+            AnswerStripper.strip(Array(#"{"data":{"\u005f_bw_typename":"Caf\u00e9","__bw_id":"a\"b"}}"#.utf8)))
+        #expect(stripped.tags == ["Café", #"Café:a"b"#])
+        #expect(String(decoding: stripped.body, as: UTF8.self) == #"{"data":{}}"#)
+    }
+}

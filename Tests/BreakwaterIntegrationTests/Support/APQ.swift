@@ -6,6 +6,12 @@ import BreakwaterTesting
 import Foundation
 
 enum APQ {
+    /// A document as the origin received it, without the selections the proxy adds under reserved
+    /// aliases when it knows the origin's schema (`origin.schema: auto`): the client's own text.
+    static func withoutReservedSelections(_ upstream: String?) -> String? {
+        upstream?.replacingOccurrences(of: #"( __bw_\w+: \w+)+ "#, with: "", options: .regularExpression)
+    }
+
     /// The lower-case hex SHA-256 of a document, as clients compute it.
     static func hash(_ document: String) -> String { OpenSSLSHA256().sha256(document).hex }
 

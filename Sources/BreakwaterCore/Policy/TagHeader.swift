@@ -1,0 +1,63 @@
+// `cache.tag_header` (SPEC section 5.2): the tags of a stored entry in the header a CDN or Varnish
+// in front purges by (Fastly's Surrogate-Key, Cloudflare's Cache-Tag, Varnish's xkey), made once
+// when the entry is stored, never per hit.
+
+/// The header name and how tags are joined in it.
+package struct TagHeader: Sendable, Equatable {
+    /// Bytes a value may reach: Fastly and Cloudflare take 16 KiB of tags per answer.
+    package static let maxValueBytes = 16_000
+
+    package let name: String
+    /// `,` for Cache-Tag, a space for Surrogate-Key and xkey.
+    package let separator: Character
+
+    /// Nil for "" (no header); the loader accepts only the names of `Configuration.tagHeaders`.
+    package init?(configured name: String) {
+        guard !name.isEmpty else { return nil }
+        self.name = name
+        separator = name.lowercased() == "cache-tag" ? "," : " "
+    }
+
+    /// `op:<name>` (when named), `hash:<hex>`, then the type tags, then the `Type:id` tags, as far as
+    /// `maxValueBytes` allows. A tag holding a space, a comma or a control character cannot be
+    /// carried and is left out (a purge by it still reaches Breakwater's own entries).
+    package func value(operationName: String?, digest: SHA256Digest, tags: [String]) -> String {
+        var value = ""
+        value.reserveCapacity(96 + tags.count * 16)
+        func append(_ tag: String) {
+            guard !tag.isEmpty, tag.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: ",") }),
+                value.utf8.count + 1 + tag.utf8.count <= Self.maxValueBytes
+            else { return }
+            if !value.isEmpty { value.append(separator) }
+            value += tag
+        }
+        if let operationName { append("op:" + operationName) }
+        append("hash:" + digest.hex)
+        for tag in tags where !tag.contains(":") { append(tag) }
+        for tag in tags where tag.contains(":") { append(tag) }
+        return value
+    }
+
+    /// The header field of an entry: nil for per-user entries, which no cache in front may keep.
+    package func field(for entry: (operationName: String?, digest: SHA256Digest, tags: [String]), isPerUser: Bool)
+        -> (name: String, value: String)?
+    {
+        guard !isPerUser else { return nil }
+        return (name, value(operationName: entry.operationName, digest: entry.digest, tags: entry.tags))
+    }
+}
+
+extension CacheEntry {
+    /// This entry with `tagHeader`'s field, for an entry from the fleet's shared tier (whose
+    /// encoding does not carry the header); itself when it has the field already or none is due.
+    package func withTagHeader(_ tagHeader: TagHeader?) -> CacheEntry {
+        guard let tagHeader, self.tagHeader == nil,
+            let field = tagHeader.field(for: (operationName, documentDigest, tags), isPerUser: isPerUser)
+        else { return self }
+        return CacheEntry(
+            key: key, body: body, contentType: contentType, etag: etag, storedAt: storedAt,
+            storedAtWallClock: storedAtWallClock, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate,
+            staleIfError: staleIfError, documentDigest: documentDigest, operationName: operationName, tags: tags,
+            isPerUser: isPerUser, tagHeader: field)
+    }
+}

@@ -1,0 +1,137 @@
+// Keeps the proxy's knowledge of the origin's schema current (`origin.schema`, SPEC section 2):
+// an SDL file read at start and on reload, or the origin introspected at start and every 5 minutes
+// through an origin pool of its own. A failed introspection is logged with its reason and the last
+// good schema stays; until one arrives, documents go upstream as the clients sent them.
+
+import BreakwaterCore
+import Logging
+
+/// Installs the origin's schema into the shared `DocumentRewrites`. Lives on one event loop.
+final class SchemaKeeper: @unchecked Sendable {
+    /// How often `auto` asks the origin again.
+    static let refreshInterval = Duration.seconds(300)
+
+    let rewrites: DocumentRewrites
+    let loop: EventLoop
+    private let logger: Logger
+    /// Called (on this loop) whenever a different schema, or none, is installed: resolved
+    /// operations remembered with their upstream text must be forgotten.
+    private let changed: @Sendable () -> Void
+    // Touched only on `loop`.
+    private var source = Configuration.SchemaSource.off
+    private var origin: Configuration.Origin?
+    private var keys: [String: [String]] = [:]
+    private var pool: OriginPool?
+    /// Bumped when the source changes, so the timer and answers of an older source are ignored.
+    private var epoch = 0
+
+    init(loop: EventLoop, rewrites: DocumentRewrites, logger: Logger, changed: @escaping @Sendable () -> Void) {
+        self.loop = loop
+        self.rewrites = rewrites
+        self.logger = logger
+        self.changed = changed
+    }
+
+    /// The schema of an SDL file named by `origin.schema`, for start and reload: its errors read
+    /// `file:line: message` like other configuration errors.
+    static func loadFile(_ configuration: Configuration) throws(ServerError) -> KnownSchema? {
+        guard case .file(let path) = configuration.origin.schema else { return nil }
+        do {
+            return try KnownSchema(sdlFile: path)
+        } catch {
+            throw .setup("origin.schema: \(error)")
+        }
+    }
+
+    /// The key fields per type that `cache.types` configures.
+    static func keys(_ configuration: Configuration) -> [String: [String]] {
+        configuration.cache.types.compactMapValues { $0.keys == DocumentRewriter.defaultKeys ? nil : $0.keys }
+    }
+
+    /// Takes the schema source of `configuration`; `fileSchema` is what `loadFile` read from it.
+    /// Call on `loop`.
+    func apply(_ configuration: Configuration, fileSchema: KnownSchema?) {
+        let keys = Self.keys(configuration)
+        let sourceChanged = configuration.origin.schema != source || configuration.origin != origin
+        let keysChanged = keys != self.keys
+        self.keys = keys
+        source = configuration.origin.schema
+        origin = configuration.origin
+        switch configuration.origin.schema {
+        case .off:
+            epoch += 1
+            pool = nil
+            install(nil, reason: "origin.schema is off")
+        case .file(let path):
+            epoch += 1
+            pool = nil
+            install(fileSchema, reason: "read from \(path)", force: keysChanged)
+        case .auto:
+            if keysChanged { install(rewrites.schema, reason: "key fields changed", force: true) }
+            // Every reload asks again at once: an operator who deployed a new origin schema reloads.
+            epoch += 1
+            if sourceChanged || pool == nil {
+                do {
+                    pool = try OriginPool(
+                        loop: loop, origin: configuration.origin.url, timeout: configuration.origin.timeout,
+                        maxConnections: 1, tlsVerify: configuration.origin.tlsVerify)
+                } catch {
+                    pool = nil
+                    logger.warning("origin schema: cannot reach the origin to introspect it: \(error)")
+                    return
+                }
+            }
+            introspect(epoch: epoch)
+        }
+    }
+
+    /// Asks the origin for its schema, then again every `refreshInterval` while `epoch` lasts.
+    private func introspect(epoch: Int) {
+        guard epoch == self.epoch, let pool else { return }
+        var body: [UInt8] = Array(#"{"query":"#.utf8)
+        JSONWriter.quotedString(KnownSchema.introspectionQuery, into: &body)
+        body += Array(#","operationName":"BreakwaterIntrospection"}"#.utf8)
+        let headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
+        let path = origin?.url.path ?? "/graphql"
+        pool.send(UpstreamRequest(method: "POST", target: path, headers: headers, body: body)) { [self] result in
+            guard epoch == self.epoch else { return }
+            learn(from: result)
+            loop.schedule(after: Self.refreshInterval) { [self] in introspect(epoch: epoch) }
+        }
+    }
+
+    /// Installs the schema an introspection answer holds, or logs why there is none.
+    private func learn(from result: OriginResult) {
+        switch result {
+        case .failure(let failure):
+            fail("the origin did not answer: \(failure)")
+        case .response(let response) where response.status != 200:
+            fail("the origin answered status \(response.status)")
+        case .response(let response):
+            do {
+                install(try KnownSchema(introspection: response.body), reason: "introspected")
+            } catch {
+                fail("\(error)")
+            }
+        }
+    }
+
+    private func fail(_ reason: String) {
+        let kept = rewrites.schema != nil ? "the last good schema stays" : "documents go upstream as sent"
+        logger.warning(
+            "origin schema: introspection failed, \(kept)",
+            metadata: ["reason": "\(reason)", "origin": "\(origin?.url.hostHeader ?? "")"])
+    }
+
+    private func install(_ schema: KnownSchema?, reason: String, force: Bool = false) {
+        guard force || schema != rewrites.schema else { return }
+        rewrites.install(schema, keys: keys)
+        changed()
+        if let schema {
+            logger.info(
+                "origin schema loaded", metadata: ["types": "\(schema.kinds.count)", "source": "\(reason)"])
+        } else {
+            logger.info("origin schema: none in use", metadata: ["source": "\(reason)"])
+        }
+    }
+}

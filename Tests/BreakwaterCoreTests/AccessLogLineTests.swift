@@ -1,0 +1,181 @@
+// The access log's byte-level line writer (issue 14): the exact text and JSON lines, the cached
+// per-second time, numbers and escaping agreeing with the String renderers they replace, and the
+// per-loop buffers' batching and bound (a stalled writer drops and counts lines, never grows).
+
+import Foundation
+import Synchronization
+import Testing
+
+@testable import BreakwaterCore
+@testable import BreakwaterServer
+
+@Suite struct AccessLogLineTests {
+    static let hash = SHA256Digest(hex: String(repeating: "0f", count: 32))!
+
+    static let full = AccessLogEntry(
+        time: LogTimestamp(millisecondsSinceEpoch: 1_795_449_845_123), client: "10.0.0.1", method: "POST", status: 502,
+        cache: "MISS", operation: "Get Launches", hash: hash, errorCode: "ORIGIN_UNREACHABLE", bypassReason: "too-large",
+        duration: .nanoseconds(12_345_678), originStatus: 503, originDuration: .milliseconds(7), bytes: 98,
+        requestID: "r-9", userAgent: "ua \"quoted\"\nnext", clientName: "web", clientVersion: "1.0=x")
+
+    @Test func textLineHasEveryFieldInOrderQuotedWhereNeeded() {
+        let expected = "2026-11-23T16:04:05.123Z access: client=10.0.0.1 method=POST status=502 cache=MISS"
+            + #" operation="Get Launches" hash="# + String(repeating: "0f", count: 32)
+            + " error_code=ORIGIN_UNREACHABLE bypass_reason=too-large duration_ms=12.346 origin_status=503"
+            + #" origin_ms=7 bytes=98 request_id=r-9 user_agent="ua \"quoted\"\nnext" client_name=web"#
+            + #" client_version="1.0=x""#
+        #expect(Self.full.line(.text) == expected)
+    }
+
+    @Test func jsonLineIsOneObjectWithEveryField() throws {
+        let line = Self.full.line(.json)
+        #expect(line.hasPrefix(#"{"time":"2026-11-23T16:04:05.123Z","type":"access","client":"10.0.0.1","#))
+        #expect(!line.contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object.count == 18)
+        #expect(object["operation"] as? String == "Get Launches")
+        #expect(object["hash"] as? String == String(repeating: "0f", count: 32))
+        #expect(object["error_code"] as? String == "ORIGIN_UNREACHABLE")
+        #expect(object["bypass_reason"] as? String == "too-large")
+        #expect(object["duration_ms"] as? Double == 12.346)
+        #expect(object["origin_status"] as? Int == 503)
+        #expect(object["origin_ms"] as? Double == 7)
+        #expect(object["bytes"] as? Int == 98)
+        #expect(object["user_agent"] as? String == "ua \"quoted\"\nnext")
+        #expect(object["client_version"] as? String == "1.0=x")
+    }
+
+    @Test func longClientTextsAreCutAtACharacterBoundary() throws {
+        // 255 ASCII bytes then a 2-byte character: the cut at 256 would split it, so it goes whole.
+        let agent = String(repeating: "a", count: 255) + "é" + String(repeating: "b", count: 10)
+        var entry = LoggingFormatTests.entry
+        entry.userAgent = agent
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+        #expect(object["user_agent"] as? String == String(repeating: "a", count: 255))
+        #expect(entry.line(.text).contains(" user_agent=" + String(repeating: "a", count: 255) + " "))
+    }
+
+    @Test func cachedTimesAgreeWithTheTimestampText() {
+        var random = SplitMix64(seed: 14)
+        var cache = LogTimeCache()
+        var milliseconds: Int64 = -3_000
+        for _ in 0..<20_000 {
+            // Mostly small steps (the same second again), sometimes a jump, sometimes backwards.
+            switch random.next(below: 10) {
+            case 0: milliseconds = Int64(random.next(below: 4_000_000_000)) * 1000 + Int64(random.next(below: 1000))
+            case 1: milliseconds -= Int64(random.next(below: 2000))
+            default: milliseconds += Int64(random.next(below: 300))
+            }
+            var out: [UInt8] = []
+            cache.append(LogTimestamp(millisecondsSinceEpoch: milliseconds), to: &out)
+            let expected = LogTimestamp(millisecondsSinceEpoch: milliseconds).rfc3339
+            #expect(String(decoding: out, as: UTF8.self) == expected)
+            if String(decoding: out, as: UTF8.self) != expected { return }
+        }
+    }
+
+    @Test func millisecondsAgreeWithTheStatsRendering() {
+        var random = SplitMix64(seed: 5)
+        let fixed: [Duration] = [.zero, .nanoseconds(499), .nanoseconds(500), .microseconds(412), .milliseconds(1500),
+                                 .nanoseconds(999_999_500), .seconds(3_600)]
+        let randomOnes = (0..<5_000).map { _ in Duration.nanoseconds(Int64(random.next(below: 5_000_000_000))) }
+        for duration in fixed + randomOnes {
+            var out: [UInt8] = []
+            LogLineBytes.appendMilliseconds(duration, to: &out)
+            let (seconds, attoseconds) = duration.components
+            let expected = DecimalText.string(Double(seconds) * 1000 + Double(attoseconds) * 1e-15, fractionDigits: 3)
+            #expect(String(decoding: out, as: UTF8.self) == expected, "\(duration)")
+        }
+    }
+
+    @Test(arguments: [0, 7, 10, 99, 100, 65_535, -1, -120, Int.max, Int.min])
+    func decimalsAgreeWithSwift(value: Int) {
+        var out: [UInt8] = []
+        LogLineBytes.appendDecimal(value, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == String(value))
+    }
+
+    @Test func textValuesAgreeWithTheRecordFormat() {
+        #expect(LogLineFormat.textValue("plain") == "plain")
+        #expect(LogLineFormat.textValue("") == #""""#)
+        #expect(LogLineFormat.textValue("a b") == #""a b""#)
+        #expect(LogLineFormat.textValue("k=v") == #""k=v""#)
+        #expect(LogLineFormat.textValue("tab\there") == #""tab\there""#)
+        #expect(LogLineFormat.textValue("naïve") == #""naïve""#)
+    }
+}
+
+@Suite struct ProxyAccessLogTests {
+    static func logging(_ format: Configuration.LogFormat, _ destination: Configuration.AccessLogDestination = .stdout)
+        -> Configuration.Logging
+    {
+        var logging = Configuration.Logging()
+        logging.format = format
+        logging.accessLog = destination
+        return logging
+    }
+
+    @Test func linesAreTakenWholeInLoopOrderAndTheWriterIsWokenOncePerBatch() {
+        let log = ProxyAccessLog(loopCount: 2, logging: Self.logging(.text))
+        let wakes = Atomic<Int>(0)
+        log.attach { wakes.add(1, ordering: .relaxed) }
+        for index in 0..<3 {
+            var entry = LoggingFormatTests.entry
+            entry.status = 200 + index
+            log.buffers[index % 2].append(entry)
+        }
+        #expect(wakes.load(ordering: .relaxed) == 2, "one wake per buffer that turned non-empty")
+        var spares: [[UInt8]] = []
+        #expect(log.take(into: &spares) == 0)
+        let loop0 = String(decoding: spares[0], as: UTF8.self).split(separator: "\n")
+        let loop1 = String(decoding: spares[1], as: UTF8.self).split(separator: "\n")
+        #expect(loop0.count == 2 && loop1.count == 1)
+        #expect(loop0[0].contains(" status=200 ") && loop0[1].contains(" status=202 ") && loop1[0].contains(" status=201 "))
+        #expect(spares.allSatisfy { $0.last == UInt8(ascii: "\n") })
+        // Taken: the next line wakes the writer again, and the next take holds only it.
+        log.buffers[0].append(LoggingFormatTests.entry)
+        #expect(wakes.load(ordering: .relaxed) == 3)
+        _ = log.take(into: &spares)
+        #expect(String(decoding: spares[0], as: UTF8.self).split(separator: "\n").count == 1)
+        #expect(spares[1].isEmpty)
+    }
+
+    @Test func offWritesNothingAndAReloadTurnsItOnInTheNewFormat() throws {
+        let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.json, .off))
+        #expect(!log.buffers[0].isOn)
+        log.buffers[0].append(LoggingFormatTests.entry)
+        var spares: [[UInt8]] = []
+        _ = log.take(into: &spares)
+        #expect(spares[0].isEmpty)
+        log.apply(Self.logging(.json, .file("/tmp/x")))
+        #expect(log.buffers[0].isOn)
+        log.buffers[0].append(LoggingFormatTests.entry)
+        _ = log.take(into: &spares)
+        let object = try JSONSerialization.jsonObject(with: Data(spares[0].dropLast())) as? [String: Any]
+        #expect(object?["type"] as? String == "access")
+    }
+
+    /// A writer that never takes (a blocked pipe, a stalled disk): the loop's buffer stops at the
+    /// bound, every further line is counted as dropped, and the count reaches the writer.
+    @Test func aStalledWriterCostsLinesNeverMemoryOrTime() {
+        let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.json))
+        let lineBytes = LoggingFormatTests.entry.line(.json).utf8.count + 1
+        let fitting = (ProxyAccessLog.maxBufferedBytes + lineBytes - 1) / lineBytes
+        let total = fitting + 5_000
+        let started = ContinuousClock.now
+        for _ in 0..<total { log.buffers[0].append(LoggingFormatTests.entry) }
+        let elapsed = ContinuousClock.now - started
+        var spares: [[UInt8]] = []
+        let dropped = log.take(into: &spares)
+        #expect(dropped == total - fitting)
+        #expect(spares[0].count == fitting * lineBytes)
+        #expect(spares[0].count < ProxyAccessLog.maxBufferedBytes + lineBytes)
+        #expect(log.droppedLines == dropped)
+        #expect(elapsed < .seconds(5), "appending never waits for the writer")
+        // Once taken, lines are accepted again.
+        log.buffers[0].append(LoggingFormatTests.entry)
+        #expect(log.take(into: &spares) == 0)
+        #expect(spares[0].count == lineBytes)
+    }
+}

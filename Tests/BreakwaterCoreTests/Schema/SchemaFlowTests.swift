@@ -1,0 +1,232 @@
+// The schema wired into the request and fetch flows, in-process (SPEC sections 4, 5, 5.2): the
+// rewritten document goes upstream while the registry keeps the client's, answers are stripped
+// before storing and serving, `cache.types` decides TTL and scope, and the tag header is stored.
+
+@testable import BreakwaterCore
+import Testing
+
+struct SchemaFlowTests {
+    /// Selects neither `__typename` nor `id`.
+    static let document = "query GetLaunch($id: ID!) { launch(id: $id) { site rocket { name } } }"
+    static let digest = FlowFixture.hasher.sha256(document)
+    static let client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
+    /// What the origin answers to the rewritten document.
+    static let upstreamAnswer =
+        #"{"data":{"launch":{"__bw_typename":"Launch","__bw_id":"1","site":"KSC","rocket":{"__bw_typename":"Rocket","#
+        + #""__bw_id":"falcon9","name":"Falcon 9"}}}}"#
+
+    private func fixture(_ configure: @escaping (inout Configuration) -> Void = { _ in }) -> FlowFixture {
+        let rewrites = DocumentRewrites(capacity: 10)
+        rewrites.install(SchemaFixtures.schema, keys: [:])
+        return FlowFixture(configure: configure, rewrites: rewrites)
+    }
+
+    private func missPlan(_ fixture: FlowFixture, headers: HTTPHeaders = [:]) throws -> FetchPlan {
+        var (flow, step) = fixture.start(FlowFixture.register(Self.document))
+        fixture.perform(flow.takeEffects())
+        if case .fetch(let plan) = step { return plan }
+        return try #require(step.joinedPlan, "\(step)")
+    }
+
+    private func key(_ plan: FetchPlan) throws -> CacheKey { try #require(plan.key) }
+
+    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: String = upstreamAnswer, status: Int = 200)
+        -> FetchOutcome?
+    {
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        return flow.originAnswered(FlowFixture.answer(answer, status: status)).outcome
+    }
+
+    @Test func theRewrittenDocumentGoesUpstreamAndTheRegistryKeepsTheClients() throws {
+        let fixture = fixture()
+        let plan = try missPlan(fixture)
+        #expect(plan.operation.isRewritten)
+        let body = String(decoding: plan.operation.origin.body, as: UTF8.self)
+        #expect(body.contains("__bw_typename: __typename __bw_id: id"), "\(body)")
+        #expect(fixture.registry.document(for: Self.digest) == Self.document)
+        #expect(plan.operation.document.text == Self.document)
+    }
+
+    @Test func withoutASchemaTheDocumentGoesAsSent() throws {
+        let fixture = FlowFixture(rewrites: DocumentRewrites(capacity: 10))
+        let plan = try missPlan(fixture)
+        #expect(!plan.operation.isRewritten)
+        #expect(!String(decoding: plan.operation.origin.body, as: UTF8.self).contains("__bw_"))
+    }
+
+    @Test func theAnswerIsStrippedBeforeItIsStoredAndTaggedByTheEntitiesItHolds() throws {
+        let fixture = fixture()
+        let plan = try missPlan(fixture)
+        let reply = try #require(fetch(fixture, plan)).reply(for: Self.client)
+        let expected = #"{"data":{"launch":{"site":"KSC","rocket":{"name":"Falcon 9"}}}}"#
+        #expect(String(decoding: reply.response.completeBody, as: UTF8.self) == expected)
+        let entry = try #require(fixture.store.lookup(try key(plan), now: fixture.clock.now).entry)
+        #expect(String(decoding: entry.body, as: UTF8.self) == expected)
+        #expect(entry.tags == ["Launch", "Launch:1", "Rocket", "Rocket:falcon9"])
+    }
+
+    @Test func aBypassedAnswerIsStrippedToo() throws {
+        let fixture = fixture()
+        let plan = try missPlan(fixture)
+        let withErrors = #"{"data":{"launch":{"__bw_typename":"Launch","__bw_id":"1","site":null,"rocket":null}},"#
+            + #""errors":[{"message":"site failed"}]}"#
+        let reply = try #require(fetch(fixture, plan, answer: withErrors)).reply(for: Self.client)
+        #expect(reply.bypassReason == .graphQLErrors)
+        #expect(
+            String(decoding: reply.response.completeBody, as: UTF8.self)
+                == #"{"data":{"launch":{"site":null,"rocket":null}},"errors":[{"message":"site failed"}]}"#)
+    }
+
+    @Test func aServerErrorWithPartialDataIsStrippedBeforeItIsRelayed() throws {
+        let fixture = fixture()
+        let plan = try missPlan(fixture)
+        let body = #"{"data":{"launch":{"__bw_typename":"Launch","__bw_id":"1","site":null}},"errors":[{"message":"db"}]}"#
+        let reply = try #require(fetch(fixture, plan, answer: body, status: 500)).reply(for: Self.client)
+        #expect(reply.response.status == 500)
+        #expect(
+            String(decoding: reply.response.completeBody, as: UTF8.self)
+                == #"{"data":{"launch":{"site":null}},"errors":[{"message":"db"}]}"#)
+    }
+
+    @Test func entityTagsOffStoresNoTags() throws {
+        let fixture = fixture { $0.cache.entityTags = .off }
+        let plan = try missPlan(fixture)
+        _ = fetch(fixture, plan)
+        #expect(fixture.store.lookup(try key(plan), now: fixture.clock.now).entry?.tags == [])
+    }
+
+    @Test func aRewrittenMutationPurgesTheEntitiesItNames() throws {
+        let fixture = fixture()
+        let mutation = "mutation Book($ids: [ID]!) { bookTrips(launchIds: $ids) { success launches { isBooked } } }"
+        let (_, step) = fixture.start(FlowFixture.post(#"{"query":"\#(mutation)","variables":{"ids":["1"]}}"#))
+        guard case .fetch(let plan) = step else { Issue.record("\(step)"); return }
+        #expect(plan.operation.isRewritten)
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        let answer = #"{"data":{"bookTrips":{"__bw_typename":"TripUpdateResponse","success":true,"#
+            + #""launches":[{"__bw_typename":"Launch","__bw_id":"1","isBooked":true}]}}}"#
+        let reply = try #require(flow.originAnswered(FlowFixture.answer(answer)).outcome).reply(for: Self.client)
+        #expect(flow.takeEffects() == [.purgeEntities(["Launch:1"])])
+        #expect(
+            String(decoding: reply.response.completeBody, as: UTF8.self)
+                == #"{"data":{"bookTrips":{"success":true,"launches":[{"isBooked":true}]}}}"#)
+    }
+
+    // MARK: cache.types
+
+    @Test func theEntryTTLIsTheSmallestOfTheOperationsAndTheTypesPresent() throws {
+        let fixture = fixture {
+            $0.cache.types = ["Rocket": .init(ttl: .seconds(7)), "Launch": .init(ttl: .seconds(20)), "User": .init(ttl: .seconds(1))]
+        }
+        let plan = try missPlan(fixture)
+        _ = fetch(fixture, plan)
+        #expect(fixture.store.lookup(try key(plan), now: fixture.clock.now).entry?.ttl == .seconds(7))
+    }
+
+    @Test func aTypeWithTTLZeroMakesTheAnswerUncacheable() throws {
+        let fixture = fixture { $0.cache.types = ["Rocket": .init(ttl: .zero)] }
+        let plan = try missPlan(fixture)
+        let reply = try #require(fetch(fixture, plan)).reply(for: Self.client)
+        #expect(reply.cache == .bypass)
+        #expect(reply.bypassReason == .typeTTL)
+    }
+
+    @Test func aPerUserTypeBypassesTheSharedEntryThenKeysTheOperationPerUser() throws {
+        let fixture = fixture { $0.cache.types = ["Rocket": .init(scope: .perUser)] }
+        let shared = try missPlan(fixture)
+        #expect(!shared.isPerUser)
+        let first = try #require(fetch(fixture, shared)).reply(for: Self.client)
+        #expect(first.bypassReason == .perUserType)
+        #expect(fixture.store.statistics.entries == 0)
+
+        // The operation is now keyed per user: a new key, and the answer is stored there.
+        let (_, step) = fixture.start(FlowFixture.hashedGET(Self.digest))
+        let perUser = try #require(step.joinedPlan)
+        #expect(perUser.isPerUser)
+        #expect(perUser.key != shared.key)
+        let second = try #require(fetch(fixture, perUser)).reply(for: Self.client)
+        #expect(second.cache == .miss)
+        #expect(second.response.headers["Cache-Control"] == "private, no-store")
+        // A request with credentials still never touches the cache (no per-user rule).
+        let (_, privateStep) = fixture.start(FlowFixture.hashedGET(Self.digest, headers: ["Authorization": "ada"]))
+        guard case .fetch(let plan) = privateStep else { Issue.record("\(privateStep)"); return }
+        #expect(plan.bypass == .privateRequest)
+    }
+
+    // MARK: cache.tag_header
+
+    @Test func theTagHeaderIsStoredWithTheEntryAndSentOnMissAndHit() throws {
+        let fixture = fixture { $0.cache.tagHeader = "xkey" }
+        let plan = try missPlan(fixture)
+        let miss = try #require(fetch(fixture, plan)).reply(for: Self.client)
+        let expected = "op:GetLaunch hash:\(Self.digest.hex) Launch Rocket Launch:1 Rocket:falcon9"
+        #expect(miss.response.headerValue("xkey") == expected)
+        let entry = try #require(fixture.store.lookup(try key(plan), now: fixture.clock.now).entry)
+        #expect(entry.tagHeader?.value == expected)
+        let hit = CacheAnswer.fromEntry(entry, age: .seconds(1), isFresh: true, client: Self.client)
+        // Stored with the prebuilt lines: once, beside ETag.
+        #expect(hit.prebuilt?.value(of: "xkey") == expected)
+        #expect(hit.headers.values(of: "xkey").isEmpty)
+    }
+}
+
+struct TagHeaderTests {
+    static let digest = SHA256Digest(hex: String(repeating: "ab", count: 32))!
+
+    @Test func cacheTagIsCommaSeparatedTheOthersSpaceSeparated() throws {
+        let tags = ["Launch", "Launch:1"]
+        #expect(
+            TagHeader(configured: "Cache-Tag")?.value(operationName: "Q", digest: Self.digest, tags: tags)
+                == "op:Q,hash:\(Self.digest.hex),Launch,Launch:1")
+        #expect(
+            TagHeader(configured: "Surrogate-Key")?.value(operationName: nil, digest: Self.digest, tags: tags)
+                == "hash:\(Self.digest.hex) Launch Launch:1")
+        #expect(TagHeader(configured: "") == nil)
+    }
+
+    @Test func tagsTheHeaderCannotCarryAreLeftOutAndTheValueIsBounded() throws {
+        let header = try #require(TagHeader(configured: "xkey"))
+        let value = header.value(operationName: "Q", digest: Self.digest, tags: ["City:New York", "City:a,b", "City:ok"])
+        #expect(value == "op:Q hash:\(Self.digest.hex) City:ok")
+        let many = (0..<5_000).map { "Launch:\($0)" } + ["Launch"]
+        let bounded = header.value(operationName: "Q", digest: Self.digest, tags: many)
+        #expect(bounded.utf8.count <= TagHeader.maxValueBytes)
+        #expect(bounded.hasPrefix("op:Q hash:\(Self.digest.hex) Launch Launch:"), "type tags come before entities")
+    }
+
+    @Test func perUserEntriesCarryNoTagHeader() throws {
+        let header = try #require(TagHeader(configured: "xkey"))
+        #expect(header.field(for: ("Q", Self.digest, ["Launch"]), isPerUser: true) == nil)
+        #expect(header.field(for: ("Q", Self.digest, ["Launch"]), isPerUser: false)?.name == "xkey")
+    }
+}
+
+struct DocumentRewritesTests {
+    static let document = "{ launch(id: 1) { site } }"
+    static let digest = FlowFixture.hasher.sha256(document)
+
+    @Test func aNewSchemaForgetsEveryRewriteAndNoneSendsDocumentsAsTheyAre() throws {
+        let rewrites = DocumentRewrites(capacity: 4)
+        #expect(rewrites.upstreamText(for: Self.digest, text: Self.document) == nil, "no schema yet")
+        rewrites.install(SchemaFixtures.schema, keys: [:])
+        let rewritten = try #require(rewrites.upstreamText(for: Self.digest, text: Self.document))
+        #expect(rewritten.contains("__bw_id: id"))
+        // The rewrite is remembered by hash: the text passed later is not looked at again.
+        #expect(rewrites.upstreamText(for: Self.digest, text: "not even GraphQL") == rewritten)
+        rewrites.install(nil, keys: [:])
+        #expect(rewrites.upstreamText(for: Self.digest, text: Self.document) == nil)
+    }
+
+    @Test func keyFieldsComeFromTheTypesSettings() throws {
+        let rewrites = DocumentRewrites(capacity: 4)
+        rewrites.install(SchemaFixtures.schema, keys: ["Launch": ["site"]])
+        let rewritten = try #require(rewrites.upstreamText(for: Self.digest, text: Self.document))
+        #expect(rewritten.contains("__bw_site__String: site"), "\(rewritten)")
+        #expect(!rewritten.contains("__bw_id"))
+    }
+
+    @Test func anUnparsableDocumentIsSentAsItIs() {
+        let rewrites = DocumentRewrites(capacity: 4)
+        rewrites.install(SchemaFixtures.schema, keys: [:])
+        #expect(rewrites.upstreamText(for: Self.digest, text: "{ launch(") == nil)
+    }
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# What the access log costs on the hit path (issue 14, docs/OPERATING.md "Access log cost").
+#  1. callgrind: instructions per hashed-GET hit with the access log off, text and JSON (to a
+#     file). Each mode runs the proxy (one loop) under valgrind twice, with N1 and N2 hits on one
+#     keep-alive connection; (Ir(N2) - Ir(N1)) / (N2 - N1) is the cost of one hit, start-up and
+#     warm-up cancelled out. Repeatable under load (instructions, not time); all threads counted,
+#     the log writer's included.
+#  2. wrk: the same hit, off and on (text, to a file) alternately, ACCESS_PAIRS pairs of
+#     ACCESS_SECONDS each, Breakwater pinned to CPU 0 and wrk to CPU 1; the load average is printed
+#     with each pair (throughput on a shared machine is noise unless the load is low).
+#   BENCH_BIN=PATH  the release binary to measure (default: builds .build/release/breakwater)
+#   ACCESS_MODES="callgrind wrk"  ACCESS_N1=200 ACCESS_N2=1200  ACCESS_PAIRS=4 ACCESS_SECONDS=5
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/../bench/lib.sh"
+MODES=${ACCESS_MODES:-"callgrind wrk"}
+N1=${ACCESS_N1:-200}
+N2=${ACCESS_N2:-1200}
+PAIRS=${ACCESS_PAIRS:-4}
+SECONDS_PER_RUN=${ACCESS_SECONDS:-5}
+
+bench_install_traps
+bench_install_packages valgrind wrk curl jq python3 util-linux
+bench_build
+bench_start_origin ORIGIN_PID ORIGIN_URL
+
+DOCUMENT='query GetLaunchDetail($id: ID!) { launch(id: $id) { id site isBooked mission { name missionPatch } rocket { id name type } } }'
+HASH=$(bench_hash "$DOCUMENT")
+EXTENSIONS=$(printf '{"persistedQuery":{"version":1,"sha256Hash":"%s"}}' "$HASH")
+REGISTER=$(jq -cn --arg q "$DOCUMENT" --argjson e "$EXTENSIONS" \
+  '{query: $q, operationName: "GetLaunchDetail", variables: {id: "60"}, extensions: $e}')
+HIT_TARGET="/graphql?operationName=GetLaunchDetail&variables=$(bench_uri '{"id":"60"}')&extensions=$(bench_uri "$EXTENSIONS")"
+
+# config MODE: off | text | json
+config() {
+  local file="$BENCH_TMP/$1.yaml" destination="$BENCH_TMP/access-$1.log" format=$1
+  [ "$1" = off ] && { destination=off; format=text; }
+  {
+    printf 'server:\n  listen: "127.0.0.1:0"\norigin:\n  url: "%s"\n' "$ORIGIN_URL"
+    printf 'logging:\n  format: %s\n  access_log: %s\n' "$format" "$destination"
+    printf 'persisted_queries:\n  mode: automatic\n  store: ""\ncache:\n  rules:\n    - operation: GetLaunchDetail\n      ttl: 1h\n'
+  } >"$file"
+  echo "$file"
+}
+
+# hits PORT N: registers the document, then N hashed-GET hits on one keep-alive connection.
+hits() {
+  python3 - "$1" "$2" "$REGISTER" "$HIT_TARGET" <<'PY'
+import http.client, sys
+port, count, register, target = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+connection.request("POST", "/graphql", body=register, headers={"Content-Type": "application/json"})
+connection.getresponse().read()
+for _ in range(count):
+    connection.request("GET", target)
+    response = connection.getresponse()
+    response.read()
+    assert response.status == 200 and response.getheader("X-Cache") == "HIT", (response.status, response.getheader("X-Cache"))
+connection.close()
+PY
+}
+
+# callgrind_run MODE N: total instructions (all threads) of one proxy run serving N hits.
+callgrind_run() {
+  local mode=$1 count=$2 out="$BENCH_TMP/cg-$1-$2" log="$BENCH_TMP/cg-$1-$2.log" pid line port
+  bench_start pid "$log" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out.%p" \
+    "$BREAKWATER" run --config "$(config "$mode")" --threads 1 --admin-listen 127.0.0.1:0 --log-level warning
+  line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on http://' 120)
+  port=$(bench_port_of "$line")
+  hits "$port" "$count"
+  bench_stop "$pid"
+  # One file per thread (name ends in -NN); "totals:" is each thread's instruction count.
+  cat "$out".*-* | awk '/^totals:/ { sum += $2 } END { print sum }'
+}
+
+if [[ " $MODES " == *" callgrind "* ]]; then
+  echo "== callgrind: instructions per hashed-GET hit (N1=$N1, N2=$N2 hits), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  declare -A PER_HIT
+  for mode in off text json; do
+    low=$(callgrind_run "$mode" "$N1")
+    high=$(callgrind_run "$mode" "$N2")
+    PER_HIT[$mode]=$(( (high - low) / (N2 - N1) ))
+    printf '%-5s %12s Ir at N1  %12s Ir at N2  -> %8s Ir per hit\n' "$mode" "$low" "$high" "${PER_HIT[$mode]}"
+  done
+  for mode in text json; do
+    awk -v on="${PER_HIT[$mode]}" -v off="${PER_HIT[off]}" -v m="$mode" \
+      'BEGIN { printf "access log %-4s: +%d Ir per hit (+%.1f%% over off)\n", m, on - off, (on - off) * 100 / off }'
+  done
+fi
+
+if [[ " $MODES " == *" wrk "* ]]; then
+  echo "== wrk: hashed-GET hits, access log off vs text to a file, $PAIRS alternating pairs of ${SECONDS_PER_RUN}s"
+  bench_start_breakwater off "$(config off)" 1 0 OFF_PID OFF_URL OFF_ADMIN
+  bench_start_breakwater on "$(config text)" 1 0 ON_PID ON_URL ON_ADMIN
+  for url in "$OFF_URL" "$ON_URL"; do
+    curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+    taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
+  done
+  offs=() ons=()
+  for pair in $(seq 1 "$PAIRS"); do
+    for mode in off on; do
+      url=$OFF_URL
+      [ "$mode" = on ] && url=$ON_URL
+      taskset -c 1 wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$mode.txt"
+      read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$mode.txt")
+      [ "$mode" = off ] && offs+=("$rps") || ons+=("$rps")
+      printf 'pair %d %-3s %8s req/s  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
+        "$pair" "$mode" "$rps" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    done
+  done
+  median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  off_median=$(median "${offs[@]}")
+  on_median=$(median "${ons[@]}")
+  awk -v off="$off_median" -v on="$on_median" \
+    'BEGIN { printf "median: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", off, on, (off - on) * 100 / off, (on <= off) ? "slower" : "faster (noise)" }'
+  echo "access-log lines written: $(wc -l <"$BENCH_TMP/access-text.log")"
+fi
