@@ -36,8 +36,8 @@ package final class CacheEntry: Sendable {
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
     package let isPerUser: Bool
-    /// What the entry counts against the store's memory bound: its body plus `fixedOverhead`, its
-    /// key's and document's digests, its strings, and each tag with `perTagOverhead`.
+    /// What the entry counts against the store's memory bound: its prebuilt answer (lines and
+    /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package let cost: Int
 
     package init(
