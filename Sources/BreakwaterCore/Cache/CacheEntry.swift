@@ -54,13 +54,10 @@ package final class CacheEntry: Sendable {
         documentDigest: SHA256Digest,
         operationName: String?,
         tags: [String],
-        isPerUser: Bool,
-        tagHeader: (name: String, value: String)? = nil
+        isPerUser: Bool
     ) {
         self.key = key
-        // `cache.tag_header` goes with the stored lines: written once, sent with every answer.
-        response = PrebuiltResponse(
-            fields: [("ETag", etag)] + (tagHeader.map { [$0] } ?? []) + extraHeaders, body: body)
+        response = PrebuiltResponse(fields: [("ETag", etag)] + extraHeaders, body: body)
         self.contentType = contentType
         publicCacheControl = Self.internedCacheControl(
             ttl: ttl, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
@@ -110,11 +107,6 @@ package final class CacheEntry: Sendable {
 
     /// The strong entity tag, quoted, as `makeETag(body:hasher:)` made it: the first stored line.
     package var etag: String { response.value(of: "ETag") ?? "" }
-
-    /// The `cache.tag_header` line stored with the entry, if any.
-    package var tagHeader: (name: String, value: String)? {
-        extraHeaders.first { field in Configuration.tagHeaders.contains { $0.equalsIgnoringASCIICase(field.name) } }
-    }
 
     /// The header lines stored besides ETag (a tag header for the CDN in front, say).
     package var extraHeaders: [(name: String, value: String)] {
@@ -176,7 +168,7 @@ private final class EncodedForm: Sendable {
 extension CacheEntry {
     /// A new entry for an origin answer the policy allows storing, stored at `now` on both clocks.
     ///
-    /// `tagHeader` (`cache.tag_header` with the entry's tags, SPEC 5.2) is written into the
+    /// `tagHeader` (`cache.tag_header` and this entry's tags, SPEC 5.2) is written into the
     /// prebuilt lines of every answer from the entry, after ETag.
     package static func make(
         key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
@@ -185,10 +177,11 @@ extension CacheEntry {
     ) -> CacheEntry {
         CacheEntry(
             key: key, body: answer.body, contentType: interned(answer.headers["Content-Type"]),
-            etag: makeETag(body: answer.body, hasher: hasher), storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
+            etag: makeETag(body: answer.body, hasher: hasher), extraHeaders: tagHeader.map { [$0] } ?? [],
+            storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
             staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
             documentDigest: operation.document.digest, operationName: operation.operationName, tags: tags,
-            isPerUser: isPerUser, tagHeader: tagHeader)
+            isPerUser: isPerUser)
     }
 
     /// The usual content types as string literals, which take no memory per entry.

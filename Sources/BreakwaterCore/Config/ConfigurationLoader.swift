@@ -112,6 +112,30 @@ private struct Field {
     let node: Node
 }
 
+/// The settings of one mapping, each named once: where the reader asks for it. A key the file
+/// has and the reader never asked for is unknown (`reportUnknownKeys`).
+private final class Settings {
+    let section: Field
+    private let present: [String: Field]
+    /// The names asked for, in the order the reader asked (the "did you mean" candidates).
+    private(set) var known: [String] = []
+
+    init(section: Field, present: [String: Field]) {
+        self.section = section
+        self.present = present
+    }
+
+    subscript(name: String) -> Field? {
+        if !known.contains(name) { known.append(name) }
+        return present[name]
+    }
+
+    /// The file's keys nobody asked for, in file order.
+    var unread: [(name: String, field: Field)] {
+        present.filter { !known.contains($0.key) }.map { ($0.key, $0.value) }.sorted { $0.field.line < $1.field.line }
+    }
+}
+
 /// Walks the YAML tree once, filling a Configuration and collecting problems instead of stopping.
 private final class ConfigurationReader {
     let file: String
@@ -131,12 +155,8 @@ private final class ConfigurationReader {
             report("the top level must be a mapping of sections (server:, origin:, ...), found \(root.kind)", at: top)
             return configuration
         }
-        let sections = fields(
-            of: top,
-            keys: [
-                "server", "origin", "persisted_queries", "cache", "admin", "redis", "logging",
-            ]
-        )
+        let sections = settings(of: top)
+        defer { reportUnknownKeys(in: sections) }
         if let section = sections["server"] { configuration.server = server(section) }
         if let section = sections["origin"] { configuration.origin = origin(section) }
         if let section = sections["persisted_queries"] { configuration.persistedQueries = persistedQueries(section) }
@@ -159,14 +179,8 @@ private final class ConfigurationReader {
 
     private func server(_ section: Field) -> Configuration.Server {
         var server = Configuration.Server()
-        let f = fields(
-            of: section,
-            keys: [
-                "listen", "threads", "graphql_path", "max_uri_bytes", "max_body_bytes", "max_header_bytes",
-                "idle_timeout", "header_timeout", "body_timeout", "max_connections", "max_batch", "shutdown_delay",
-                "drain_timeout", "compression", "cors", "tls",
-            ]
-        )
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
         read(f["listen"], into: &server.listen, hostPort)
         read(f["threads"], into: &server.threads) { integer($0, minimum: 0) }
         read(f["graphql_path"], into: &server.graphqlPath) { string($0, startingWith: "/") }
@@ -199,10 +213,11 @@ private final class ConfigurationReader {
     private func cors(_ section: Field) -> Configuration.CORS {
         var cors = Configuration.CORS()
         let earlierProblems = problems.count
-        let f = fields(of: section, keys: ["allow_origins", "allow_headers", "max_age"])
+        let f = settings(of: section)
         read(f["allow_origins"], into: &cors.allowOrigins) { strings($0) }
         read(f["allow_headers"], into: &cors.allowHeaders) { strings($0, headerNames: true) }
         read(f["max_age"], into: &cors.maxAge) { duration($0) }
+        reportUnknownKeys(in: f)
         // A misspelled allow_origins is already reported; "must name an origin" would only repeat it.
         if problems.count == earlierProblems && cors.allowOrigins.isEmpty {
             report(
@@ -216,9 +231,10 @@ private final class ConfigurationReader {
     private func tls(_ section: Field) -> Configuration.TLS {
         var tls = Configuration.TLS()
         let earlierProblems = problems.count
-        let f = fields(of: section, keys: ["cert", "key"])
+        let f = settings(of: section)
         read(f["cert"], into: &tls.cert, string)
         read(f["key"], into: &tls.key, string)
+        reportUnknownKeys(in: f)
         if problems.count == earlierProblems && (tls.cert.isEmpty || tls.key.isEmpty) {
             report("server.tls needs both cert and key", at: section)
         }
@@ -227,13 +243,8 @@ private final class ConfigurationReader {
 
     private func origin(_ section: Field) -> Configuration.Origin {
         var origin = Configuration.Origin()
-        let f = fields(
-            of: section,
-            keys: [
-                "url", "timeout", "max_connections", "method", "max_get_uri_bytes", "forward_headers", "tls_verify",
-                "schema",
-            ]
-        )
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
         read(f["url"], into: &origin.url, originURL)
         read(f["timeout"], into: &origin.timeout) { duration($0, positive: true) }
         read(f["max_connections"], into: &origin.maxConnections) { integer($0, minimum: 1) }
@@ -260,8 +271,8 @@ private final class ConfigurationReader {
 
     private func persistedQueries(_ section: Field) -> Configuration.PersistedQueries {
         var registry = Configuration.PersistedQueries()
-        let f = fields(
-            of: section, keys: ["mode", "max_entries", "max_bytes", "max_document_bytes", "manifest", "store"])
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
         read(f["mode"], into: &registry.mode) { choice($0) }
         read(f["max_entries"], into: &registry.maxEntries) { integer($0, minimum: 1) }
         read(f["max_bytes"], into: &registry.maxBytes) { size($0, minimum: 1) }
@@ -279,13 +290,8 @@ private final class ConfigurationReader {
 
     private func cache(_ section: Field) -> Configuration.Cache {
         var cache = Configuration.Cache()
-        let f = fields(
-            of: section,
-            keys: [
-                "max_bytes", "default_ttl", "honor_origin_cache_control", "stale_while_revalidate", "stale_if_error",
-                "private_headers", "invalidate_on_mutation", "entity_tags", "tag_header", "types", "rules",
-            ]
-        )
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
         read(f["max_bytes"], into: &cache.maxBytes) { size($0) }
         read(f["default_ttl"], into: &cache.defaultTTL) { duration($0) }
         read(f["honor_origin_cache_control"], into: &cache.honorOriginCacheControl, boolean)
@@ -330,7 +336,8 @@ private final class ConfigurationReader {
                 continue
             }
             let entry = Field(path: "\(field.path).\(name.string)", line: key.line, node: value)
-            let f = fields(of: entry, keys: ["ttl", "scope", "keys"])
+            let f = settings(of: entry)
+            defer { reportUnknownKeys(in: f) }
             var policy = Configuration.TypePolicy()
             valid = read(f["ttl"], into: &policy.ttl) { duration($0) } && valid
             valid = read(f["scope"], into: &policy.scope) { choice($0) } && valid
@@ -372,7 +379,8 @@ private final class ConfigurationReader {
                 valid = false
                 continue
             }
-            let f = fields(of: rule, keys: ["operation", "ttl", "scope"])
+            let f = settings(of: rule)
+            defer { reportUnknownKeys(in: f) }
             var operation = "", ttl = Duration.zero, scope = Configuration.CacheScope.public
             valid = read(f["operation"], into: &operation, nonEmptyString) && valid
             valid = read(f["ttl"], into: &ttl) { duration($0) } && valid
@@ -389,7 +397,8 @@ private final class ConfigurationReader {
 
     private func admin(_ section: Field) -> Configuration.Admin {
         var admin = Configuration.Admin()
-        let f = fields(of: section, keys: ["listen", "token", "allowed_hosts"])
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
         read(f["listen"], into: &admin.listen, hostPort)
         read(f["token"], into: &admin.token, string)
         read(f["allowed_hosts"], into: &admin.allowedHosts) { strings($0) }
@@ -398,7 +407,8 @@ private final class ConfigurationReader {
 
     private func redis(_ section: Field) -> Configuration.Redis {
         var redis = Configuration.Redis()
-        let f = fields(of: section, keys: ["url", "key_prefix", "timeout", "l2", "l2_max_entry_bytes"])
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
         read(f["url"], into: &redis.url) { field in
             guard let url = self.string(field) else { return nil }
             // RedisEndpoint (Fleet/) is the one parser of the forms; its messages never hold the password.
@@ -419,7 +429,8 @@ private final class ConfigurationReader {
 
     private func logging(_ section: Field) -> Configuration.Logging {
         var logging = Configuration.Logging()
-        let f = fields(of: section, keys: ["level", "format", "access_log"])
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
         read(f["level"], into: &logging.level) { choice($0) }
         read(f["format"], into: &logging.format) { choice($0) }
         read(f["access_log"], into: &logging.accessLog, accessLog)
@@ -467,29 +478,32 @@ private final class ConfigurationReader {
     // MARK: Structure
 
     /// The known keys of a mapping; unknown keys are reported with the closest known one.
-    private func fields(of section: Field, keys known: [String]) -> [String: Field] {
-        if section.node.isNull { return [:] }
+    /// The settings of `section`, a mapping (null: none), each found by the name it is read by.
+    private func settings(of section: Field) -> Settings {
+        if section.node.isNull { return Settings(section: section, present: [:]) }
         guard case let .mapping(mapping) = section.node else {
             report("\(section.path): expected a mapping of settings, found \(section.node.kind)", at: section)
-            return [:]
+            return Settings(section: section, present: [:])
         }
-        var fields: [String: Field] = [:]
+        var present: [String: Field] = [:]
         for (key, value) in mapping {
             guard case let .scalar(name) = key else {
                 report("keys must be plain names, found \(key.kind)", at: Field(path: "", line: key.line, node: key))
                 continue
             }
             let path = section.path.isEmpty ? name.string : "\(section.path).\(name.string)"
-            let field = Field(path: path, line: key.line, node: value)
-            if known.contains(name.string) {
-                fields[name.string] = field
-                continue
-            }
-            let place = section.path.isEmpty ? "" : " in \(section.path)"
-            let hint = closest(to: name.string, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
-            report("unknown key \"\(name.string)\"\(place)\(hint)", at: field)
+            present[name.string] = Field(path: path, line: key.line, node: value)
         }
-        return fields
+        return Settings(section: section, present: present)
+    }
+
+    /// Every key of `settings` that was never read is unknown: reported with the closest known name.
+    private func reportUnknownKeys(in settings: Settings) {
+        let place = settings.section.path.isEmpty ? "" : " in \(settings.section.path)"
+        for (name, field) in settings.unread {
+            let hint = closest(to: name, among: settings.known).map { " (did you mean \"\($0)\"?)" } ?? ""
+            report("unknown key \"\(name)\"\(place)\(hint)", at: field)
+        }
     }
 
     /// Assigns the converted value when the field is present and valid; false when it is invalid.

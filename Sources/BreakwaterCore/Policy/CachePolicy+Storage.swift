@@ -24,7 +24,7 @@ extension CachePolicy {
         }
 
         // Before the body: an answer that cannot live in the cache is never parsed (a TTL-0
-        // operation's misses cost the proxy no JSON parse); per-type TTLs only lower it.
+        // operation's misses cost the proxy no JSON parse). Types only ever shorten the TTL.
         var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
         guard ttl > .zero else { return .doNotStore(.zeroTTL) }
 
@@ -44,7 +44,6 @@ extension CachePolicy {
             guard typeTTL > .zero else { return .doNotStore(.typeTTL) }
             ttl = min(ttl, typeTTL)
         }
-        guard ttl > .zero else { return .doNotStore(.zeroTTL) }
         if verdict.isPerUser && !isPerUser { return .doNotStore(.perUserType) }
         return .store(ttl: ttl, tags: settings.entityTags == .off ? [] : tags)
     }

@@ -51,13 +51,13 @@ extension CacheEntry {
     /// This entry with `tagHeader`'s field, for an entry from the fleet's shared tier (whose
     /// encoding does not carry the header); itself when it has the field already or none is due.
     package func withTagHeader(_ tagHeader: TagHeader?) -> CacheEntry {
-        guard let tagHeader, self.tagHeader == nil,
+        guard let tagHeader, !extraHeaders.contains(where: { $0.name == tagHeader.name }),
             let field = tagHeader.field(for: (operationName, documentDigest, tags), isPerUser: isPerUser)
         else { return self }
         return CacheEntry(
-            key: key, body: body, contentType: contentType, etag: etag, storedAt: storedAt,
-            storedAtWallClock: storedAtWallClock, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate,
-            staleIfError: staleIfError, documentDigest: documentDigest, operationName: operationName, tags: tags,
-            isPerUser: isPerUser, tagHeader: field)
+            key: key, body: body, contentType: contentType, etag: etag, extraHeaders: extraHeaders + [field],
+            storedAt: storedAt, storedAtWallClock: storedAtWallClock, ttl: ttl,
+            staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, documentDigest: documentDigest,
+            operationName: operationName, tags: tags, isPerUser: isPerUser)
     }
 }
