@@ -183,7 +183,7 @@ if unitOnly || fuzzing {
     var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
     if unitOnly {
         kept.formUnion([
-            "CLibevent", "COpenSSL", "CHiredis", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
+            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
             "BreakwaterHTTP1Tests",
         ])
     }
@@ -203,18 +203,20 @@ if fuzzing {
     }
     // The HTTP/1.1 section below declares it on its own with BREAKWATER_FUZZ_HTTP1=1.
     if Context.environment["BREAKWATER_FUZZ_HTTP1"] != "1" {
-        package.targets.append(
-            .executableTarget(
-                name: "FuzzHTTP1RequestParser",
-                dependencies: ["BreakwaterHTTP1"],
-                path: "Fuzz/HTTP1RequestParser/Harness",
-                swiftSettings: swiftSettings
-            ))
+        for parser in ["RequestParser", "ResponseParser"] {
+            package.targets.append(
+                .executableTarget(
+                    name: "FuzzHTTP1\(parser)",
+                    dependencies: ["BreakwaterHTTP1"],
+                    path: "Fuzz/HTTP1\(parser)/Harness",
+                    swiftSettings: swiftSettings
+                ))
+        }
     }
 }
 
-// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
-// declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
+// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harnesses of the request and response
+// parsers, declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
 // -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
 if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
     package.targets.append(
