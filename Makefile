@@ -91,8 +91,8 @@ ci: test deploy-check ci-sanitizers
 soak: build
 	bash scripts/soak.sh $(DURATION)
 
-## HTTP/1.1 engine (issue 12): the request parser's libFuzzer harness for FUZZ_HTTP1_SECONDS
-## (default 60) from its committed seed corpus, and the differential test against llhttp.
+## HTTP/1.1 engine (issue 12): the request and response parsers' libFuzzer harnesses for
+## FUZZ_HTTP1_SECONDS each (default 60) from their seed corpora, and the differential test against llhttp.
 .PHONY: fuzz-http1 http1-differential
 fuzz-http1: deps
 	bash Fuzz/HTTP1RequestParser/fuzz.sh
@@ -101,9 +101,14 @@ http1-differential: deps
 	bash Fuzz/HTTP1Differential/run.sh
 
 ## Where a cache hit's time goes: perf samples of one loop under wrk, per library and symbol.
-.PHONY: profile-hit
+.PHONY: profile-hit bench-callgrind
 profile-hit:
 	bash bench/profile.sh
+
+## Instructions per request (hit GET, hit POST, gzip hit, miss) counted by callgrind over a fixed
+## number of requests: comparable between two versions of the code on a loaded machine.
+bench-callgrind:
+	bash bench/callgrind.sh
 
 ## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
 ## `breakwater validate` of the shipped configs, and the Dockerfile's build context.

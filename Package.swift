@@ -214,8 +214,8 @@ if fuzzing {
     }
 }
 
-// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harness of the request parser,
-// declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
+// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harnesses of the request and response
+// parsers, declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
 // -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
 if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
     package.targets.append(

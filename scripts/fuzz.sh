@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of Fuzz/Harnesses and the HTTP/1.1 request and response parsers'
-# (Fuzz/HTTP1RequestParser, Fuzz/HTTP1ResponseParser) with -sanitize=fuzzer,address into .build-fuzz (FUZZ_SCRATCH overrides
-# it: CI shares its sanitizer build) and runs each for FUZZ_SECONDS (default 60) from its committed
-# seed corpus and dictionary.
+# (Fuzz/HTTP1RequestParser, Fuzz/HTTP1ResponseParser) with -sanitize=fuzzer,address into
+# .build-fuzz (FUZZ_SCRATCH overrides it) and runs each for FUZZ_SECONDS (default 60) from its
+# committed seed corpus and dictionary.
 # Usage: scripts/fuzz.sh [harness...]   (default: all; names as in Fuzz/Harnesses, HTTP1RequestParser,
 # HTTP1ResponseParser)
 # The growing corpus and any crash input stay under the scratch folder (ignored); a crash fails the run.

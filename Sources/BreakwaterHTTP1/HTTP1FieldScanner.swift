@@ -40,63 +40,61 @@ struct HTTP1FieldScanner {
 
     /// Consumes `bytes[position..<end]` until a field or the section's end completes.
     mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int, end: Int) -> Step {
-        var i = position
-        defer { position = i }
-        while i < end {
-            let byte = bytes[i]
+        while position < end {
+            let byte = bytes[position]
             switch state {
             case .lineStart:
                 if byte == HTTP1Bytes.cr {
                     state = .endCR
                 } else if HTTP1Bytes.isTokenCharacter(byte) {
-                    nameStart = i
+                    nameStart = position
                     state = .name
                 } else if HTTP1Bytes.isWhitespace(byte) {
                     return .error(.obsoleteLineFolding)
                 } else {
                     return .error(.badHeaderName)
                 }
-                i += 1
+                position += 1
             case .name:
                 // Runs of name bytes in a tight loop: most of a header section is names and values.
-                while i < end && HTTP1Bytes.isTokenCharacter(bytes[i]) { i += 1 }
-                guard i < end else { return .needMore }
-                guard bytes[i] == HTTP1Bytes.colon else { return .error(.badHeaderName) }
-                nameEnd = i
+                while position < end && HTTP1Bytes.isTokenCharacter(bytes[position]) { position += 1 }
+                guard position < end else { return .needMore }
+                guard bytes[position] == HTTP1Bytes.colon else { return .error(.badHeaderName) }
+                nameEnd = position
                 state = .valueStart
-                i += 1
+                position += 1
             case .valueStart:
                 if HTTP1Bytes.isWhitespace(byte) {
-                    i += 1
+                    position += 1
                     continue
                 }
-                valueStart = i
-                valueEnd = i
+                valueStart = position
+                valueEnd = position
                 state = .value
             case .value:
-                while i < end {
-                    let b = bytes[i]
+                while position < end {
+                    let b = bytes[position]
                     if b > 0x20 && b != 0x7F {
-                        i += 1
-                        valueEnd = i
+                        position += 1
+                        valueEnd = position
                     } else if HTTP1Bytes.isWhitespace(b) {
-                        i += 1
+                        position += 1
                     } else {
                         break
                     }
                 }
-                guard i < end else { return .needMore }
-                guard bytes[i] == HTTP1Bytes.cr else { return .error(.badHeaderValue) }
+                guard position < end else { return .needMore }
+                guard bytes[position] == HTTP1Bytes.cr else { return .error(.badHeaderValue) }
                 state = .valueCR
-                i += 1
+                position += 1
             case .valueCR:
                 guard byte == HTTP1Bytes.lf else { return .error(.badHeaderValue) }
-                i += 1
+                position += 1
                 state = .lineStart
                 return .field(HTTP1Field(name: nameStart..<nameEnd, value: valueStart..<valueEnd))
             case .endCR:
                 guard byte == HTTP1Bytes.lf else { return .error(.badHeaderName) }
-                i += 1
+                position += 1
                 state = .lineStart
                 return .end
             }

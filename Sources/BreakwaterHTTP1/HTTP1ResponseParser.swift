@@ -67,6 +67,22 @@ package struct HTTP1ResponseParser {
         while i < end {
             let byte = bytes[i]
             switch state {
+            // The fields first: most of a head is spent here.
+            case .fields:
+                switch section.read(bytes, at: &i, end: end, into: &head.fields) {
+                case .needMore:
+                    continue
+                case .end:
+                    if head.status == 101 { return fail(HTTP1ParseError(.unexpectedStatus)) }
+                    if head.status < 200 {
+                        // An interim answer (100 Continue, 103 Early Hints): the real one follows.
+                        state = .start
+                        continue
+                    }
+                    return completeHead()
+                case .error(let error):
+                    return fail(error)
+                }
             case .start:
                 head.reset()
                 section.reset()
@@ -108,21 +124,6 @@ package struct HTTP1ResponseParser {
                 guard byte == HTTP1Bytes.lf, head.status >= 100 else { return fail(HTTP1ParseError(.badStatusLine)) }
                 i += 1
                 state = .fields
-            case .fields:
-                switch section.read(bytes, at: &i, end: end, into: &head.fields) {
-                case .needMore:
-                    continue
-                case .end:
-                    if head.status == 101 { return fail(HTTP1ParseError(.unexpectedStatus)) }
-                    if head.status < 200 {
-                        // An interim answer (100 Continue, 103 Early Hints): the real one follows.
-                        state = .start
-                        continue
-                    }
-                    return completeHead()
-                case .error(let error):
-                    return fail(error)
-                }
             }
         }
         if i >= cursor.messageStart + maxHeadBytes + 2 {

@@ -8,11 +8,12 @@ import Synchronization
 /// the stored extra lines, Content-Length and the body, serialised once when the entry was made.
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself,
-    /// its SIEVE slot, its dictionary slot, its places in the operation and document indexes, and
-    /// the allocator's share. Measured, not guessed: `bench/memory.sh` saw about 870 resident
-    /// bytes per 1 KiB entry beyond its body (100k entries), of which about 120 are counted one
-    /// by one; so that `cache.max_bytes` bounds the process's memory, not only the bodies.
-    package static let fixedOverhead = 768
+    /// its SIEVE slot, its dictionary slot, the array header of its prebuilt answer, and the
+    /// allocator's share. Measured, not guessed: `bench/memory.sh` saw about 670 resident bytes
+    /// per 1 KiB entry beyond its body (100k entries, 2026-11-23), of which the prebuilt lines
+    /// (about 60) are counted one by one; so that `cache.max_bytes` bounds the process's memory,
+    /// not only the bodies.
+    package static let fixedOverhead = 640
 
     /// Bytes charged for each tag beyond its text: its string storage and its tag-index slot.
     package static let perTagOverhead = 48
@@ -35,8 +36,8 @@ package final class CacheEntry: Sendable {
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
     package let isPerUser: Bool
-    /// What the entry counts against the store's memory bound: its body plus `fixedOverhead`, its
-    /// key's and document's digests, its strings, and each tag with `perTagOverhead`.
+    /// What the entry counts against the store's memory bound: its prebuilt answer (lines and
+    /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package let cost: Int
 
     package init(

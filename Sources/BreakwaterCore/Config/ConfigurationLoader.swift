@@ -220,10 +220,8 @@ private final class ConfigurationReader {
         reportUnknownKeys(in: f)
         // A misspelled allow_origins is already reported; "must name an origin" would only repeat it.
         if problems.count == earlierProblems && cors.allowOrigins.isEmpty {
-            report(
-                "server.cors.allow_origins must name at least one origin (or \"*\")",
-                at: f["allow_origins"] ?? section
-            )
+            let message = "server.cors.allow_origins must name at least one origin (or \"*\")"
+            report(message, at: f["allow_origins"] ?? section)
         }
         return cors
     }

@@ -1,21 +1,15 @@
 // The shared tier's figures (SPEC section 7, `/stats` `redis`): one value per event loop,
 // recorded by that loop, added together when the admin endpoint reads them.
 
-/// Counters and the call-latency histogram of the Redis tier on one loop (or merged).
+/// Counters and the call-latency histogram of the Redis tier on one loop (or merged):
+/// - `l2Hits`: local misses answered from Redis; `l2Misses`: local misses Redis could not answer
+///   (absent, timed out, or Redis down); `registryHits`: documents unknown locally, found in Redis;
+/// - `errors`: error replies (OOM, NOAUTH...) and undecodable values; `timeouts`: calls that missed
+///   `redis.timeout` (counted as misses, never as client errors);
+/// - `remotePurges`: purges received from other proxies; `latency`: round trips of answered calls.
 package struct RedisStatistics: Sendable, Equatable {
-    /// Local misses answered from Redis.
-    package var l2Hits = 0
-    /// Local misses Redis could not answer (absent, timed out, or Redis down).
-    package var l2Misses = 0
-    /// Documents unknown locally and found in Redis.
-    package var registryHits = 0
-    /// Error replies (OOM, NOAUTH...) and undecodable values.
-    package var errors = 0
-    /// Calls that missed `redis.timeout` (counted as misses, never as client errors).
-    package var timeouts = 0
-    /// Purges received from other proxies.
-    package var remotePurges = 0
-    /// Round-trip time of answered calls.
+    package var l2Hits = 0, l2Misses = 0, registryHits = 0
+    package var errors = 0, timeouts = 0, remotePurges = 0
     package var latency = LatencyHistogram()
 
     package init() {}

@@ -306,22 +306,8 @@ private struct Reader {
     /// Steps over one multi-byte UTF-8 sequence, rejecting overlong forms, encoded surrogates,
     /// code points above U+10FFFF and truncated sequences (RFC 3629, table 3-7 of Unicode).
     mutating func skipUTF8Sequence() throws(JSONError) {
-        let lead = bytes[index]
-        let (length, secondRange): (Int, ClosedRange<UInt8>) =
-            switch lead {
-            case 0xC2...0xDF: (2, 0x80...0xBF)
-            case 0xE0: (3, 0xA0...0xBF)
-            case 0xE1...0xEC, 0xEE...0xEF: (3, 0x80...0xBF)
-            case 0xED: (3, 0x80...0x9F)
-            case 0xF0: (4, 0x90...0xBF)
-            case 0xF1...0xF3: (4, 0x80...0xBF)
-            case 0xF4: (4, 0x80...0x8F)
-            default: (0, 0...0)
-            }
-        guard length > 0, index + length <= bytes.count, secondRange ~= bytes[index + 1],
-            (2..<length).allSatisfy({ 0x80...0xBF ~= bytes[index + $0] })
-        else {
-            throw JSONError(message: "invalid UTF-8 byte 0x\(hex(lead, digits: 2)) in string", offset: index)
+        guard let length = UTF8Sequence.length(at: index, in: bytes) else {
+            throw JSONError(message: "invalid UTF-8 byte 0x\(hex(bytes[index], digits: 2)) in string", offset: index)
         }
         index += length
     }

@@ -108,9 +108,14 @@ package struct EntityCollector {
         /// The object's type, and its entity tag when it has a usable key.
         var entity: (type: String, tag: String?)? {
             guard let type = type ?? plainType, !type.isEmpty else { return nil }
-            guard !keyIsNull, let key = keyValues.isEmpty ? plainID : keyValues.map(\.value).joined(separator: ":")
-            else { return (type, nil) }
-            return (type, "\(type):\(key)")
+            let key: String? =
+                switch keyValues.count {
+                case 0: plainID
+                case 1: keyValues[0].value
+                default: keyValues.map(\.value).joined(separator: ":")
+                }
+            guard !keyIsNull, let key else { return (type, nil) }
+            return (type, type + ":" + key)
         }
     }
 

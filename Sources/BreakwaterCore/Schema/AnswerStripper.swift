@@ -95,16 +95,24 @@ private struct StripScanner {
         }
     }
 
-    private mutating func scanArray(inData: Bool) -> Bool {
-        depth += 1
-        defer { depth -= 1 }
-        guard depth <= AnswerStripper.maxDepth else { return false }
+    /// Steps over the `[` or `{` at `index`: true when `closing` follows at once (an empty
+    /// container, stepped over too), false when members follow (depth counted), nil when too deep.
+    private mutating func enter(closing: UInt8) -> Bool? {
+        guard depth < AnswerStripper.maxDepth else { return nil }
         index += 1
         skipWhitespace()
-        if current == UInt8(ascii: "]") {
+        if current == closing {
             index += 1
             return true
         }
+        depth += 1
+        return false
+    }
+
+    private mutating func scanArray(inData: Bool) -> Bool {
+        guard let isEmpty = enter(closing: UInt8(ascii: "]")) else { return false }
+        if isEmpty { return true }
+        defer { depth -= 1 }
         while true {
             skipWhitespace()
             guard scanValue(inData: inData) else { return false }
@@ -122,15 +130,9 @@ private struct StripScanner {
     /// An object: in `data`, reserved members are cut and the entity is read; at the top, `data`
     /// is entered and `errors` noted.
     private mutating func scanObject(isTop: Bool, inData: Bool) -> Bool {
-        depth += 1
+        guard let isEmpty = enter(closing: UInt8(ascii: "}")) else { return false }
+        if isEmpty { return true }
         defer { depth -= 1 }
-        guard depth <= AnswerStripper.maxDepth else { return false }
-        index += 1
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return true
-        }
         var entity = EntityCollector.Object()
         var keptMembers = 0
         var previousEnd = index
@@ -144,7 +146,7 @@ private struct StripScanner {
             skipWhitespace()
             let valueStart = index
             let removedBefore = removed.count
-            let name = inData || isTop ? memberName(key) : nil
+            let name = inData || isTop ? memberName(key, isTop: isTop) : nil
             guard scanValue(inData: isTop ? name == "data" : inData) else { return false }
             let valueEnd = index
             if isTop && name == "errors" { hasErrors = true }
@@ -173,15 +175,20 @@ private struct StripScanner {
         }
     }
 
-    /// A key as a string, when it can matter: `data`, `errors`, `id`, or one starting `__`.
-    private func memberName(_ key: (range: Range<Int>, hasEscapes: Bool)) -> String? {
+    /// A key as a string, when it can matter: `data` and `errors` at the top; `id` and names
+    /// starting `__` in `data`. Other keys are never made into strings.
+    private func memberName(_ key: (range: Range<Int>, hasEscapes: Bool), isTop: Bool) -> String? {
         let range = key.range
         if key.hasEscapes { return decodedString(range) }
-        let count = range.count
-        guard count == 2 || count == 4 || count == 6 || (count > 2 && bytes[range.lowerBound] == UInt8(ascii: "_")) else {
+        let name = UnsafeBufferPointer(rebasing: bytes[range])
+        if isTop {
+            if name.elementsEqual("data".utf8) { return "data" }
+            if name.elementsEqual("errors".utf8) { return "errors" }
             return nil
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        if name.count == 2 { return name.elementsEqual("id".utf8) ? "id" : nil }
+        guard name.count > 2, name[0] == UInt8(ascii: "_"), name[1] == UInt8(ascii: "_") else { return nil }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// What an entity needs of the value at `range`.
@@ -300,23 +307,9 @@ private struct StripScanner {
         }
     }
 
-    /// One multi-byte UTF-8 sequence, as `JSONParser` accepts them (RFC 3629).
+    /// One multi-byte UTF-8 sequence, as `JSONParser` accepts them.
     private mutating func skipUTF8Sequence() -> Bool {
-        let lead = bytes[index]
-        let (length, secondRange): (Int, ClosedRange<UInt8>) =
-            switch lead {
-            case 0xC2...0xDF: (2, 0x80...0xBF)
-            case 0xE0: (3, 0xA0...0xBF)
-            case 0xE1...0xEC, 0xEE...0xEF: (3, 0x80...0xBF)
-            case 0xED: (3, 0x80...0x9F)
-            case 0xF0: (4, 0x90...0xBF)
-            case 0xF1...0xF3: (4, 0x80...0xBF)
-            case 0xF4: (4, 0x80...0x8F)
-            default: (0, 0...0)
-            }
-        guard length > 0, index + length <= bytes.count, secondRange ~= bytes[index + 1],
-            (2..<length).allSatisfy({ 0x80...0xBF ~= bytes[index + $0] })
-        else { return false }
+        guard let length = UTF8Sequence.length(at: index, in: bytes) else { return false }
         index += length
         return true
     }

@@ -17,9 +17,19 @@ package enum ReservedAlias {
     /// The key field a reserved key alias stands for (`id` for `__bw_id` and `__bw_id__Int_`); one
     /// object may carry a key under two aliases when an interface types it differently.
     package static func keyField(of alias: String) -> Substring {
-        let name = alias.dropFirst(prefix.count)
-        return name.firstRange(of: "__").map { name[..<$0.lowerBound] } ?? name
+        // Byte-wise: this runs for every reserved member of every answer.
+        let utf8 = alias.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: prefix.utf8.count, limitedBy: utf8.endIndex) ?? utf8.endIndex
+        var index = start
+        while index < utf8.endIndex {
+            let next = utf8.index(after: index)
+            if utf8[index] == UInt8(ascii: "_"), next < utf8.endIndex, utf8[next] == UInt8(ascii: "_") {
+                return alias[start..<index]
+            }
+            index = next
+        }
+        return alias[start...]
     }
 
-    package static func isReserved(_ name: String) -> Bool { name.hasPrefix(prefix) }
+    package static func isReserved(_ name: String) -> Bool { name.utf8.starts(with: prefix.utf8) }
 }

@@ -67,14 +67,8 @@ enum ResponseHeadWriter {
         output.append { $0.appendText("HTTP/1.1 100 Continue\r\n\r\n") }
     }
 
-    /// Fields the engine writes itself: a handler's would contradict the real framing.
+    /// Fields the engine writes itself: the framing ones and `Date`.
     private static func isFraming(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 10: name.equalsIgnoringASCIICase("Connection")
-        case 14: name.equalsIgnoringASCIICase("Content-Length")
-        case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
-        case 4: name.equalsIgnoringASCIICase("Date")
-        default: false
-        }
+        FramingFields.contains(name) || (name.utf8.count == 4 && name.equalsIgnoringASCIICase("Date"))
     }
 }

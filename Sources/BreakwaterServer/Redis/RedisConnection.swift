@@ -42,12 +42,8 @@ final class RedisConnection {
     private static let timeoutsBeforeReconnect = 8
 
     init(loop: EventLoop, endpoint: RedisEndpoint, timeout: Duration, role: Role, health: RedisHealth, logger: Logger) {
-        self.loop = loop
-        self.endpoint = endpoint
-        self.timeout = timeout
-        self.role = role
-        self.health = health
-        self.logger = logger
+        (self.loop, self.endpoint, self.timeout) = (loop, endpoint, timeout)
+        (self.role, self.health, self.logger) = (role, health, logger)
     }
 
     /// Whether this connection counts toward `breakwater_redis_up` (the subscriber does not).

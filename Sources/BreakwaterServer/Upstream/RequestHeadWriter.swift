@@ -31,14 +31,12 @@ enum RequestHeadWriter {
         output.append(body: request.body)
     }
 
+    /// Fields the writer sets itself: the framing ones, `Host` and `Accept-Encoding`.
     private static func isFraming(_ name: String) -> Bool {
         switch name.utf8.count {
         case 4: name.equalsIgnoringASCIICase("Host")
         case 15: name.equalsIgnoringASCIICase("Accept-Encoding")
-        case 10: name.equalsIgnoringASCIICase("Connection")
-        case 14: name.equalsIgnoringASCIICase("Content-Length")
-        case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
-        default: false
+        default: FramingFields.contains(name)
         }
     }
 }
