@@ -177,7 +177,9 @@ let package = Package(
 // stay declared in every shape, so Package.resolved never changes; the ones no kept target uses
 // are not built.
 let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
-let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1"
+// `BREAKWATER_FUZZ_HTTP1=1` (`make fuzz-http1`) is the same shape; that target builds only the
+// HTTP/1.1 harnesses' products.
+let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1" || Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1"
 if unitOnly || fuzzing {
     var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
     if unitOnly {
@@ -200,38 +202,13 @@ if fuzzing {
                 swiftSettings: swiftSettings
             ))
     }
-    // The HTTP/1.1 section below declares them on its own with BREAKWATER_FUZZ_HTTP1=1.
-    if Context.environment["BREAKWATER_FUZZ_HTTP1"] != "1" {
-        for parser in ["HTTP1RequestParser", "HTTP1ResponseParser"] {
-            package.targets.append(
-                .executableTarget(
-                    name: "Fuzz\(parser)",
-                    dependencies: ["BreakwaterHTTP1"],
-                    path: "Fuzz/\(parser)/Harness",
-                    swiftSettings: swiftSettings
-                ))
-        }
+    for parser in ["HTTP1RequestParser", "HTTP1ResponseParser"] {
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(parser)",
+                dependencies: ["BreakwaterHTTP1", "FuzzSupport"],
+                path: "Fuzz/\(parser)/Harness",
+                swiftSettings: swiftSettings
+            ))
     }
 }
-
-// MARK: - HTTP/1.1 parser fuzzing (issue 12): the libFuzzer harnesses of the request and response
-// parsers, declared only with BREAKWATER_FUZZ_HTTP1=1 (`make fuzz-http1` builds it with
-// -sanitize=fuzzer,address into .build-fuzz-http1): without libFuzzer's `main` it is no program.
-if Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1" {
-    package.targets.append(
-        .executableTarget(
-            name: "FuzzHTTP1RequestParser",
-            dependencies: ["BreakwaterHTTP1"],
-            path: "Fuzz/HTTP1RequestParser/Harness",
-            swiftSettings: swiftSettings
-        ))
-    // The response parser (the origin side), in the same pattern.
-    package.targets.append(
-        .executableTarget(
-            name: "FuzzHTTP1ResponseParser",
-            dependencies: ["BreakwaterHTTP1"],
-            path: "Fuzz/HTTP1ResponseParser/Harness",
-            swiftSettings: swiftSettings
-        ))
-}
-

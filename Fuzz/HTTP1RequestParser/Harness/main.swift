@@ -3,6 +3,7 @@
 // the same requests and verdict whether the bytes arrive at once or split where the input's
 // first byte says (`make fuzz-http1` builds it with -sanitize=fuzzer,address).
 
+import FuzzSupport
 import BreakwaterHTTP1
 
 #if canImport(Glibc)
@@ -65,15 +66,4 @@ public func fuzzHTTP1RequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     return 0
 }
 
-// SwiftPM binds an executable's `main` to the module's entry point, so libFuzzer's own `main`
-// cannot run: start it through LLVMFuzzerRunDriver with the process's arguments.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzHTTP1RequestParser))
+runFuzzer(fuzzHTTP1RequestParser)

@@ -4,6 +4,7 @@
 // split where the input's first byte says, and whether the origin then closes or not
 // (`make fuzz-http1` builds it with -sanitize=fuzzer,address).
 
+import FuzzSupport
 import BreakwaterHTTP1
 
 #if canImport(Glibc)
@@ -87,15 +88,4 @@ public func fuzzHTTP1ResponseParser(_ data: UnsafePointer<UInt8>?, _ size: Int) 
     return 0
 }
 
-// SwiftPM binds an executable's `main` to the module's entry point, so libFuzzer's own `main`
-// cannot run: start it through LLVMFuzzerRunDriver with the process's arguments.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzHTTP1ResponseParser))
+runFuzzer(fuzzHTTP1ResponseParser)
