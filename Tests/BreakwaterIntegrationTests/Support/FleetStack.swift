@@ -41,7 +41,7 @@ final class FleetStack: @unchecked Sendable {
         redis:
           url: \(redisURL ?? redis.url)
           key_prefix: "\(prefix)"
-          timeout: 100ms
+          timeout: 500ms   # generous: on a loaded CI machine a lease call must not become a miss
         """
     }
 
