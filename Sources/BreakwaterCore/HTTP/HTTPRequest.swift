@@ -11,6 +11,9 @@ package struct HTTPRequest: Sendable {
     package var remoteAddress: String
     /// Whether the request arrived over TLS, for `X-Forwarded-Proto`.
     package var isSecure: Bool
+    /// The id the identity layer gave the request (SPEC section 3): forwarded to the origin as
+    /// `X-Request-Id` in place of the client's field, without rewriting `headers`.
+    package var requestID: String?
 
     package init(
         method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
@@ -22,6 +25,7 @@ package struct HTTPRequest: Sendable {
         self.body = body
         self.remoteAddress = remoteAddress
         self.isSecure = isSecure
+        requestID = nil
     }
 
     /// The target's path, without the query string.

@@ -68,8 +68,13 @@ package struct RequestStatistics: Sendable, Equatable {
         requests += 1
         requestDurations.record(duration)
         results.record(cache)
-        let row = rowName(for: operationName ?? Self.anonymousOperationName)
-        operations[row, default: OperationStatistics()].record(cache: cache, duration: duration)
+        let name = operationName ?? Self.anonymousOperationName
+        // One hash of the name for a known row (the steady state), not one per lookup.
+        if let index = operations.index(forKey: name) {
+            operations.values[index].record(cache: cache, duration: duration)
+        } else {
+            operations[rowName(for: name), default: OperationStatistics()].record(cache: cache, duration: duration)
+        }
     }
 
     /// Counts the status, the error code Breakwater answered with, and the Apollo client of one answer.

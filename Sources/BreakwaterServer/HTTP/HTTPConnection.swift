@@ -391,16 +391,16 @@ final class HTTPConnection: IOEventHandler {
 
     /// The nearest deadline of the connection's state, or nil.
     private func nextDeadline() -> (ContinuousClock.Instant, timesOutRequest: Bool)? {
-        let limits = listener.limits
+        // Each limit read where it is needed: copying `limits` retained and released its fields.
         switch phase {
         case .closed: return nil
         case .lingering(let since): return (since + Self.lingerTime, false)
         case .open: break
         }
-        if let bodyStartedAt { return (bodyStartedAt + limits.bodyTimeout, true) }
-        if let headStartedAt { return (headStartedAt + limits.headerTimeout, true) }
+        if let bodyStartedAt { return (bodyStartedAt + listener.limits.bodyTimeout, true) }
+        if let headStartedAt { return (headStartedAt + listener.limits.headerTimeout, true) }
         // A client that stops reading its answers, or an idle keep-alive connection.
-        if !output.isEmpty || slots.isEmpty { return (lastActivity + limits.idleTimeout, false) }
+        if !output.isEmpty || slots.isEmpty { return (lastActivity + listener.limits.idleTimeout, false) }
         return nil
     }
 
