@@ -66,14 +66,15 @@ package struct RequestStatistics: Sendable, Equatable {
     /// (a 400, an APQ not-found), which count in `requests` only.
     package mutating func recordRequest(operationName: String?, cache: CacheResult?, duration: Duration) {
         requests += 1
-        requestDurations.record(duration)
+        let sample = LatencyHistogram.Sample(duration)
+        requestDurations.record(sample)
         results.record(cache)
         let name = operationName ?? Self.anonymousOperationName
         // One hash of the name for a known row (the steady state), not one per lookup.
         if let index = operations.index(forKey: name) {
-            operations.values[index].record(cache: cache, duration: duration)
+            operations.values[index].record(cache: cache, sample: sample)
         } else {
-            operations[rowName(for: name), default: OperationStatistics()].record(cache: cache, duration: duration)
+            operations[rowName(for: name), default: OperationStatistics()].record(cache: cache, sample: sample)
         }
     }
 

@@ -39,7 +39,7 @@ final class HTTPConnection: IOEventHandler {
     private var timer: IOEvent?
     private var armedDeadline: ContinuousClock.Instant?
     private let buffer: ReadBuffer
-    private var parser: HTTP1RequestParser
+    private let parser: HTTP1RequestParser
     private var output = OutputQueue()
     private var slots = Deque<Slot>()
     /// Sequence number of `slots.first`.
