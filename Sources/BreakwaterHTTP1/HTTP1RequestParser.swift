@@ -98,7 +98,7 @@ package final class HTTP1RequestParser {
             case .target:
                 let start = head.target.lowerBound
                 let stop = min(end, start + limits.maxTargetBytes + 1)
-                while i < stop && HTTP1Bytes.isTargetCharacter(bytes[i]) { i += 1 }
+                i = HTTP1Bytes.skipTargetCharacters(bytes, from: i, to: stop)
                 if i - start > limits.maxTargetBytes {
                     return fail(HTTP1ParseError(.targetTooLong, length: i - start, limit: limits.maxTargetBytes))
                 }
