@@ -13,7 +13,7 @@ package struct RequestIdentity: Sendable {
     package var clientVersion: String?
 
     /// The identity of `request`; `generator` makes the id when the client sent none usable.
-    package init(_ request: HTTPRequest, generator: inout RequestIDGenerator) {
+    package init(_ request: borrowing HTTPRequest, generator: inout RequestIDGenerator) {
         // One walk over the fields for the four names (the first of each counts).
         var offered: String?, userAgent: String?, clientName: String?, clientVersion: String?
         for field in request.headers.fields {
