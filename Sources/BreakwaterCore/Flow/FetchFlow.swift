@@ -119,7 +119,15 @@ package struct FetchFlow {
             if !tags.isEmpty { effects.append(.purgeEntities(tags)) }
         }
         let operation = plan.operation
-        guard let key = plan.key else { return .finish(.bypassed(response, plan.bypass ?? .notAQuery)) }
+        guard let key = plan.key else {
+            // A TTL-0 rule: the storage checks before the TTL still say why (non-200, Set-Cookie...).
+            if plan.bypass == .zeroTTL,
+                case .doNotStore(let reason) = policy.storage(of: response, operationName: operation.operationName)
+            {
+                return .finish(.bypassed(response, reason))
+            }
+            return .finish(.bypassed(response, plan.bypass ?? .notAQuery))
+        }
         switch policy.storage(
             of: response, operationName: operation.operationName, stripped: stripped, isPerUser: plan.isPerUser)
         {

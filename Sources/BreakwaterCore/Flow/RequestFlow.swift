@@ -125,7 +125,7 @@ package struct RequestFlow {
         _ graphQLRequest: GraphQLRequest, document: ResolvedDocument, memoKey: OperationMemo.Key?
     ) throws(GraphQLErrorResponse) -> Step {
         let operation = try environment.endpoint.prepare(
-            graphQLRequest, document: document, rewrites: environment.rewrites)
+            graphQLRequest, document: document, rewrites: environment.rewrites, clientBody: request.body)
         // Registered only once the operation is known to be usable (SPEC section 3).
         if document.shouldRegister { effects.append(.register(document, publish: true)) }
         if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
@@ -160,6 +160,14 @@ package struct RequestFlow {
             scope = nil
         case .perUser(let material):
             scope = material
+        }
+        // A rule with TTL 0 decides before the fetch that nothing will be stored (the rule wins
+        // over the origin's Cache-Control, SPEC section 5): BYPASS, no key, no lookup, no
+        // coalescing, like any other uncacheable request.
+        if policy.rule(for: operation.operationName)?.ttl == .zero {
+            return .fetch(
+                FetchPlan(
+                    key: nil, bypass: .zeroTTL, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
         }
         let varying = policy.keyedHeaders.material(request.headers)
         let key: CacheKey

@@ -201,6 +201,8 @@ private struct Reader {
         var runStart = index
         var hasEscapes = false
         while index < bytes.count {
+            skipPlainASCII()
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             switch byte {
             case .quote:
@@ -229,6 +231,25 @@ private struct Reader {
             }
         }
         throw JSONError(message: "unterminated string", offset: bytes.count)
+    }
+
+    /// Steps over string bytes eight at a time while none of them is a quote, a backslash, a
+    /// control character or a non-ASCII byte (the byte loop takes those one by one).
+    @inline(__always)
+    mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            // A zero byte in `quotes`/`backslashes`, a byte below 0x20, or a high bit: stop.
+            let special =
+                ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20) | word
+            if special & highs != 0 { return }
+            index += 8
+        }
     }
 
     /// Decodes the escape at `index` (a backslash) into `scratch`.

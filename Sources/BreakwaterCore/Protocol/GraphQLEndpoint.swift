@@ -100,7 +100,8 @@ package struct GraphQLEndpoint: Sendable {
     /// Selects and checks the operation `request` runs in `document`, and builds its origin request,
     /// with the document as `rewrites` has it for the origin's schema when given.
     package func prepare(
-        _ request: GraphQLRequest, document: ResolvedDocument, rewrites: DocumentRewrites? = nil
+        _ request: GraphQLRequest, document: ResolvedDocument, rewrites: DocumentRewrites? = nil,
+        clientBody: [UInt8]? = nil
     ) throws(GraphQLErrorResponse) -> PreparedOperation {
         let operation = try select(request, in: document)
         let rewritten = rewrites?.upstreamText(for: document.digest, text: document.text)
@@ -110,7 +111,8 @@ package struct GraphQLEndpoint: Sendable {
             origin: OriginRequest.make(
                 document: rewritten ?? document.text, operationName: request.operationName,
                 variables: request.variables, path: originPath, preferGET: originPrefersGET,
-                isQuery: operation.kind == .query, maxGetTargetBytes: maxGetTargetBytes),
+                isQuery: operation.kind == .query, maxGetTargetBytes: maxGetTargetBytes,
+                clientBody: request.isPlainPOST && rewritten == nil ? clientBody : nil),
             isRewritten: rewritten != nil)
     }
 

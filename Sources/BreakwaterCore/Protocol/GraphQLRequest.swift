@@ -16,6 +16,10 @@ package struct GraphQLRequest: Sendable, Equatable {
     package var documentID: String?
     /// Relay's `doc_id`.
     package var relayDocumentID: String?
+    /// A POST body holding only a non-empty `query`, an `operationName` (a non-empty string or
+    /// null) and `variables`: the origin may get the client's bytes as they came, since writing
+    /// them again would say the same (the parser refuses duplicate keys).
+    package var isPlainPOST = false
 
     package init(
         method: Method, query: String? = nil, operationName: String? = nil, variables: JSONValue? = nil,

@@ -87,28 +87,36 @@ package enum GraphQLRequestParser {
             throw .badRequest("POST body missing, invalid Content-Type, or JSON object has no keys.")
         }
         var request = GraphQLRequest(method: .post)
+        var isPlain = true
         for (key, member) in members {
             switch key {
             case "query":
+                if case .string(let text) = member, !text.isEmpty {} else { isPlain = false }
                 switch member {
                 case .string(let text): request.query = try bounded(text.isEmpty ? nil : text, maxDocumentBytes)
                 case .null: break
                 default: throw .badRequest("GraphQL queries must be strings.")
                 }
             case "operationName":
+                if case .string(let name) = member, name.isEmpty { isPlain = false }
                 request.operationName = try optionalString(member, "`operationName` in a POST body must be a string if provided.")
             case "variables":
                 request.variables = try optionalObject(member, field: "variables")
             case "extensions":
+                isPlain = false
                 request.extensions = try optionalObject(member, field: "extensions")
             case "documentId":
+                isPlain = false
                 request.documentID = try optionalString(member, "`documentId` in a POST body must be a string if provided.")
             case "doc_id":
+                isPlain = false
                 request.relayDocumentID = try optionalString(member, "`doc_id` in a POST body must be a string if provided.")
             default:
+                isPlain = false
                 continue  // Unknown members are ignored, as by Apollo Server.
             }
         }
+        request.isPlainPOST = isPlain && request.query != nil
         return request
     }
 

@@ -9,9 +9,11 @@ package struct OriginRequest: Sendable, Equatable {
 
     /// A POST of `{"query","operationName","variables"}` to `path`; or, with `preferGET` and a
     /// query operation, a GET while the target fits `maxGetTargetBytes` (long GETs become POSTs).
+    /// `clientBody`: the client's own POST body saying exactly that (`GraphQLRequest.isPlainPOST`,
+    /// the document not rewritten), sent as it came instead of written again.
     package static func make(
         document: String, operationName: String?, variables: JSONValue?, path: String, preferGET: Bool,
-        isQuery: Bool, maxGetTargetBytes: Int
+        isQuery: Bool, maxGetTargetBytes: Int, clientBody: [UInt8]? = nil
     ) -> OriginRequest {
         if preferGET && isQuery {
             var target = path + (path.contains("?") ? "&" : "?") + "query=" + QueryString.encode(document)
@@ -23,6 +25,7 @@ package struct OriginRequest: Sendable, Equatable {
                 return OriginRequest(method: "GET", target: target, body: [])
             }
         }
+        if let clientBody { return OriginRequest(method: "POST", target: path, body: clientBody) }
         var body: [UInt8] = []
         body.reserveCapacity(document.utf8.count + 64)
         body += Array(#"{"query":"#.utf8)
