@@ -326,4 +326,24 @@ struct JSONParserTests {
         }
         #expect(parsed > 0)  // the generator does reach valid documents
     }
+
+    /// Strings are scanned eight bytes a step: a quote, escape, control byte or UTF-8 sequence at
+    /// every offset of a long run is still seen where it is.
+    @Test func everySpecialByteIsSeenAtEveryOffsetOfAWord() throws {
+        for offset in 0..<24 {
+            let before = String(repeating: "a", count: offset)
+            let after = String(repeating: "b", count: 23 - offset)
+            #expect(try JSONParser.parse("\"\(before)\(after)\"") == .string(before + after))
+            #expect(try JSONParser.parse("\"\(before)\\\"\(after)\"") == .string(before + "\"" + after))
+            #expect(try JSONParser.parse("\"\(before)\\n\(after)\"") == .string(before + "\n" + after))
+            #expect(try JSONParser.parse("\"\(before)é€\(after)\"") == .string(before + "é€" + after))
+            #expect(try JSONParser.parse("[\"\(before)\",\"\(after)\"]") == .array([.string(before), .string(after)]))
+            #expect(Self.parseError("\"\(before)\u{01}\(after)\"")?.offset == offset + 1)
+            #expect(Self.parseError("\"\(before)\u{1F}\(after)\"")?.offset == offset + 1)
+            #expect(Self.parseError("\"\(before)\(after)") != nil, "unterminated")
+            var invalid = Array("\"\(before)\(after)\"".utf8)
+            invalid[offset + 1] = 0xFF
+            #expect(throws: JSONError.self) { try JSONParser.parse(invalid) }
+        }
+    }
 }

@@ -23,11 +23,17 @@ package struct DocumentResolver: Sendable {
     package let mode: Configuration.PersistedQueryMode
     package let registry: any DocumentRegistry
     package let hasher: any SHA256Hashing
+    /// Digests of full documents already seen, by their exact text.
+    package let digests: DocumentDigests
 
-    package init(mode: Configuration.PersistedQueryMode, registry: any DocumentRegistry, hasher: any SHA256Hashing) {
+    package init(
+        mode: Configuration.PersistedQueryMode, registry: any DocumentRegistry, hasher: any SHA256Hashing,
+        digests: DocumentDigests = DocumentDigests()
+    ) {
         self.mode = mode
         self.registry = registry
         self.hasher = hasher
+        self.digests = digests
     }
 
     package func resolve(_ request: GraphQLRequest) throws(GraphQLErrorResponse) -> DocumentResolution {
@@ -38,7 +44,7 @@ package struct DocumentResolver: Sendable {
             return try resolveIdentified(id, query: request.query)
         }
         guard let query = request.query else { throw .missingQuery }
-        let digest = hasher.sha256(query)
+        let digest = digests.digest(of: query, hasher: hasher)
         if mode == .safelist && !registry.isSafelisted(digest) { throw .queryNotInSafelist }
         return .document(ResolvedDocument(digest: digest, text: query, shouldRegister: false))
     }
