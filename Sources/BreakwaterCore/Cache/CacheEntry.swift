@@ -8,11 +8,10 @@ import Synchronization
 /// the stored extra lines, Content-Length and the body, serialised once when the entry was made.
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself,
-    /// its SIEVE slot, its dictionary slot, the array header of its prebuilt answer, and the
-    /// allocator's share. Measured, not guessed: `bench/memory.sh` saw about 670 resident bytes
-    /// per 1 KiB entry beyond its body (100k entries, 2026-11-23), of which the prebuilt lines
-    /// (about 60) are counted one by one; so that `cache.max_bytes` bounds the process's memory,
-    /// not only the bodies.
+    /// the array header of its prebuilt answer, its SIEVE slot, its key-table bucket, and the
+    /// allocator's share. Measured, not guessed: `bench/memory.sh` saw about @@ resident bytes
+    /// per 1 KiB entry beyond its body and prebuilt lines (100k entries, 2026-11-23); so that
+    /// `cache.max_bytes` bounds the process's memory, not only the bodies.
     package static let fixedOverhead = 640
 
     /// Bytes charged for each tag beyond its text: its string storage and its tag-index slot.
@@ -21,24 +20,27 @@ package final class CacheEntry: Sendable {
     package let key: CacheKey
     /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
     package let response: PrebuiltResponse
-    package let contentType: String
-    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
-    package let publicCacheControl: String
     /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
     package let storedAt: ContinuousClock.Instant
     /// The same instant on the wall clock, which other hosts of a fleet understand too.
     package let storedAtWallClock: WallClockTime
-    package let ttl: Duration
-    package let staleWhileRevalidate: Duration
-    package let staleIfError: Duration
-    package let documentDigest: SHA256Digest
-    package let operationName: String?
+    /// What this entry shares with the other entries of its operation (one object for all).
+    private let shape: CacheEntryShape
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
-    package let isPerUser: Bool
     /// What the entry counts against the store's memory bound: its prebuilt answer (lines and
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package let cost: Int
+
+    package var contentType: String { shape.contentType }
+    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
+    package var publicCacheControl: String { shape.publicCacheControl }
+    package var ttl: Duration { shape.ttl }
+    package var staleWhileRevalidate: Duration { shape.staleWhileRevalidate }
+    package var staleIfError: Duration { shape.staleIfError }
+    package var documentDigest: SHA256Digest { shape.documentDigest }
+    package var operationName: String? { shape.operationName }
+    package var isPerUser: Bool { shape.isPerUser }
 
     package init(
         key: CacheKey,
@@ -58,18 +60,14 @@ package final class CacheEntry: Sendable {
     ) {
         self.key = key
         response = PrebuiltResponse(fields: [("ETag", etag)] + extraHeaders, body: body)
-        self.contentType = contentType
-        publicCacheControl = Self.internedCacheControl(
-            ttl: ttl, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
         self.storedAt = storedAt
         self.storedAtWallClock = storedAtWallClock
-        self.ttl = ttl
-        self.staleWhileRevalidate = staleWhileRevalidate
-        self.staleIfError = staleIfError
-        self.documentDigest = documentDigest
-        self.operationName = operationName
+        shape = CacheEntryShape.shared(
+            CacheEntryShape.Key(
+                documentDigest: documentDigest, operationName: operationName, ttl: ttl,
+                staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
+                isPerUser: isPerUser))
         self.tags = tags
-        self.isPerUser = isPerUser
         var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
         self.cost = cost
@@ -120,24 +118,6 @@ package final class CacheEntry: Sendable {
             fields.append((name, String(decoding: value, as: UTF8.self)))
         }
         return fields
-    }
-
-    /// Distinct Cache-Control values, shared by the entries that carry them (a handful: one per
-    /// TTL in use), so that no entry holds a copy of its own.
-    private static let cacheControls = Mutex<[Duration: String]>([:])
-
-    private static func internedCacheControl(
-        ttl: Duration, staleWhileRevalidate: Duration, staleIfError: Duration
-    ) -> String {
-        let value = CacheResponseHeaders.cacheControl(
-            isPublicGET: true, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
-        return cacheControls.withLock { known in
-            // Keyed by what varies between entries in practice; the windows are checked by value.
-            if let shared = known[ttl], shared == value { return shared }
-            if known.count >= 256 { known.removeAll() }
-            known[ttl] = value
-            return value
-        }
     }
 
     /// The strong entity tag of `body`: the first 16 bytes of its SHA-256 in hex, quoted.
