@@ -15,20 +15,11 @@ extension SieveShard {
         for entry in queued { byKey[entry.key] = entry }
         if byKey.count != queued.count { problems.append("a key is queued twice") }
 
-        problems += check(
-            tagIndex.allTerms, expected: queued.flatMap { entry in Set(entry.tags).map { ($0, entry.key) } }, "tag")
+        let (indexed, found) = tagCensus()
+        let wrong = Set(indexed.keys).union(found.keys).filter { tag in
+            indexed[tag]?.live != found[tag]?.live || indexed[tag]?.slots != found[tag]?.slots
+        }
+        if !wrong.isEmpty { problems.append("tag index disagrees with the entries on \(wrong.count) tags") }
         return problems
-    }
-
-    private func check<Term: Hashable>(
-        _ index: [Term: Set<CacheKey>], expected: [(Term, CacheKey)], _ name: String
-    ) -> [String] {
-        var wanted: [Term: Set<CacheKey>] = [:]
-        for (term, key) in expected { wanted[term, default: []].insert(key) }
-        guard index != wanted else { return [] }
-        let ghosts = index.reduce(0) { $0 + $1.value.subtracting(wanted[$1.key] ?? []).count }
-        let missing = wanted.reduce(0) { $0 + $1.value.subtracting(index[$1.key] ?? []).count }
-        let empty = index.values.filter(\.isEmpty).count
-        return ["\(name) index: \(ghosts) ghost keys, \(missing) missing keys, \(empty) empty terms"]
     }
 }

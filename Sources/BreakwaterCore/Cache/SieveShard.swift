@@ -50,8 +50,8 @@ struct SieveShard {
     private var hand = Self.none
     /// Purges by tag (a mutation's entities, an admin purge) find their entries here. Purges by
     /// operation or document are rare admin requests and walk the slots instead: an index for
-    /// each would cost every entry two more set slots (about 160 resident bytes at 1 KiB bodies).
-    private(set) var tagIndex = StoreIndex<String>()
+    /// each would cost every entry more memory than the purge it speeds up is worth.
+    private(set) var tagIndex = TagSlotIndex()
 
     init(budget: Int) {
         self.budget = max(0, budget)
@@ -106,33 +106,36 @@ struct SieveShard {
 
     /// Removes (hard) or marks stale as of `now` (soft) the entries `selector` reaches; returns how many.
     mutating func purge(_ selector: PurgeSelector, soft: Bool, now: ContinuousClock.Instant) -> Int {
-        let keys: Set<CacheKey>
+        let reached: [UInt32]
         switch selector {
         case .all:
             return soft ? markAllStale(now: now) : removeAll()
         case .operation(let name):
-            keys = self.keys { $0.operationName == name }
+            reached = self.slots { $0.operationName == name }
         case .document(let digest):
-            keys = self.keys { $0.documentDigest == digest }
+            reached = self.slots { $0.documentDigest == digest }
         case .tag(let tag):
-            keys = soft ? tagIndex.keys(for: tag) : tagIndex.removeKeys(for: tag)
+            reached =
+                soft
+                ? tagIndex.slots(for: tag, carries: carries) : tagIndex.removeSlots(for: tag, carries: carries)
         }
-        var affected = 0
-        for key in keys {
-            guard let slot = find(key) else { continue }
+        for slot in reached {
             if soft { markStale(slot, now: now) } else { removeSlot(slot) }
-            affected += 1
         }
-        return affected
+        return reached.count
     }
 
-    /// The keys of the stored entries `matching` selects, by a walk over the slots.
-    private func keys(matching: (CacheEntry) -> Bool) -> Set<CacheKey> {
-        var keys = Set<CacheKey>()
-        for slot in slots {
-            if let entry = slot.entry, matching(entry) { keys.insert(entry.key) }
+    /// The slots of the stored entries `matching` selects, by a walk over the slots.
+    private func slots(matching: (CacheEntry) -> Bool) -> [UInt32] {
+        slots.indices.compactMap { slot in
+            guard let entry = slots[slot].entry, matching(entry) else { return nil }
+            return UInt32(slot)
         }
-        return keys
+    }
+
+    /// Whether the entry stored at `slot` carries `tag` (the tag index's check of its lists).
+    private func carries(_ slot: UInt32, _ tag: String) -> Bool {
+        slots[Int(slot)].entry?.tags.contains(tag) ?? false
     }
 
     /// The entries from oldest to newest, or nil if the queue's links are broken (for self-checks).
@@ -175,6 +178,19 @@ struct SieveShard {
 
     /// Slots allocated, used or free (for tests of slot reuse).
     var slotCapacity: Int { slots.count }
+
+    /// Each tag with how many stored entries carry it and their slots, as the tag index says and
+    /// as a walk over the slots finds (for self-checks: the two must agree).
+    func tagCensus() -> (indexed: TagSlotIndex.Census, found: TagSlotIndex.Census) {
+        var found: TagSlotIndex.Census = [:]
+        for slot in slots.indices {
+            for tag in slots[slot].entry?.tags ?? [] {
+                found[tag, default: (0, [])].live += 1
+                found[tag]!.slots.insert(UInt32(slot))
+            }
+        }
+        return (tagIndex.census(carries: carries), found)
+    }
 
     // MARK: - Eviction
 
@@ -239,7 +255,7 @@ struct SieveShard {
         newest = slot
         index.insert(slot: slot, hash: Self.hash(entry.key))
         bytes += entry.cost
-        for tag in entry.tags { tagIndex.insert(entry.key, under: tag) }
+        if !entry.tags.isEmpty { tagIndex.insert(slot: slot, tags: entry.tags) }
     }
 
     /// Unlinks the slot's entry from the queue, the key table and the indexes, and frees the slot.
@@ -247,7 +263,6 @@ struct SieveShard {
         guard let entry = slots[Int(slot)].entry else { return }
         index.remove(slot: slot, hash: Self.hash(entry.key))
         bytes -= entry.cost
-        for tag in entry.tags { tagIndex.remove(entry.key, from: tag) }
 
         let newer = slots[Int(slot)].newer
         let older = slots[Int(slot)].older
@@ -258,6 +273,8 @@ struct SieveShard {
         visited[Int(slot)] = false
         firstFree = slot
         freeCount += 1
+        // After the slot is emptied, so that the index's check no longer counts it.
+        if !entry.tags.isEmpty { tagIndex.remove(slot: slot, tags: entry.tags, carries: carries) }
     }
 
     private mutating func removeAll() -> Int {
