@@ -88,6 +88,27 @@ struct SieveShardSlotTests {
         #expect(!short.isPerUser)
     }
 
+    @Test(arguments: [0, 9, 10, 1_023, 1_024, 99_999, 100_000])
+    func anEntrysPrebuiltBytesAreAllocatedToSize(bodyBytes: Int) {
+        let entry = StoreFixture.entry(key: StoreFixture.key(1), bodyBytes: bodyBytes, tags: ["A:1", "A"])
+        let bytes = entry.response.bytes
+        // Reserved exactly: what is left is the allocator's rounding to 16 bytes.
+        #expect(bytes.capacity - bytes.count < 16)
+        #expect(bytes.count == entry.response.bodyStart + bodyBytes)
+        #expect(entry.response.value(of: "Content-Length") == String(bodyBytes))
+    }
+
+    @Test func entriesWithTheSameTagsShareOneListAndKeepTheirOwnOtherwise() {
+        let first = StoreFixture.entry(key: StoreFixture.key(1), tags: ["Launch:1", "Launch"])
+        let second = StoreFixture.entry(key: StoreFixture.key(2), tags: ["Launch:1", "Launch"])
+        let other = StoreFixture.entry(key: StoreFixture.key(3), tags: ["Launch:2", "Launch"])
+        #expect(first.tags == second.tags)
+        #expect(other.tags == ["Launch:2", "Launch"])
+        first.tags.withUnsafeBufferPointer { a in
+            second.tags.withUnsafeBufferPointer { b in #expect(a.baseAddress == b.baseAddress) }
+        }
+    }
+
     @Test func bytesFollowEveryWayAnEntryGoes() {
         let cost = StoreFixture.entry(key: StoreFixture.key(0)).cost
         let store = ResponseStore(maxBytes: 20 * cost, shardCount: 1)

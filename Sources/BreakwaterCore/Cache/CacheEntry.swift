@@ -67,11 +67,17 @@ package final class CacheEntry: Sendable {
                 documentDigest: documentDigest, operationName: operationName, ttl: ttl,
                 staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
                 isPerUser: isPerUser))
-        self.tags = tags
+        self.tags = tags.isEmpty || tags.count > Self.sharedTagListLength ? tags : Self.tagLists.shared(tags) { $0 }
         var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
         self.cost = cost
     }
+
+    /// Tag lists seen lately, so that the entries of one list query (one page of launches for
+    /// every value of an unrelated variable, say) hold one copy of their identical tags. Short
+    /// lists only, so that the table itself stays small (at most 1024 x 32 tags).
+    private static let tagLists = InternTable<[String], [String]>(limit: 1024)
+    private static let sharedTagListLength = 32
 
     /// The gzip form of the answer, made by the first client that accepts it (SPEC 5: once per
     /// entry, not per hit); holds nil when compressing did not make the body smaller.

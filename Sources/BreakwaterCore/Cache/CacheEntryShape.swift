@@ -1,8 +1,6 @@
 // What the cached answers of one operation have in common (document, operation name, TTL and
 // stale windows, content type, Cache-Control, scope), stored once and shared by those entries.
 
-import Synchronization
-
 /// The part of a cache entry that does not vary from one set of variables to the next.
 ///
 /// An entry holds a reference to its shape instead of ten fields of its own: at 1 KiB answers the
@@ -43,19 +41,11 @@ final class CacheEntryShape: Sendable {
         var isPerUser: Bool
     }
 
-    /// The most shapes kept for sharing; past it the table starts again (entries keep theirs).
-    static let internLimit = 4096
-
-    private static let interned = Mutex<[Key: CacheEntryShape]>([:])
+    /// The shapes made so far, at most 4096 kept for sharing.
+    private static let interned = InternTable<Key, CacheEntryShape>(limit: 4096)
 
     /// The shape with these fields, shared with every entry made with the same ones.
     static func shared(_ key: Key) -> CacheEntryShape {
-        interned.withLock { known in
-            if let shape = known[key] { return shape }
-            if known.count >= internLimit { known.removeAll() }
-            let shape = CacheEntryShape(key)
-            known[key] = shape
-            return shape
-        }
+        interned.shared(key, make: CacheEntryShape.init)
     }
 }
