@@ -7,15 +7,20 @@ import Synchronization
 /// A hit hands out this object, and answers with its `response` bytes as they are: the ETag line,
 /// the stored extra lines, Content-Length and the body, serialised once when the entry was made.
 package final class CacheEntry: Sendable {
-    /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself,
-    /// the array header of its prebuilt answer, its SIEVE slot, its key-table bucket, and the
-    /// allocator's share. Measured, not guessed: `bench/memory.sh` saw about @@ resident bytes
-    /// per 1 KiB entry beyond its body and prebuilt lines (100k entries, 2026-11-23); so that
-    /// `cache.max_bytes` bounds the process's memory, not only the bodies.
-    package static let fixedOverhead = 640
+    /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself
+    /// (128 with the allocator's header), the array header of its prebuilt answer and the
+    /// allocator's share of it (about 48), its SIEVE slot and visited bit (about 33 with the
+    /// array's growth), its key-table bucket (about 21 at three quarters full at most), and the
+    /// rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439
+    /// resident bytes per 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and prebuilt
+    /// lines, of which about 40 were its 8 tags' index slots; so that `cache.max_bytes` bounds
+    /// the process's memory, not only the bodies.
+    package static let fixedOverhead = 320
 
-    /// Bytes charged for each tag beyond its text: its string storage and its tag-index slot.
-    package static let perTagOverhead = 48
+    /// Bytes charged for each tag beyond its text: its element of the entry's tag list (16, when
+    /// the list is not shared with other entries) and its slot number in the tag index (4, with
+    /// the list's growth about 5).
+    package static let perTagOverhead = 24
 
     package let key: CacheKey
     /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
