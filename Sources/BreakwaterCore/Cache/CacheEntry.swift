@@ -37,15 +37,15 @@ package final class CacheEntry: Sendable {
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package let cost: Int
 
-    package var contentType: String { shape.contentType }
+    package var contentType: String { shape.fields.contentType }
     /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
     package var publicCacheControl: String { shape.publicCacheControl }
-    package var ttl: Duration { shape.ttl }
-    package var staleWhileRevalidate: Duration { shape.staleWhileRevalidate }
-    package var staleIfError: Duration { shape.staleIfError }
-    package var documentDigest: SHA256Digest { shape.documentDigest }
-    package var operationName: String? { shape.operationName }
-    package var isPerUser: Bool { shape.isPerUser }
+    package var ttl: Duration { shape.fields.ttl }
+    package var staleWhileRevalidate: Duration { shape.fields.staleWhileRevalidate }
+    package var staleIfError: Duration { shape.fields.staleIfError }
+    package var documentDigest: SHA256Digest { shape.fields.documentDigest }
+    package var operationName: String? { shape.fields.operationName }
+    package var isPerUser: Bool { shape.fields.isPerUser }
 
     package init(
         key: CacheKey,
@@ -68,7 +68,7 @@ package final class CacheEntry: Sendable {
         self.storedAt = storedAt
         self.storedAtWallClock = storedAtWallClock
         shape = CacheEntryShape.shared(
-            CacheEntryShape.Key(
+            CacheEntryShape.Fields(
                 documentDigest: documentDigest, operationName: operationName, ttl: ttl,
                 staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
                 isPerUser: isPerUser))

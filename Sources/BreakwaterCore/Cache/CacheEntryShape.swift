@@ -7,31 +7,8 @@
 /// fields were a fifth of what an entry cost. Shapes are interned (`shared(...)`), so 100k entries of
 /// one operation share one shape.
 final class CacheEntryShape: Sendable {
-    let documentDigest: SHA256Digest
-    let operationName: String?
-    let ttl: Duration
-    let staleWhileRevalidate: Duration
-    let staleIfError: Duration
-    let contentType: String
-    /// `Cache-Control` of a public answer to a GET (SPEC 5.2).
-    let publicCacheControl: String
-    let isPerUser: Bool
-
-    private init(_ key: Key) {
-        documentDigest = key.documentDigest
-        operationName = key.operationName
-        ttl = key.ttl
-        staleWhileRevalidate = key.staleWhileRevalidate
-        staleIfError = key.staleIfError
-        contentType = key.contentType
-        isPerUser = key.isPerUser
-        publicCacheControl = CacheResponseHeaders.cacheControl(
-            isPublicGET: true, ttl: key.ttl, staleWhileRevalidate: key.staleWhileRevalidate,
-            staleIfError: key.staleIfError)
-    }
-
-    /// The fields that make a shape, as the intern table's key.
-    struct Key: Hashable, Sendable {
+    /// The fields that make a shape, and the intern table's key.
+    struct Fields: Hashable, Sendable {
         var documentDigest: SHA256Digest
         var operationName: String?
         var ttl: Duration
@@ -41,11 +18,22 @@ final class CacheEntryShape: Sendable {
         var isPerUser: Bool
     }
 
+    let fields: Fields
+    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), made once for all the entries.
+    let publicCacheControl: String
+
+    private init(_ fields: Fields) {
+        self.fields = fields
+        publicCacheControl = CacheResponseHeaders.cacheControl(
+            isPublicGET: true, ttl: fields.ttl, staleWhileRevalidate: fields.staleWhileRevalidate,
+            staleIfError: fields.staleIfError)
+    }
+
     /// The shapes made so far, at most 4096 kept for sharing.
-    private static let interned = InternTable<Key, CacheEntryShape>(limit: 4096)
+    private static let interned = InternTable<Fields, CacheEntryShape>(limit: 4096)
 
     /// The shape with these fields, shared with every entry made with the same ones.
-    static func shared(_ key: Key) -> CacheEntryShape {
-        interned.shared(key, make: CacheEntryShape.init)
+    static func shared(_ fields: Fields) -> CacheEntryShape {
+        interned.shared(fields, make: CacheEntryShape.init)
     }
 }
