@@ -1,0 +1,170 @@
+// An access-log line (SPEC section 6) written straight into a loop's LogLineBuffer, in either
+// `logging.format`: room for its longest form reserved once, then every field written through a
+// raw cursor; no entry value built, no String per field, no capacity check per byte, and the
+// time's text up to the second taken from a LogTimeCache.
+//   text: 2026-11-23T16:04:05.123Z access: client=10.0.0.1 method=GET status=200 cache=HIT ...
+//   json: {"time":"2026-11-23T16:04:05.123Z","type":"access","client":"10.0.0.1",...}
+
+/// Writes access-log lines.
+package enum AccessLogLine {
+    /// Longest user agent, client name or version kept: a client cannot blow up a line.
+    package static let maxTextBytes = 256
+
+    /// Appends one line, its newline included, to `buffer`. The values are borrowed from the
+    /// request for the time it takes (the proxy passes its own, nothing is copied to call this).
+    package static func append(
+        to buffer: inout LogLineBuffer, format: Configuration.LogFormat, times: inout LogTimeCache,
+        time: LogTimestamp, client: String, method: String, status: Int, cache: String?, operation: String?,
+        hash: SHA256Digest?, errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?,
+        originDuration: Duration?, bytes: Int, requestID: String?, userAgent: String?, clientName: String?,
+        clientVersion: String?
+    ) {
+        let room = fixedBound + LogLineCursor.bound(of: client) + LogLineCursor.bound(of: method)
+            + LogLineCursor.bound(of: cache) + LogLineCursor.bound(of: operation) + LogLineCursor.bound(of: errorCode)
+            + LogLineCursor.bound(of: bypassReason) + LogLineCursor.bound(of: requestID)
+            + LogLineCursor.bound(of: userAgent, limit: maxTextBytes) + LogLineCursor.bound(of: clientName, limit: maxTextBytes)
+            + LogLineCursor.bound(of: clientVersion, limit: maxTextBytes)
+        var line = LogLineCursor(buffer.reserve(room))
+        switch format {
+        case .json:
+            line.literal(#"{"time":""#)
+            times.write(time, to: &line)
+            line.literal(#"","type":"access""#)
+            var fields = JSONFields(line: line)
+            fields.write(
+                client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
+                errorCode: errorCode, bypassReason: bypassReason, duration: duration, originStatus: originStatus,
+                originDuration: originDuration, bytes: bytes, requestID: requestID, userAgent: userAgent,
+                clientName: clientName, clientVersion: clientVersion)
+            line = fields.line
+            line.byte(UInt8(ascii: "}"))
+        case .text:
+            times.write(time, to: &line)
+            line.literal(" access:")
+            var fields = TextFields(line: line)
+            fields.write(
+                client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
+                errorCode: errorCode, bypassReason: bypassReason, duration: duration, originStatus: originStatus,
+                originDuration: originDuration, bytes: bytes, requestID: requestID, userAgent: userAgent,
+                clientName: clientName, clientVersion: clientVersion)
+            line = fields.line
+        }
+        line.byte(UInt8(ascii: "\n"))
+        buffer.commit(upTo: line.position)
+    }
+
+    /// Room for everything but the string values: the time, the names and punctuation of the 17
+    /// fields, three integers, two durations, the digest.
+    private static let fixedBound = 512
+}
+
+/// One line's fields being written: absent values as the format spells them.
+private protocol AccessLogFields {
+    var line: LogLineCursor { get set }
+    /// Starts the field `name` (separator, name, and what comes between it and the value).
+    mutating func key(_ name: StaticString)
+    /// Writes an absent value.
+    mutating func absent()
+    /// Writes a string value (cut to `limit` bytes).
+    mutating func value(_ text: String, limit: Int)
+    /// Writes a digest's 64 hex digits.
+    mutating func value(_ digest: SHA256Digest)
+}
+
+extension AccessLogFields {
+    /// The fields in their order, SPEC section 6's list; the format decides how each is written.
+    @inline(__always)
+    mutating func write(
+        client: String, method: String, status: Int, cache: String?, operation: String?, hash: SHA256Digest?,
+        errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?,
+        bytes: Int, requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
+    ) {
+        text("client", client)
+        text("method", method)
+        integer("status", status)
+        text("cache", cache)
+        text("operation", operation)
+        digest("hash", hash)
+        text("error_code", errorCode)
+        if let bypassReason { text("bypass_reason", bypassReason) }
+        milliseconds("duration_ms", duration)
+        integer("origin_status", originStatus)
+        milliseconds("origin_ms", originDuration)
+        integer("bytes", bytes)
+        text("request_id", requestID)
+        text("user_agent", userAgent, limit: AccessLogLine.maxTextBytes)
+        text("client_name", clientName, limit: AccessLogLine.maxTextBytes)
+        text("client_version", clientVersion, limit: AccessLogLine.maxTextBytes)
+    }
+
+    @inline(__always)
+    mutating func text(_ name: StaticString, _ value: String?, limit: Int = .max) {
+        key(name)
+        if let value { self.value(value, limit: limit) } else { absent() }
+    }
+
+    @inline(__always)
+    mutating func integer(_ name: StaticString, _ value: Int?) {
+        key(name)
+        if let value { line.decimal(value) } else { absent() }
+    }
+
+    @inline(__always)
+    mutating func milliseconds(_ name: StaticString, _ value: Duration?) {
+        key(name)
+        if let value { line.milliseconds(value) } else { absent() }
+    }
+
+    @inline(__always)
+    mutating func digest(_ name: StaticString, _ value: SHA256Digest?) {
+        key(name)
+        if let value { self.value(value) } else { absent() }
+    }
+}
+
+/// `,"key":value` members; absent is `null`, strings are JSON strings.
+private struct JSONFields: AccessLogFields {
+    var line: LogLineCursor
+
+    @inline(__always)
+    mutating func key(_ name: StaticString) {
+        line.literal(#",""#)
+        line.literal(name)
+        line.literal(#"":"#)
+    }
+
+    @inline(__always)
+    mutating func absent() { line.literal("null") }
+
+    @inline(__always)
+    mutating func value(_ text: String, limit: Int) { line.jsonString(text, limit: limit) }
+
+    @inline(__always)
+    mutating func value(_ digest: SHA256Digest) {
+        line.byte(UInt8(ascii: "\""))
+        line.hex(digest)
+        line.byte(UInt8(ascii: "\""))
+    }
+}
+
+/// ` key=value` fields; absent is `-`, strings are bare when one plain word, else JSON-quoted.
+private struct TextFields: AccessLogFields {
+    var line: LogLineCursor
+
+    @inline(__always)
+    mutating func key(_ name: StaticString) {
+        line.byte(UInt8(ascii: " "))
+        line.literal(name)
+        line.byte(UInt8(ascii: "="))
+    }
+
+    @inline(__always)
+    mutating func absent() { line.byte(UInt8(ascii: "-")) }
+
+    @inline(__always)
+    mutating func value(_ text: String, limit: Int) { line.textValue(text, limit: limit) }
+
+    /// 64 hex digits are one plain word: bare.
+    @inline(__always)
+    mutating func value(_ digest: SHA256Digest) { line.hex(digest) }
+}
