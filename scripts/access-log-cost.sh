@@ -7,7 +7,8 @@
 #     the log writer's included.
 #  2. wrk: the same hit, off and on (text, to a file) alternately, ACCESS_PAIRS pairs of
 #     ACCESS_SECONDS each, Breakwater pinned to CPU 0 and wrk to CPU 1; the load average is printed
-#     with each pair (throughput on a shared machine is noise unless the load is low).
+#     with each pair (throughput on a shared machine is noise unless the load is low), and the
+#     proxy's CPU time per request (user + system, all threads, from /proc/PID/stat).
 #   BENCH_BIN=PATH  the release binary to measure (default: builds .build/release/breakwater)
 #   ACCESS_MODES="callgrind wrk"  ACCESS_N1=200 ACCESS_N2=1200  ACCESS_PAIRS=4 ACCESS_SECONDS=5
 set -euo pipefail
@@ -107,16 +108,24 @@ if [[ " $MODES " == *" wrk "* ]]; then
     curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
     taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
   done
-  offs=() ons=()
+  # CPU time (user + system, every thread: the log writer's write() included) per request: less
+  # disturbed by other processes than req/s, which they can halve.
+  ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+  TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+  offs=() ons=() off_cpus=() on_cpus=()
   for pair in $(seq 1 "$PAIRS"); do
     for mode in off on; do
-      url=$OFF_URL
-      [ "$mode" = on ] && url=$ON_URL
+      url=$OFF_URL pid=$OFF_PID
+      [ "$mode" = on ] && url=$ON_URL pid=$ON_PID
+      before=$(ticks "$pid")
       taskset -c 1 wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$mode.txt"
+      after=$(ticks "$pid")
       read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$mode.txt")
-      [ "$mode" = off ] && offs+=("$rps") || ons+=("$rps")
-      printf 'pair %d %-3s %8s req/s  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
-        "$pair" "$mode" "$rps" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+      requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$mode.txt")
+      cpu=$(awk -v t=$(( (after - before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
+      if [ "$mode" = off ]; then offs+=("$rps") off_cpus+=("$cpu"); else ons+=("$rps") on_cpus+=("$cpu"); fi
+      printf 'pair %d %-3s %8s req/s  cpu %6s us/req  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
+        "$pair" "$mode" "$rps" "$cpu" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
   median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -124,5 +133,7 @@ if [[ " $MODES " == *" wrk "* ]]; then
   on_median=$(median "${ons[@]}")
   awk -v off="$off_median" -v on="$on_median" \
     'BEGIN { d = (off - on) * 100 / off; printf "median: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", off, on, (d < 0 ? -d : d), (d >= 0) ? "slower" : "faster (noise)" }'
+  awk -v off="$(median "${off_cpus[@]}")" -v on="$(median "${on_cpus[@]}")" \
+    'BEGIN { printf "median CPU per request: off %.2f us, on %.2f us: on costs %+.1f%%\n", off, on, (on - off) * 100 / off }'
   echo "access-log lines written: $(wc -l <"$BENCH_TMP/access-text.log")"
 fi

@@ -14,7 +14,7 @@ import Testing
 
     static let full = AccessLogEntry(
         time: LogTimestamp(millisecondsSinceEpoch: 1_795_449_845_123), client: "10.0.0.1", method: "POST", status: 502,
-        cache: "MISS", operation: "Get Launches", hash: hash, errorCode: "ORIGIN_UNREACHABLE", bypassReason: "too-large",
+        cache: .miss, operation: "Get Launches", hash: hash, errorCode: "ORIGIN_UNREACHABLE", bypassReason: "too-large",
         duration: .nanoseconds(12_345_678), originStatus: 503, originDuration: .milliseconds(7), bytes: 98,
         requestID: "r-9", userAgent: "ua \"quoted\"\nnext", clientName: "web", clientVersion: "1.0=x")
 
@@ -169,6 +169,27 @@ import Testing
         JSONWriter.quotedString(worst, into: &quoted)
         #expect(quoted.count == 6 * 300 + 2)
         #expect(entry.line(.text).contains(" request_id=" + String(decoding: quoted, as: UTF8.self) + " "))
+    }
+
+    /// Known methods and `X-Cache` values are written from literals: each must be its own token.
+    @Test func methodsAndCacheValuesAreWrittenAsTheirTokens() throws {
+        let methods: [HTTPMethod] = [.get, .head, .post, .put, .delete, .options, .patch, .other("M-SEARCH"), .other("a b")]
+        for method in methods {
+            var entry = LoggingFormatTests.entry
+            entry.method = method
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+            #expect(object["method"] as? String == method.token)
+            var plain: [UInt8] = []
+            LogLineBytes.appendTextValue(method.token, to: &plain)
+            #expect(entry.line(.text).contains(" method=\(String(decoding: plain, as: UTF8.self)) status="))
+        }
+        for cache in XCache.allCases {
+            var entry = LoggingFormatTests.entry
+            entry.cache = cache
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+            #expect(object["cache"] as? String == cache.headerValue)
+            #expect(entry.line(.text).contains(" cache=\(cache.headerValue) operation="))
+        }
     }
 
     @Test func textValuesAgreeWithTheRecordFormat() {

@@ -8,10 +8,10 @@
 package struct AccessLogEntry: Sendable, CustomStringConvertible {
     package var time: LogTimestamp
     package var client: String
-    package var method: String
+    package var method: HTTPMethod
     package var status: Int
     /// `X-Cache`: HIT, STALE, MISS, BYPASS; nil for answers Breakwater gave itself.
-    package var cache: String?
+    package var cache: XCache?
     package var operation: String?
     package var hash: SHA256Digest?
     /// The GraphQL error code Breakwater answered with, if any.
@@ -28,7 +28,7 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     package var clientVersion: String?
 
     package init(
-        time: LogTimestamp, client: String, method: String, status: Int, cache: String? = nil,
+        time: LogTimestamp, client: String, method: HTTPMethod, status: Int, cache: XCache? = nil,
         operation: String? = nil, hash: SHA256Digest? = nil, errorCode: String? = nil, bypassReason: String? = nil,
         duration: Duration, originStatus: Int? = nil, originDuration: Duration? = nil, bytes: Int,
         requestID: String? = nil, userAgent: String? = nil, clientName: String? = nil, clientVersion: String? = nil

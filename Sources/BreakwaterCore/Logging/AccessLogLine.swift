@@ -14,13 +14,13 @@ package enum AccessLogLine {
     /// request for the time it takes (the proxy passes its own, nothing is copied to call this).
     package static func append(
         to buffer: inout LogLineBuffer, format: Configuration.LogFormat, times: inout LogTimeCache,
-        time: LogTimestamp, client: String, method: String, status: Int, cache: String?, operation: String?,
+        time: LogTimestamp, client: String, method: HTTPMethod, status: Int, cache: XCache?, operation: String?,
         hash: SHA256Digest?, errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?,
         originDuration: Duration?, bytes: Int, requestID: String?, userAgent: String?, clientName: String?,
         clientVersion: String?
     ) {
-        let room = fixedBound + LogLineCursor.bound(of: client) + LogLineCursor.bound(of: method)
-            + LogLineCursor.bound(of: cache) + LogLineCursor.bound(of: operation) + LogLineCursor.bound(of: errorCode)
+        let room = fixedBound + LogLineCursor.bound(of: client) + LogLineCursor.bound(of: method.otherToken)
+            + LogLineCursor.bound(of: operation) + LogLineCursor.bound(of: errorCode)
             + LogLineCursor.bound(of: bypassReason) + LogLineCursor.bound(of: requestID)
             + LogLineCursor.bound(of: userAgent, limit: maxTextBytes) + LogLineCursor.bound(of: clientName, limit: maxTextBytes)
             + LogLineCursor.bound(of: clientVersion, limit: maxTextBytes)
@@ -69,20 +69,24 @@ private protocol AccessLogFields {
     mutating func value(_ text: String, limit: Int)
     /// Writes a digest's 64 hex digits.
     mutating func value(_ digest: SHA256Digest)
+    /// Writes a fixed plain word (a known method, an `X-Cache` value).
+    mutating func word(_ text: StaticString)
 }
 
 extension AccessLogFields {
     /// The fields in their order, SPEC section 6's list; the format decides how each is written.
     @inline(__always)
     mutating func write(
-        client: String, method: String, status: Int, cache: String?, operation: String?, hash: SHA256Digest?,
+        client: String, method: HTTPMethod, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?,
         errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?,
         bytes: Int, requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
     ) {
         text("client", client)
-        text("method", method)
+        key("method")
+        if let word = method.word { self.word(word) } else { value(method.token, limit: .max) }
         integer("status", status)
-        text("cache", cache)
+        key("cache")
+        if let cache { word(cache.word) } else { absent() }
         text("operation", operation)
         digest("hash", hash)
         text("error_code", errorCode)
@@ -145,6 +149,13 @@ private struct JSONFields: AccessLogFields {
         line.hex(digest)
         line.byte(UInt8(ascii: "\""))
     }
+
+    @inline(__always)
+    mutating func word(_ text: StaticString) {
+        line.byte(UInt8(ascii: "\""))
+        line.literal(text)
+        line.byte(UInt8(ascii: "\""))
+    }
 }
 
 /// ` key=value` fields; absent is `-`, strings are bare when one plain word, else JSON-quoted.
@@ -167,4 +178,40 @@ private struct TextFields: AccessLogFields {
     /// 64 hex digits are one plain word: bare.
     @inline(__always)
     mutating func value(_ digest: SHA256Digest) { line.hex(digest) }
+
+    @inline(__always)
+    mutating func word(_ text: StaticString) { line.literal(text) }
+}
+
+extension HTTPMethod {
+    /// The token of a known method as a literal (written without a scan); nil for `.other`.
+    fileprivate var word: StaticString? {
+        switch self {
+        case .get: "GET"
+        case .head: "HEAD"
+        case .post: "POST"
+        case .put: "PUT"
+        case .delete: "DELETE"
+        case .options: "OPTIONS"
+        case .patch: "PATCH"
+        case .other: nil
+        }
+    }
+
+    /// The token of an unknown method, the one that is written as a string.
+    fileprivate var otherToken: String? {
+        if case .other(let token) = self { token } else { nil }
+    }
+}
+
+extension XCache {
+    /// The `X-Cache` value as a literal.
+    fileprivate var word: StaticString {
+        switch self {
+        case .hit: "HIT"
+        case .stale: "STALE"
+        case .miss: "MISS"
+        case .bypass: "BYPASS"
+        }
+    }
 }

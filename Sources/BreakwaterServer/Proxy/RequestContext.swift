@@ -8,14 +8,14 @@ final class RequestContext: Sendable {
     let responder: any HTTPResponder
     let client: ClientView
     private let started: ContinuousClock.Instant
-    private let method: String
+    private let method: HTTPMethod
     private let operationName: String?
     private let documentHash: SHA256Digest?
     private let statistics: LoopStatistics
     private let accessLog: ProxyLogBuffer
 
     init(
-        responder: any HTTPResponder, client: ClientView, started: ContinuousClock.Instant, method: String,
+        responder: any HTTPResponder, client: ClientView, started: ContinuousClock.Instant, method: HTTPMethod,
         operationName: String?, documentHash: SHA256Digest?, statistics: LoopStatistics, accessLog: ProxyLogBuffer
     ) {
         self.responder = responder
@@ -52,7 +52,7 @@ final class RequestContext: Sendable {
         accessLog.append { buffer, format, times in
             AccessLogLine.append(
                 to: &buffer, format: format, times: &times, time: .now, client: identity?.remoteAddress ?? "",
-                method: method, status: reply.response.status, cache: reply.cache?.headerValue,
+                method: method, status: reply.response.status, cache: reply.cache,
                 operation: operationName, hash: documentHash, errorCode: errorCode,
                 bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
                 originDuration: upstream, bytes: reply.response.bodyCount, requestID: identity?.requestID,
