@@ -110,6 +110,10 @@ profile-hit:
 bench-callgrind:
 	bash bench/callgrind.sh
 
+## TLS transports side by side: OpenSSL on the socket vs bufferevent_openssl (bench/tls/run.sh).
+bench-tls:
+	bash bench/tls/run.sh
+
 ## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
 ## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
 .PHONY: deploy-check deploy-build

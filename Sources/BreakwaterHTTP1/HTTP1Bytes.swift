@@ -27,6 +27,27 @@ enum HTTP1Bytes {
     @inline(__always)
     static func isTargetCharacter(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
+    /// The first offset in `start..<stop` whose byte is not a target character (or `stop`):
+    /// eight bytes per step while they are all visible ASCII (a target is often hundreds of
+    /// bytes: the hashed GET of APQ), then byte by byte.
+    static func skipTargetCharacters(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to stop: Int) -> Int {
+        var i = start
+        if let base = UnsafeRawPointer(bytes.baseAddress) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= stop {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                // A byte below 0x21, or above 0x7E (bit-twiddling "hasless"/"hasmore" tests).
+                let below = (word &- ones &* 0x21) & ~word & highs
+                let above = ((word &+ ones) | word) & highs
+                if below | above != 0 { break }
+                i += 8
+            }
+        }
+        while i < stop && isTargetCharacter(bytes[i]) { i += 1 }
+        return i
+    }
+
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 

@@ -9,7 +9,11 @@
 /// that buffer. Bytes before `retainedFrom` are no longer needed: the caller may drop them and
 /// then calls `discard(_:)` with their count. `head` is valid from `.head` until the next
 /// call after `.end`.
-package struct HTTP1RequestParser {
+///
+/// A class, not a struct: its owner (a connection object) reads `isIdle`, `head` and the
+/// offsets between calls, and each such read of a struct from another module copied the whole
+/// parser (retaining every array it holds), six times per request.
+package final class HTTP1RequestParser {
     package typealias Event = HTTP1ParseEvent
 
     private enum State {
@@ -44,7 +48,7 @@ package struct HTTP1RequestParser {
     package var isReadingHead: Bool { cursor.isReadingHead }
 
     /// The buffer lost its first `count` bytes (all before `retainedFrom`).
-    package mutating func discard(_ count: Int) {
+    package func discard(_ count: Int) {
         guard count > 0 else { return }
         cursor.discard(count)
         head.shift(by: count)
@@ -52,17 +56,17 @@ package struct HTTP1RequestParser {
     }
 
     /// Parses on from where the last call stopped, over `bytes` (the whole buffer).
-    package mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
+    package func next(in bytes: UnsafeBufferPointer<UInt8>) -> Event {
         cursor.next(in: bytes, length: head.bodyLength, maxBodyBytes: limits.maxBodyBytes) ?? parseHead(bytes)
     }
 
-    private mutating func fail(_ error: HTTP1ParseError) -> Event {
+    private func fail(_ error: HTTP1ParseError) -> Event {
         cursor.fail(error)
     }
 
-    private mutating func fail(_ reason: HTTP1ParseError.Reason) -> Event { fail(HTTP1ParseError(reason)) }
+    private func fail(_ reason: HTTP1ParseError.Reason) -> Event { fail(HTTP1ParseError(reason)) }
 
-    private mutating func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
+    private func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
         var i = cursor.position
         defer { cursor.position = i }
         // The head may not run past this offset (the final empty line included).
@@ -94,7 +98,7 @@ package struct HTTP1RequestParser {
             case .target:
                 let start = head.target.lowerBound
                 let stop = min(end, start + limits.maxTargetBytes + 1)
-                while i < stop && HTTP1Bytes.isTargetCharacter(bytes[i]) { i += 1 }
+                i = HTTP1Bytes.skipTargetCharacters(bytes, from: i, to: stop)
                 if i - start > limits.maxTargetBytes {
                     return fail(HTTP1ParseError(.targetTooLong, length: i - start, limit: limits.maxTargetBytes))
                 }
@@ -145,7 +149,7 @@ package struct HTTP1RequestParser {
     }
 
     /// Decides the framing once the head is complete (SPEC section 3's rules).
-    private mutating func completeHead() -> Event {
+    private func completeHead() -> Event {
         if head.headBytes > limits.maxHeadBytes {
             return fail(HTTP1ParseError(.headTooLarge, length: head.headBytes, limit: limits.maxHeadBytes))
         }

@@ -17,6 +17,25 @@ import Testing
         ])
     }
 
+    /// The target is scanned eight bytes at a time: a bad byte is found at every offset of a
+    /// word, and a long target of every visible character is taken whole.
+    @Test func targetScanFindsABadByteAtEveryOffset() {
+        let visible = (0x21...0x7E).map { Character(UnicodeScalar(UInt8($0))) }
+        let long = "/" + String(visible) + String(visible)
+        let accepted = Feeding.requests("GET \(long) HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(accepted.error == nil)
+        #expect(accepted.requests.map(\.target) == [long])
+        for bad: UInt8 in [0x00, 0x09, 0x1F, 0x7F, 0x80, 0xFF] {
+            for offset in 1..<40 {
+                var target = Array(("/" + String(repeating: "a", count: 39)).utf8)
+                target[offset] = bad
+                let wire = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: a\r\n\r\n".utf8)
+                let outcome = Feeding.requests(wire, limits: HTTP1RequestLimits(), pieces: [wire.count])
+                #expect(outcome.error != nil && outcome.requests.isEmpty, "byte \(bad) at \(offset)")
+            }
+        }
+    }
+
     @Test func postWithContentLengthCarriesItsBody() {
         let outcome = Feeding.requests("POST /graphql HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n{\"query\":1}")
         #expect(outcome.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["{\"query\":1}"])

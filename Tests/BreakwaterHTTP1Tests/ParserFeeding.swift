@@ -57,7 +57,7 @@ enum Feeding {
 
     /// Parses `wire` arriving in pieces of the given sizes.
     static func requests(_ wire: [UInt8], limits: HTTP1RequestLimits, pieces: [Int]) -> RequestOutcome {
-        var parser = HTTP1RequestParser(limits: limits)
+        let parser = HTTP1RequestParser(limits: limits)
         var buffer: [UInt8] = []
         var outcome = RequestOutcome()
         var current = ParsedRequest()

@@ -40,7 +40,7 @@ func unhex(_ line: Substring) -> [UInt8]? {
 
 /// The verdict on `wire` received all at once (the unit tests prove every split agrees).
 func verdict(_ wire: [UInt8]) -> String {
-    var parser = HTTP1RequestParser(limits: HTTP1RequestLimits(maxTargetBytes: 1 << 20, maxHeadBytes: 1 << 20, maxBodyBytes: 1 << 24))
+    let parser = HTTP1RequestParser(limits: HTTP1RequestLimits(maxTargetBytes: 1 << 20, maxHeadBytes: 1 << 20, maxBodyBytes: 1 << 24))
     var requests: [String] = []
     var current = ""
     var body: [UInt8] = []

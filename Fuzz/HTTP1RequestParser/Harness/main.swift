@@ -17,7 +17,7 @@ private struct Outcome: Equatable {
 }
 
 private func parse(_ wire: ArraySlice<UInt8>, splitAt split: Int) -> Outcome {
-    var parser = HTTP1RequestParser(limits: HTTP1RequestLimits(maxTargetBytes: 256, maxHeadBytes: 1024, maxBodyBytes: 2048))
+    let parser = HTTP1RequestParser(limits: HTTP1RequestLimits(maxTargetBytes: 256, maxHeadBytes: 1024, maxBodyBytes: 2048))
     var buffer: [UInt8] = []
     var outcome = Outcome()
     var current: [UInt8] = []

@@ -141,7 +141,8 @@ package struct RequestFlow {
         // Made only when a fetch follows: a hit never needs them.
         var upstreamHeaders: HTTPHeaders {
             environment.upstreamHeaders.make(
-                from: request.headers, remoteAddress: request.remoteAddress, isSecure: request.isSecure)
+                from: request.headers, requestID: request.requestID, remoteAddress: request.remoteAddress,
+                isSecure: request.isSecure)
         }
         let scope: [UInt8]?
         let answersPerUserType =

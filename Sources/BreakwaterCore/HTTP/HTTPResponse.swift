@@ -1,24 +1,36 @@
 // A response to send: status, headers and body bytes, or a prebuilt block (a cached answer).
 
 /// One HTTP response.
+///
+/// A value with copy-on-write storage, like `HTTPRequest`: an answer passes through the
+/// request's context, the identity layer, the connection's slot and the head writer, and each
+/// copy of its separately counted fields cost a retain and a release apiece.
 package struct HTTPResponse: Sendable {
-    package var status: Int
-    /// The headers written before `prebuilt`'s lines when there is one (the per-request ones).
-    package var headers: HTTPHeaders
-    package var body: [UInt8]
-    /// Header lines and body serialised once (a cache entry's): when set, `body` is empty and
-    /// the engine writes the status line, `headers`, then these bytes.
-    package var prebuilt: PrebuiltResponse?
-    /// The request's id, written as `X-Request-Id` by the engine: set on the way out without
-    /// copying `headers` (which the answer's maker still shares).
-    package var requestID: String?
+    private final class Storage: @unchecked Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var prebuilt: PrebuiltResponse?
+        var requestID: String?
+
+        init(status: Int, headers: HTTPHeaders, body: [UInt8], prebuilt: PrebuiltResponse?, requestID: String?) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.prebuilt = prebuilt
+            self.requestID = requestID
+        }
+
+        func copy() -> Storage {
+            Storage(status: status, headers: headers, body: body, prebuilt: prebuilt, requestID: requestID)
+        }
+    }
+
+    // Mutated only through `unique()`: a shared storage is never written.
+    private var storage: Storage
 
     package init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        prebuilt = nil
-        requestID = nil
+        storage = Storage(status: status, headers: headers, body: body, prebuilt: nil, requestID: nil)
     }
 
     package init(status: Int, headers: HTTPHeaders = [:], body: String) {
@@ -27,23 +39,54 @@ package struct HTTPResponse: Sendable {
 
     /// A response whose fixed lines and body are `prebuilt`, after `headers`.
     package init(status: Int, headers: HTTPHeaders, prebuilt: PrebuiltResponse) {
-        self.status = status
-        self.headers = headers
-        body = []
-        self.prebuilt = prebuilt
-        requestID = nil
+        storage = Storage(status: status, headers: headers, body: [], prebuilt: prebuilt, requestID: nil)
+    }
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    package var status: Int {
+        get { storage.status }
+        set { unique().status = newValue }
+    }
+
+    /// The headers written before `prebuilt`'s lines when there is one (the per-request ones).
+    package var headers: HTTPHeaders {
+        get { storage.headers }
+        _modify { yield &unique().headers }
+    }
+
+    package var body: [UInt8] {
+        get { storage.body }
+        _modify { yield &unique().body }
+    }
+
+    /// Header lines and body serialised once (a cache entry's): when set, `body` is empty and
+    /// the engine writes the status line, `headers`, then these bytes.
+    package var prebuilt: PrebuiltResponse? {
+        get { storage.prebuilt }
+        set { unique().prebuilt = newValue }
+    }
+
+    /// The request's id, written as `X-Request-Id` by the engine: set on the way out without
+    /// copying `headers` (which the answer's maker still shares).
+    package var requestID: String? {
+        get { storage.requestID }
+        set { unique().requestID = newValue }
     }
 
     /// The body's length, prebuilt or not.
-    package var bodyCount: Int { prebuilt?.bodyCount ?? body.count }
+    package var bodyCount: Int { storage.prebuilt?.bodyCount ?? storage.body.count }
 
     /// The body's bytes, copied out of a prebuilt block if need be (batches, tests).
-    package var completeBody: [UInt8] { prebuilt?.body ?? body }
+    package var completeBody: [UInt8] { storage.prebuilt?.body ?? storage.body }
 
     /// The first value of `name` among `headers`, the request id, then the prebuilt lines.
     package func headerValue(_ name: String) -> String? {
-        if let value = headers[name] { return value }
-        if let requestID, name.equalsIgnoringASCIICase("X-Request-Id") { return requestID }
-        return prebuilt?.value(of: name)
+        if let value = storage.headers[name] { return value }
+        if let requestID = storage.requestID, name.equalsIgnoringASCIICase("X-Request-Id") { return requestID }
+        return storage.prebuilt?.value(of: name)
     }
 }

@@ -14,12 +14,27 @@ package struct RequestIdentity: Sendable {
 
     /// The identity of `request`; `generator` makes the id when the client sent none usable.
     package init(_ request: HTTPRequest, generator: inout RequestIDGenerator) {
-        let offered = request.headers["X-Request-Id"]
+        // One walk over the fields for the four names (the first of each counts).
+        var offered: String?, userAgent: String?, clientName: String?, clientVersion: String?
+        for field in request.headers.fields {
+            switch field.name.utf8.count {
+            case 10 where userAgent == nil && field.name.equalsIgnoringASCIICase("User-Agent"):
+                userAgent = field.value
+            case 12 where offered == nil && field.name.equalsIgnoringASCIICase("X-Request-Id"):
+                offered = field.value
+            case 25 where clientName == nil && field.name.equalsIgnoringASCIICase("apollographql-client-name"):
+                clientName = field.value
+            case 28 where clientVersion == nil && field.name.equalsIgnoringASCIICase("apollographql-client-version"):
+                clientVersion = field.value
+            default:
+                break
+            }
+        }
         requestID = offered.flatMap { Self.isAcceptable($0) ? $0 : nil } ?? generator.next()
         remoteAddress = request.remoteAddress
-        userAgent = request.headers["User-Agent"]
-        clientName = request.headers["apollographql-client-name"]
-        clientVersion = request.headers["apollographql-client-version"]
+        self.userAgent = userAgent
+        self.clientName = clientName
+        self.clientVersion = clientVersion
     }
 
     /// Longest client id kept; longer ones are replaced, as are ids with other characters.
@@ -57,9 +72,11 @@ package struct RequestIDGenerator: Sendable {
         let high = nextWord(), low = nextWord()
         // Written straight into the string's storage: one allocation per id.
         return String(unsafeUninitializedCapacity: 32) { bytes in
+            var word = high
             for index in 0..<32 {
-                let word = index < 16 ? high : low
-                let nibble = UInt8((word >> (60 - 4 * UInt64(index & 15))) & 0xF)
+                if index == 16 { word = low }
+                let nibble = UInt8(truncatingIfNeeded: word >> 60)
+                word <<= 4
                 bytes[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
             }
             return 32

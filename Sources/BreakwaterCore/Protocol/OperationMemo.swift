@@ -2,6 +2,10 @@
 // body) to what parsing them decided. A popular hashed GET is parsed, resolved and analysed
 // once, not on every hit; the checks that depend on headers still run on every request.
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What one distinct request resolved to, plus the cache key its shared-scope answers use.
 package struct MemoizedOperation {
     package var operation: PreparedOperation
@@ -41,7 +45,11 @@ package final class OperationMemo {
             guard lhs.hash == rhs.hash else { return false }
             switch (lhs.raw, rhs.raw) {
             case (.get(let a), .get(let b)): return a == b
-            case (.post(let a), .post(let b)): return a == b
+            case (.post(let a), .post(let b)):
+                // One memcmp: `[UInt8] ==` compares element by element.
+                return a.count == b.count && a.withUnsafeBytes { x in
+                    b.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+                }
             default: return false
             }
         }

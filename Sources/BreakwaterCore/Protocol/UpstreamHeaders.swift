@@ -17,7 +17,10 @@ package struct UpstreamHeaders: Sendable {
 
     /// The client's listed headers (minus hop-by-hop ones, and those the client's `Connection`
     /// header names), then `Content-Type`, `Accept`, `X-Forwarded-For`, `X-Forwarded-Proto`, `Via`.
-    package func make(from client: HTTPHeaders, remoteAddress: String, isSecure: Bool) -> HTTPHeaders {
+    /// `requestID`, when given, replaces the client's `X-Request-Id`.
+    package func make(from client: HTTPHeaders, requestID: String? = nil, remoteAddress: String, isSecure: Bool)
+        -> HTTPHeaders
+    {
         let connectionScoped = Set(
             client.values(of: "Connection").flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingWhitespace().lowercased()
@@ -25,13 +28,17 @@ package struct UpstreamHeaders: Sendable {
         var headers = HTTPHeaders()
         for field in client.fields {
             let name = field.name.lowercased()
-            guard forwarded.contains(name), !Self.hopByHop.contains(name), !connectionScoped.contains(name) else {
+            guard forwarded.contains(name), !Self.hopByHop.contains(name), !connectionScoped.contains(name),
+                requestID == nil || name != "x-request-id"
+            else {
                 continue
             }
             headers.add(field.name, field.value)
         }
         // SPEC section 4: the request id is always passed on, listed or not.
-        if !forwarded.contains("x-request-id"), let requestID = client["X-Request-Id"] {
+        if let requestID {
+            headers.add("X-Request-Id", requestID)
+        } else if !forwarded.contains("x-request-id"), let requestID = client["X-Request-Id"] {
             headers.add("X-Request-Id", requestID)
         }
         headers.add("Content-Type", "application/json")

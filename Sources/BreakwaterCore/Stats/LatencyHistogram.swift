@@ -16,7 +16,7 @@ package struct LatencyHistogram: Sendable, Equatable {
     /// Sub-buckets per power of two, as a bit count: 2^6 = 64.
     private static let subBucketBits = 6
     /// Longer durations are recorded as this, in microseconds (60 s).
-    private static let highestMicroseconds = 60_000_000
+    fileprivate static let highestMicroseconds = 60_000_000
     private static let bucketCount = bucketIndex(ofMicroseconds: highestMicroseconds) + 1
 
     private var counts: [Int]
@@ -35,8 +35,23 @@ package struct LatencyHistogram: Sendable, Equatable {
 
     /// Counts `duration`, truncated to whole microseconds and clamped to 0 … 60 s.
     package mutating func record(_ duration: Duration) {
-        let positive = max(duration, .zero)
-        let micros = min(Self.wholeMicroseconds(positive), Self.highestMicroseconds)
+        record(Sample(duration))
+    }
+
+    /// A duration with its whole microseconds worked out once, for recording in several
+    /// histograms (a request's and its operation's): `Duration.components` divides 128-bit numbers.
+    package struct Sample {
+        let positive: Duration
+        let micros: Int
+
+        package init(_ duration: Duration) {
+            positive = max(duration, .zero)
+            micros = min(LatencyHistogram.wholeMicroseconds(positive), LatencyHistogram.highestMicroseconds)
+        }
+    }
+
+    package mutating func record(_ sample: Sample) {
+        let positive = sample.positive, micros = sample.micros
         counts[Self.bucketIndex(ofMicroseconds: micros)] += 1
         count += 1
         sum += positive
@@ -111,7 +126,7 @@ package struct LatencyHistogram: Sendable, Equatable {
     }
 
     /// `duration` in whole microseconds, truncated and saturating.
-    private static func wholeMicroseconds(_ duration: Duration) -> Int {
+    fileprivate static func wholeMicroseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         guard seconds < Int64(Int.max / 1_000_000) - 1 else { return Int.max }
         return Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000)

@@ -17,9 +17,9 @@ package struct OperationStatistics: Sendable, Equatable {
     package var hitRatio: Double { results.hitRatio }
 
     /// Counts one request of this operation.
-    package mutating func record(cache: RequestStatistics.CacheResult?, duration: Duration) {
+    package mutating func record(cache: RequestStatistics.CacheResult?, sample: LatencyHistogram.Sample) {
         requests += 1
-        latency.record(duration)
+        latency.record(sample)
         results.record(cache)
     }
 

@@ -66,10 +66,16 @@ package struct RequestStatistics: Sendable, Equatable {
     /// (a 400, an APQ not-found), which count in `requests` only.
     package mutating func recordRequest(operationName: String?, cache: CacheResult?, duration: Duration) {
         requests += 1
-        requestDurations.record(duration)
+        let sample = LatencyHistogram.Sample(duration)
+        requestDurations.record(sample)
         results.record(cache)
-        let row = rowName(for: operationName ?? Self.anonymousOperationName)
-        operations[row, default: OperationStatistics()].record(cache: cache, duration: duration)
+        let name = operationName ?? Self.anonymousOperationName
+        // One hash of the name for a known row (the steady state), not one per lookup.
+        if let index = operations.index(forKey: name) {
+            operations.values[index].record(cache: cache, sample: sample)
+        } else {
+            operations[rowName(for: name), default: OperationStatistics()].record(cache: cache, sample: sample)
+        }
     }
 
     /// Counts the status, the error code Breakwater answered with, and the Apollo client of one answer.

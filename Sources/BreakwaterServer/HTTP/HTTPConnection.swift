@@ -12,7 +12,7 @@ final class HTTPConnection: IOEventHandler {
     private enum Phase {
         case open
         /// Our answers are out and our side is shut: reading and dropping until the peer closes.
-        case lingering(since: ContinuousClock.Instant)
+        case lingering(since: MonotonicTime)
         case closed
     }
 
@@ -28,7 +28,7 @@ final class HTTPConnection: IOEventHandler {
     private static let maxOutstanding = 16
     /// Unsent answer bytes past this: reading stops until the client reads (backpressure).
     private static let maxUnsentBytes = 256 << 10
-    private static let lingerTime = Duration.seconds(2)
+    private static let lingerNanoseconds: Int64 = 2_000_000_000
 
     let loop: EventLoop
     private unowned let listener: HTTPListener
@@ -37,9 +37,9 @@ final class HTTPConnection: IOEventHandler {
     private var readEvent: IOEvent?
     private var writeEvent: IOEvent?
     private var timer: IOEvent?
-    private var armedDeadline: ContinuousClock.Instant?
+    private var armedDeadline: MonotonicTime?
     private let buffer: ReadBuffer
-    private var parser: HTTP1RequestParser
+    private let parser: HTTP1RequestParser
     private var output = OutputQueue()
     private var slots = Deque<Slot>()
     /// Sequence number of `slots.first`.
@@ -54,9 +54,13 @@ final class HTTPConnection: IOEventHandler {
     private var isBatching = false
     private var request: HTTPRequest?
     private var requestOmitsBody = false
-    private var headStartedAt: ContinuousClock.Instant?
-    private var bodyStartedAt: ContinuousClock.Instant?
-    private var lastActivity = ContinuousClock.now
+    private var headStartedAt: MonotonicTime?
+    private var bodyStartedAt: MonotonicTime?
+    private var lastActivity = MonotonicTime.now
+    /// The listener's timeouts in nanoseconds, converted once.
+    private let idleNanoseconds: Int64
+    private let headerNanoseconds: Int64
+    private let bodyNanoseconds: Int64
 
     init(fd: Int32, listener: HTTPListener, tls: TLSServerContext?) throws(SystemError) {
         self.loop = listener.loop
@@ -70,6 +74,9 @@ final class HTTPConnection: IOEventHandler {
         let limits = listener.limits
         buffer = ReadBuffer(maxCapacity: limits.maxHeaderBytes + 64 << 10)
         parser = HTTP1RequestParser(limits: limits.parserLimits)
+        idleNanoseconds = MonotonicTime.nanoseconds(limits.idleTimeout)
+        headerNanoseconds = MonotonicTime.nanoseconds(limits.headerTimeout)
+        bodyNanoseconds = MonotonicTime.nanoseconds(limits.bodyTimeout)
         slots.reserveCapacity(Self.maxOutstanding)
         Socket.setNoDelay(fd)
         readEvent = try IOEvent(loop: loop, fd: fd, kind: .read, handler: self)
@@ -390,17 +397,16 @@ final class HTTPConnection: IOEventHandler {
     // MARK: Deadlines
 
     /// The nearest deadline of the connection's state, or nil.
-    private func nextDeadline() -> (ContinuousClock.Instant, timesOutRequest: Bool)? {
-        let limits = listener.limits
+    private func nextDeadline() -> (MonotonicTime, timesOutRequest: Bool)? {
         switch phase {
         case .closed: return nil
-        case .lingering(let since): return (since + Self.lingerTime, false)
+        case .lingering(let since): return (since + Self.lingerNanoseconds, false)
         case .open: break
         }
-        if let bodyStartedAt { return (bodyStartedAt + limits.bodyTimeout, true) }
-        if let headStartedAt { return (headStartedAt + limits.headerTimeout, true) }
+        if let bodyStartedAt { return (bodyStartedAt + bodyNanoseconds, true) }
+        if let headStartedAt { return (headStartedAt + headerNanoseconds, true) }
         // A client that stops reading its answers, or an idle keep-alive connection.
-        if !output.isEmpty || slots.isEmpty { return (lastActivity + limits.idleTimeout, false) }
+        if !output.isEmpty || slots.isEmpty { return (lastActivity + idleNanoseconds, false) }
         return nil
     }
 
@@ -411,7 +417,7 @@ final class HTTPConnection: IOEventHandler {
         if timer.isPending, let armedDeadline, armedDeadline <= deadline { return }
         timer.remove()
         armedDeadline = deadline
-        timer.add(timeout: max(.zero, deadline - .now))
+        timer.add(timeout: deadline.duration(after: .now))
     }
 
     private func deadlinePassed() {

@@ -1,6 +1,7 @@
 // A connection's unsent bytes: answer heads and small bodies copied into one reused block,
 // large bodies referenced as they are (a cached body is never copied), written with writev.
 
+import BreakwaterCore
 import Foundation
 
 /// Bytes waiting for the socket, in order.
@@ -20,10 +21,25 @@ struct OutputQueue {
     /// Storage of a written owned chunk, kept for the next one (no allocation per answer).
     private var spare: [UInt8] = []
     private(set) var unsentBytes = 0
+    /// Where heads are serialised before their one copy into the open chunk.
+    private let scratch = Scratch(capacity: 4096)
 
     init() {
         spare.reserveCapacity(4096)
         chunks.reserveCapacity(8)
+    }
+
+    /// A connection's block of raw memory for serialising heads (freed with the connection).
+    private final class Scratch {
+        let capacity: Int
+        let start: UnsafeMutablePointer<UInt8>
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            start = .allocate(capacity: capacity)
+        }
+
+        deinit { start.deallocate() }
     }
 
     var isEmpty: Bool { unsentBytes == 0 }
@@ -38,6 +54,26 @@ struct OutputQueue {
         let before = chunks[last].bytes.count
         build(&chunks[last].bytes)
         unsentBytes += chunks[last].bytes.count - before
+    }
+
+    /// Appends what `write` writes, at most `bound` bytes, to the open owned chunk: written
+    /// through a cursor into the connection's scratch block (or a temporary one when `bound` is
+    /// larger), then copied once.
+    mutating func append(bound: Int, _ write: (inout ByteCursor) -> Void) {
+        if bound <= scratch.capacity {
+            appendWritten(into: scratch.start, write)
+        } else {
+            let block = UnsafeMutablePointer<UInt8>.allocate(capacity: bound)
+            defer { block.deallocate() }
+            appendWritten(into: block, write)
+        }
+    }
+
+    private mutating func appendWritten(into block: UnsafeMutablePointer<UInt8>, _ write: (inout ByteCursor) -> Void) {
+        var cursor = ByteCursor(block)
+        write(&cursor)
+        let written = UnsafeBufferPointer(start: block, count: cursor.position - block)
+        append { $0.append(contentsOf: written) }
     }
 
     /// Appends a body: copied into the open chunk when small, referenced when large.

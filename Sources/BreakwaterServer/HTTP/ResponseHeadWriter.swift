@@ -16,40 +16,43 @@ enum ResponseHeadWriter {
         // 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 8.6).
         let bodiless = status < 200 || status == 204 || status == 304
         let prebuilt = bodiless ? nil : response.prebuilt
-        output.append { bytes in
+        let reason = status == 200 ? "" : HTTPStatus.reason(status)
+        var bound = 128 + reason.utf8.count + date.utf8.count + (response.requestID?.utf8.count ?? 0)
+        for field in response.headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
+        output.append(bound: bound) { head in
             if status == 200 {
-                bytes.appendText("HTTP/1.1 200 OK\r\n")
+                head.write("HTTP/1.1 200 OK\r\n")
             } else {
-                bytes.appendText("HTTP/1.1 ")
-                bytes.appendDecimal(status)
-                bytes.append(32)
-                bytes.appendText(HTTPStatus.reason(status))
-                bytes.appendText("\r\n")
+                head.write("HTTP/1.1 ")
+                head.writeDecimal(status)
+                head.write(32)
+                head.write(reason)
+                head.write("\r\n")
             }
             for field in response.headers.fields where !isFraming(field.name) {
-                bytes.appendText(field.name)
-                bytes.appendText(": ")
-                bytes.appendText(field.value)
-                bytes.appendText("\r\n")
+                head.write(field.name)
+                head.write(": ")
+                head.write(field.value)
+                head.write("\r\n")
             }
             if let requestID = response.requestID {
-                bytes.appendText("X-Request-Id: ")
-                bytes.appendText(requestID)
-                bytes.appendText("\r\n")
+                head.write("X-Request-Id: ")
+                head.write(requestID)
+                head.write("\r\n")
             }
-            bytes.appendText("Date: ")
-            bytes.appendText(date)
+            head.write("Date: ")
+            head.write(date)
             if !bodiless && prebuilt == nil {
-                bytes.appendText("\r\nContent-Length: ")
-                bytes.appendDecimal(response.body.count)
+                head.write("\r\nContent-Length: ")
+                head.writeDecimal(response.body.count)
             }
             if !keepAlive {
-                bytes.appendText("\r\nConnection: close")
+                head.write("\r\nConnection: close")
             } else if http10KeepAlive {
-                bytes.appendText("\r\nConnection: keep-alive")
+                head.write("\r\nConnection: keep-alive")
             }
             // A prebuilt block carries Content-Length and the blank line itself.
-            bytes.appendText(prebuilt == nil ? "\r\n\r\n" : "\r\n")
+            head.write(prebuilt == nil ? "\r\n\r\n" : "\r\n")
         }
         if let prebuilt {
             if omitBody {

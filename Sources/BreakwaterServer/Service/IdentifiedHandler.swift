@@ -1,5 +1,5 @@
 // Gives every GraphQL request an id before the proxy sees it (SPEC sections 3 and 4): the
-// client's sane `X-Request-Id` or a new one, set on the request (so the origin receives it) and
+// client's sane `X-Request-Id` or a new one, set on the request (`requestID`, so the origin receives it) and
 // on whatever answer goes back, errors included. The identity rides on the responder, where
 // RequestContext finds it for the access log.
 
@@ -18,9 +18,8 @@ final class IdentifiedHandler: HTTPHandler, @unchecked Sendable {
     func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
         let identity = RequestIdentity(request, generator: &generator)
         var request = request
-        if request.headers["X-Request-Id"] != identity.requestID {
-            request.headers.replace("X-Request-Id", with: identity.requestID)
-        }
+        // Beside the headers, not in them: rewriting the shared header array copied it.
+        request.requestID = identity.requestID
         inner.handle(request, responder: IdentifiedResponder(identity: identity, inner: responder))
     }
 }
