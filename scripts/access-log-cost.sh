@@ -10,6 +10,7 @@
 #     with each pair (throughput on a shared machine is noise unless the load is low), and the
 #     proxy's CPU time per request (user + system, all threads, from /proc/PID/stat).
 #   BENCH_BIN=PATH  the release binary to measure (default: builds .build/release/breakwater)
+#   ACCESS_CALLGRIND_OPTS="--dump-instr=yes"  more valgrind options (BENCH_KEEP_TMP=1 keeps the dumps)
 #   ACCESS_MODES="callgrind wrk"  ACCESS_N1=200 ACCESS_N2=1200  ACCESS_PAIRS=4 ACCESS_SECONDS=5
 set -euo pipefail
 
@@ -68,7 +69,8 @@ PY
 # callgrind_run MODE N: total instructions (all threads) of one proxy run serving N hits.
 callgrind_run() {
   local mode=$1 count=$2 out="$BENCH_TMP/cg-$1-$2" log="$BENCH_TMP/cg-$1-$2.log" pid line port
-  bench_start pid "$log" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out.%p" \
+  # shellcheck disable=SC2086  # ACCESS_CALLGRIND_OPTS is split on purpose (e.g. "--dump-instr=yes")
+  bench_start pid "$log" valgrind --tool=callgrind --separate-threads=yes ${ACCESS_CALLGRIND_OPTS:-} --callgrind-out-file="$out.%p" \
     "$CALLGRIND_BIN" run --config "$(config "$mode")" --threads 1 --admin-listen 127.0.0.1:0 --log-level warning
   line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on http://' 120)
   port=$(bench_port_of "$line")

@@ -96,10 +96,10 @@ import Testing
         #expect(String(decoding: out, as: UTF8.self) == String(value))
     }
 
-    /// Writes one piece through a LogLineCursor, as the access log does.
-    static func written(room: Int, _ write: (inout LogLineCursor) -> Void) -> String {
+    /// Writes one piece through a ByteCursor, as the access log does.
+    static func written(room: Int, _ write: (inout ByteCursor) -> Void) -> String {
         var buffer = LogLineBuffer(capacity: 16)
-        var cursor = LogLineCursor(buffer.reserve(room))
+        var cursor = ByteCursor(buffer.reserve(room))
         write(&cursor)
         buffer.commit(upTo: cursor.position)
         return buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -123,7 +123,7 @@ import Testing
         for text in Self.mixedStrings(count: 3_000, seed: 21) + ["", "12345678", "1234567\"", "abcdefghijklmno\u{1F}"] {
             var expected: [UInt8] = []
             JSONWriter.quotedString(text, into: &expected)
-            let got = Self.written(room: LogLineCursor.bound(of: text)) { $0.jsonString(text) }
+            let got = Self.written(room: ByteCursor.logBound(of: text)) { $0.writeJSONString(text) }
             #expect(got == String(decoding: expected, as: UTF8.self), "\(text.debugDescription)")
             if got != String(decoding: expected, as: UTF8.self) { return }
         }
@@ -134,7 +134,7 @@ import Testing
             let plain = !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"\"\\=".utf8.contains($0) }
             var quoted: [UInt8] = []
             JSONWriter.quotedString(text, into: &quoted)
-            let got = Self.written(room: LogLineCursor.bound(of: text)) { $0.textValue(text) }
+            let got = Self.written(room: ByteCursor.logBound(of: text)) { $0.writeTextValue(text) }
             #expect(got == (plain ? text : String(decoding: quoted, as: UTF8.self)), "\(text.debugDescription)")
             if got != (plain ? text : String(decoding: quoted, as: UTF8.self)) { return }
         }
@@ -147,7 +147,7 @@ import Testing
             SHA256Digest(words: (random.next(), random.next(), random.next(), random.next()))
         }
         for digest in edges + digests {
-            #expect(Self.written(room: 64) { $0.hex(digest) } == digest.hex)
+            #expect(Self.written(room: 64) { $0.writeHex(digest) } == digest.hex)
         }
     }
 

@@ -19,17 +19,17 @@ package enum AccessLogLine {
         originDuration: Duration?, bytes: Int, requestID: String?, userAgent: String?, clientName: String?,
         clientVersion: String?
     ) {
-        let room = fixedBound + LogLineCursor.bound(of: client) + LogLineCursor.bound(of: method.otherToken)
-            + LogLineCursor.bound(of: operation) + LogLineCursor.bound(of: errorCode)
-            + LogLineCursor.bound(of: bypassReason) + LogLineCursor.bound(of: requestID)
-            + LogLineCursor.bound(of: userAgent, limit: maxTextBytes) + LogLineCursor.bound(of: clientName, limit: maxTextBytes)
-            + LogLineCursor.bound(of: clientVersion, limit: maxTextBytes)
-        var line = LogLineCursor(buffer.reserve(room))
+        let room = fixedBound + ByteCursor.logBound(of: client) + ByteCursor.logBound(of: method.otherToken)
+            + ByteCursor.logBound(of: operation) + ByteCursor.logBound(of: errorCode)
+            + ByteCursor.logBound(of: bypassReason) + ByteCursor.logBound(of: requestID)
+            + ByteCursor.logBound(of: userAgent, limit: maxTextBytes) + ByteCursor.logBound(of: clientName, limit: maxTextBytes)
+            + ByteCursor.logBound(of: clientVersion, limit: maxTextBytes)
+        var line = ByteCursor(buffer.reserve(room))
         switch format {
         case .json:
-            line.literal(#"{"time":""#)
+            line.writeLiteral(#"{"time":""#)
             times.write(time, to: &line)
-            line.literal(#"","type":"access""#)
+            line.writeLiteral(#"","type":"access""#)
             var fields = JSONFields(line: line)
             fields.write(
                 client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
@@ -37,10 +37,10 @@ package enum AccessLogLine {
                 originDuration: originDuration, bytes: bytes, requestID: requestID, userAgent: userAgent,
                 clientName: clientName, clientVersion: clientVersion)
             line = fields.line
-            line.byte(UInt8(ascii: "}"))
+            line.write(UInt8(ascii: "}"))
         case .text:
             times.write(time, to: &line)
-            line.literal(" access:")
+            line.writeLiteral(" access:")
             var fields = TextFields(line: line)
             fields.write(
                 client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
@@ -49,7 +49,7 @@ package enum AccessLogLine {
                 clientName: clientName, clientVersion: clientVersion)
             line = fields.line
         }
-        line.byte(UInt8(ascii: "\n"))
+        line.write(UInt8(ascii: "\n"))
         buffer.commit(upTo: line.position)
     }
 
@@ -60,7 +60,7 @@ package enum AccessLogLine {
 
 /// One line's fields being written: absent values as the format spells them.
 private protocol AccessLogFields {
-    var line: LogLineCursor { get set }
+    var line: ByteCursor { get set }
     /// Starts the field `name` (separator, name, and what comes between it and the value).
     mutating func key(_ name: StaticString)
     /// Writes an absent value.
@@ -110,13 +110,13 @@ extension AccessLogFields {
     @inline(__always)
     mutating func integer(_ name: StaticString, _ value: Int?) {
         key(name)
-        if let value { line.decimal(value) } else { absent() }
+        if let value { line.writeSignedDecimal(value) } else { absent() }
     }
 
     @inline(__always)
     mutating func milliseconds(_ name: StaticString, _ value: Duration?) {
         key(name)
-        if let value { line.milliseconds(value) } else { absent() }
+        if let value { line.writeMilliseconds(value) } else { absent() }
     }
 
     @inline(__always)
@@ -128,63 +128,64 @@ extension AccessLogFields {
 
 /// `,"key":value` members; absent is `null`, strings are JSON strings.
 private struct JSONFields: AccessLogFields {
-    var line: LogLineCursor
+    var line: ByteCursor
 
     @inline(__always)
     mutating func key(_ name: StaticString) {
-        line.literal(#",""#)
-        line.literal(name)
-        line.literal(#"":"#)
+        line.writeLiteral(#",""#)
+        line.writeLiteral(name)
+        line.writeLiteral(#"":"#)
     }
 
     @inline(__always)
-    mutating func absent() { line.literal("null") }
+    mutating func absent() { line.writeLiteral("null") }
 
     @inline(__always)
-    mutating func value(_ text: String, limit: Int) { line.jsonString(text, limit: limit) }
+    mutating func value(_ text: String, limit: Int) { line.writeJSONString(text, limit: limit) }
 
     @inline(__always)
     mutating func value(_ digest: SHA256Digest) {
-        line.byte(UInt8(ascii: "\""))
-        line.hex(digest)
-        line.byte(UInt8(ascii: "\""))
+        line.write(UInt8(ascii: "\""))
+        line.writeHex(digest)
+        line.write(UInt8(ascii: "\""))
     }
 
     @inline(__always)
     mutating func word(_ text: StaticString) {
-        line.byte(UInt8(ascii: "\""))
-        line.literal(text)
-        line.byte(UInt8(ascii: "\""))
+        line.write(UInt8(ascii: "\""))
+        line.writeLiteral(text)
+        line.write(UInt8(ascii: "\""))
     }
 }
 
 /// ` key=value` fields; absent is `-`, strings are bare when one plain word, else JSON-quoted.
 private struct TextFields: AccessLogFields {
-    var line: LogLineCursor
+    var line: ByteCursor
 
     @inline(__always)
     mutating func key(_ name: StaticString) {
-        line.byte(UInt8(ascii: " "))
-        line.literal(name)
-        line.byte(UInt8(ascii: "="))
+        line.write(UInt8(ascii: " "))
+        line.writeLiteral(name)
+        line.write(UInt8(ascii: "="))
     }
 
     @inline(__always)
-    mutating func absent() { line.byte(UInt8(ascii: "-")) }
+    mutating func absent() { line.write(UInt8(ascii: "-")) }
 
     @inline(__always)
-    mutating func value(_ text: String, limit: Int) { line.textValue(text, limit: limit) }
+    mutating func value(_ text: String, limit: Int) { line.writeTextValue(text, limit: limit) }
 
     /// 64 hex digits are one plain word: bare.
     @inline(__always)
-    mutating func value(_ digest: SHA256Digest) { line.hex(digest) }
+    mutating func value(_ digest: SHA256Digest) { line.writeHex(digest) }
 
     @inline(__always)
-    mutating func word(_ text: StaticString) { line.literal(text) }
+    mutating func word(_ text: StaticString) { line.writeLiteral(text) }
 }
 
 extension HTTPMethod {
     /// The token of a known method as a literal (written without a scan); nil for `.other`.
+    @inline(__always)
     fileprivate var word: StaticString? {
         switch self {
         case .get: "GET"
@@ -206,6 +207,7 @@ extension HTTPMethod {
 
 extension XCache {
     /// The `X-Cache` value as a literal.
+    @inline(__always)
     fileprivate var word: StaticString {
         switch self {
         case .hit: "HIT"

@@ -14,7 +14,7 @@ package struct LogTimeCache: Sendable {
     package static let length = 24
 
     /// Writes `time` as `LogTimestamp.rfc3339` writes it (`...SS.mmmZ`), quotes not included.
-    package mutating func write(_ time: LogTimestamp, to line: inout LogLineCursor) {
+    package mutating func write(_ time: LogTimestamp, to line: inout ByteCursor) {
         let (seconds, fraction) = time.millisecondsSinceEpoch.floorDividedBy(1000)
         if seconds != second {
             // Once a second: the exact text of that second's first millisecond, cut before the fraction.
@@ -22,18 +22,18 @@ package struct LogTimeCache: Sendable {
             withUnsafeMutableBytes(of: &prefix) { $0.copyBytes(from: text) }
             second = seconds
         }
-        withUnsafeBytes(of: &prefix) { line.copy($0.baseAddress!, count: 20) }
+        withUnsafeBytes(of: &prefix) { line.write($0.baseAddress!, count: 20) }
         let milliseconds = Int(fraction)
-        line.byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 100))
-        line.byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 10 % 10))
-        line.byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds % 10))
-        line.byte(UInt8(ascii: "Z"))
+        line.write(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 100))
+        line.write(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 10 % 10))
+        line.write(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds % 10))
+        line.write(UInt8(ascii: "Z"))
     }
 
     /// Appends `time` as `write` writes it (tests, one-off lines).
     package mutating func append(_ time: LogTimestamp, to out: inout [UInt8]) {
         var buffer = LogLineBuffer(capacity: Self.length)
-        var line = LogLineCursor(buffer.reserve(Self.length))
+        var line = ByteCursor(buffer.reserve(Self.length))
         write(time, to: &line)
         buffer.commit(upTo: line.position)
         buffer.withUnsafeBytes { out.append(contentsOf: $0) }
