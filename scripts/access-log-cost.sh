@@ -113,21 +113,33 @@ if [[ " $MODES " == *" wrk "* ]]; then
   # CPU time (user + system, every thread: the log writer's write() included) per request: less
   # disturbed by other processes than req/s, which they can halve.
   ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+  # The log writer thread's share (its write() calls included): "user+system" ticks.
+  writer_ticks() {
+    local task
+    for task in /proc/"$1"/task/*; do
+      [ "$(cat "$task/comm")" = breakwater-log ] && awk '{ print $14 + $15 }' "$task/stat" && return
+    done
+    echo 0
+  }
+  # System time of the whole process, to tell the kernel's share from the proxy's own code.
+  sys_ticks() { awk '{ print $15 }' "/proc/$1/stat"; }
   TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
   offs=() ons=() off_cpus=() on_cpus=()
   for pair in $(seq 1 "$PAIRS"); do
     for mode in off on; do
       url=$OFF_URL pid=$OFF_PID
       [ "$mode" = on ] && url=$ON_URL pid=$ON_PID
-      before=$(ticks "$pid")
+      before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid")
       taskset -c 1 wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$mode.txt"
-      after=$(ticks "$pid")
+      after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid")
       read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$mode.txt")
       requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$mode.txt")
       cpu=$(awk -v t=$(( (after - before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
+      writer=$(awk -v t=$(( (writer_after - writer_before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
+      system=$(awk -v t=$(( (sys_after - sys_before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
       if [ "$mode" = off ]; then offs+=("$rps") off_cpus+=("$cpu"); else ons+=("$rps") on_cpus+=("$cpu"); fi
-      printf 'pair %d %-3s %8s req/s  cpu %6s us/req  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
-        "$pair" "$mode" "$rps" "$cpu" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+      printf 'pair %d %-3s %8s req/s  cpu %6s us/req (system %s, log writer %s)  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
+        "$pair" "$mode" "$rps" "$cpu" "$system" "$writer" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
   median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
