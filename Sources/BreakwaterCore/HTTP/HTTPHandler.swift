@@ -2,8 +2,9 @@
 
 /// Handles requests on a listener. `handle` runs on the event loop that received the
 /// request; it must answer through `responder` exactly once, now or later, from any thread.
+/// The request is consumed: a handler that changes it before passing it on does not copy it.
 package protocol HTTPHandler: Sendable {
-    func handle(_ request: HTTPRequest, responder: any HTTPResponder)
+    func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder)
 }
 
 /// The one answer to one request. Implemented by the I/O layer; callable from any thread.

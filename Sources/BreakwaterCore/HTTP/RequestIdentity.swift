@@ -13,7 +13,7 @@ package struct RequestIdentity: Sendable {
     package var clientVersion: String?
 
     /// The identity of `request`; `generator` makes the id when the client sent none usable.
-    package init(_ request: HTTPRequest, generator: inout RequestIDGenerator) {
+    package init(_ request: borrowing HTTPRequest, generator: inout RequestIDGenerator) {
         // One walk over the fields for the four names (the first of each counts).
         var offered: String?, userAgent: String?, clientName: String?, clientVersion: String?
         for field in request.headers.fields {
@@ -72,16 +72,19 @@ package struct RequestIDGenerator: Sendable {
         let high = nextWord(), low = nextWord()
         // Written straight into the string's storage: one allocation per id.
         return String(unsafeUninitializedCapacity: 32) { bytes in
-            var word = high
-            for index in 0..<32 {
-                if index == 16 { word = low }
-                let nibble = UInt8(truncatingIfNeeded: word >> 60)
-                word <<= 4
-                bytes[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+            let digits = Self.hexDigits.utf8Start
+            var high = high, low = low
+            for index in stride(from: 15, through: 0, by: -1) {
+                bytes[index] = digits[Int(truncatingIfNeeded: high & 0xF)]
+                bytes[index + 16] = digits[Int(truncatingIfNeeded: low & 0xF)]
+                high >>= 4
+                low >>= 4
             }
             return 32
         }
     }
+
+    private static let hexDigits: StaticString = "0123456789abcdef"
 
     private mutating func nextWord() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

@@ -25,7 +25,7 @@ package final class DemoOrigin: HTTPHandler {
         schema = Self.launchesSchema
     }
 
-    package func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
+    package func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
         let path = request.path
         if path == graphqlPath {
             handleGraphQL(request, responder: responder)

@@ -73,13 +73,13 @@ final class AdminHandler: HTTPHandler, Sendable {
         self.access.withLock { $0 = access }
     }
 
-    func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
+    func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
         guard request.method == .head else {
             responder.respond(answer(request))
             return
         }
         // HEAD: the GET answer; the HTTP engine sends its head (Content-Length included), not its body.
-        var get = request
+        var get = copy request
         get.method = .get
         let response = answer(get)
         responder.respond(response.status == 405 ? answer(request) : response)

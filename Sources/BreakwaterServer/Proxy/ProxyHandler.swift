@@ -50,7 +50,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         memo.removeAll()
     }
 
-    func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
+    func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
         let started = ContinuousClock.now
         var flow = RequestFlow(request: request, environment: environment, memo: memo)
         let step = flow.start()

@@ -33,7 +33,7 @@ final class BatchHandler: HTTPHandler, Sendable {
         self.settings.withLock { $0 = settings }
     }
 
-    func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
+    func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
         guard request.method == .post, BatchBody.isBatch(request.body) else {
             return inner.handle(request, responder: responder)
         }
@@ -51,7 +51,7 @@ final class BatchHandler: HTTPHandler, Sendable {
         let batch = BatchAnswer(count: elements.count, responder: responder)
         let identity = (responder as? IdentifiedResponder)?.identity
         for (index, element) in elements.enumerated() {
-            var single = request
+            var single = copy request
             single.body = element
             // An element's answer is a JSON object in the array: never a 304 or a gzip stream.
             single.headers.remove("If-None-Match")

@@ -15,10 +15,9 @@ final class IdentifiedHandler: HTTPHandler, @unchecked Sendable {
         self.inner = inner
     }
 
-    func handle(_ request: HTTPRequest, responder: any HTTPResponder) {
+    func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
         let identity = RequestIdentity(request, generator: &generator)
-        var request = request
-        // Beside the headers, not in them: rewriting the shared header array copied it.
+        // Beside the headers, not in them; the request is consumed, so this does not copy it.
         request.requestID = identity.requestID
         inner.handle(request, responder: IdentifiedResponder(identity: identity, inner: responder))
     }
