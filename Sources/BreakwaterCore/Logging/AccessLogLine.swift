@@ -24,33 +24,21 @@ package enum AccessLogLine {
             + ByteCursor.logBound(of: bypassReason) + ByteCursor.logBound(of: requestID)
             + ByteCursor.logBound(of: userAgent, limit: maxTextBytes) + ByteCursor.logBound(of: clientName, limit: maxTextBytes)
             + ByteCursor.logBound(of: clientVersion, limit: maxTextBytes)
-        var line = ByteCursor(buffer.reserve(room))
-        switch format {
-        case .json:
-            line.writeLiteral(#"{"time":""#)
-            times.write(time, to: &line)
-            line.writeLiteral(#"","type":"access""#)
-            var fields = JSONFields(line: line)
+        /// The line in the format of `fields`, from its start to its newline.
+        func write(_ fields: consuming some AccessLogFields) -> ByteCursor {
+            var fields = fields
+            fields.begin(time, times: &times)
             fields.write(
                 client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
                 errorCode: errorCode, bypassReason: bypassReason, duration: duration, originStatus: originStatus,
                 originDuration: originDuration, bytes: bytes, requestID: requestID, userAgent: userAgent,
                 clientName: clientName, clientVersion: clientVersion)
-            line = fields.line
-            line.write(UInt8(ascii: "}"))
-        case .text:
-            times.write(time, to: &line)
-            line.writeLiteral(" access:")
-            var fields = TextFields(line: line)
-            fields.write(
-                client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
-                errorCode: errorCode, bypassReason: bypassReason, duration: duration, originStatus: originStatus,
-                originDuration: originDuration, bytes: bytes, requestID: requestID, userAgent: userAgent,
-                clientName: clientName, clientVersion: clientVersion)
-            line = fields.line
+            fields.end()
+            return fields.line
         }
-        line.write(UInt8(ascii: "\n"))
-        buffer.commit(upTo: line.position)
+        let start = ByteCursor(buffer.reserve(room))
+        let end = format == .json ? write(JSONFields(line: start)) : write(TextFields(line: start))
+        buffer.commit(upTo: end.position)
     }
 
     /// Room for everything but the string values: the time, the names and punctuation of the 17
@@ -61,6 +49,10 @@ package enum AccessLogLine {
 /// One line's fields being written: absent values as the format spells them.
 private protocol AccessLogFields {
     var line: ByteCursor { get set }
+    /// Writes what comes before the fields: the time and the line's kind.
+    mutating func begin(_ time: LogTimestamp, times: inout LogTimeCache)
+    /// Writes what comes after the fields, the newline included.
+    mutating func end()
     /// Starts the field `name` (separator, name, and what comes between it and the value).
     mutating func key(_ name: StaticString)
     /// Writes an absent value.
@@ -69,8 +61,10 @@ private protocol AccessLogFields {
     mutating func value(_ text: String, limit: Int)
     /// Writes a digest's 64 hex digits.
     mutating func value(_ digest: SHA256Digest)
-    /// Writes a fixed plain word (a known method, an `X-Cache` value).
+    /// Writes a fixed plain word (an `X-Cache` value).
     mutating func word(_ text: StaticString)
+    /// Writes a value known to be one plain word (a known method's token): copied, not scanned.
+    mutating func word(_ text: String)
 }
 
 extension AccessLogFields {
@@ -83,7 +77,7 @@ extension AccessLogFields {
     ) {
         text("client", client)
         key("method")
-        if let word = method.word { self.word(word) } else { value(method.token, limit: .max) }
+        if case .other(let token) = method { value(token, limit: .max) } else { word(method.token) }
         integer("status", status)
         key("cache")
         if let cache { word(cache.word) } else { absent() }
@@ -131,6 +125,16 @@ private struct JSONFields: AccessLogFields {
     var line: ByteCursor
 
     @inline(__always)
+    mutating func begin(_ time: LogTimestamp, times: inout LogTimeCache) {
+        line.writeLiteral(#"{"time":""#)
+        times.write(time, to: &line)
+        line.writeLiteral(#"","type":"access""#)
+    }
+
+    @inline(__always)
+    mutating func end() { line.writeLiteral("}\n") }
+
+    @inline(__always)
     mutating func key(_ name: StaticString) {
         line.writeLiteral(#",""#)
         line.writeLiteral(name)
@@ -156,11 +160,27 @@ private struct JSONFields: AccessLogFields {
         line.writeLiteral(text)
         line.write(UInt8(ascii: "\""))
     }
+
+    @inline(__always)
+    mutating func word(_ text: String) {
+        line.write(UInt8(ascii: "\""))
+        line.write(text)
+        line.write(UInt8(ascii: "\""))
+    }
 }
 
 /// ` key=value` fields; absent is `-`, strings are bare when one plain word, else JSON-quoted.
 private struct TextFields: AccessLogFields {
     var line: ByteCursor
+
+    @inline(__always)
+    mutating func begin(_ time: LogTimestamp, times: inout LogTimeCache) {
+        times.write(time, to: &line)
+        line.writeLiteral(" access:")
+    }
+
+    @inline(__always)
+    mutating func end() { line.write(UInt8(ascii: "\n")) }
 
     @inline(__always)
     mutating func key(_ name: StaticString) {
@@ -181,24 +201,12 @@ private struct TextFields: AccessLogFields {
 
     @inline(__always)
     mutating func word(_ text: StaticString) { line.writeLiteral(text) }
+
+    @inline(__always)
+    mutating func word(_ text: String) { line.write(text) }
 }
 
 extension HTTPMethod {
-    /// The token of a known method as a literal (written without a scan); nil for `.other`.
-    @inline(__always)
-    fileprivate var word: StaticString? {
-        switch self {
-        case .get: "GET"
-        case .head: "HEAD"
-        case .post: "POST"
-        case .put: "PUT"
-        case .delete: "DELETE"
-        case .options: "OPTIONS"
-        case .patch: "PATCH"
-        case .other: nil
-        }
-    }
-
     /// The token of an unknown method, the one that is written as a string.
     fileprivate var otherToken: String? {
         if case .other(let token) = self { token } else { nil }
