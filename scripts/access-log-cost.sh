@@ -9,13 +9,17 @@
 #     ACCESS_SECONDS each, Breakwater pinned to CPU 0 and wrk to CPU 1; the load average is printed
 #     with each pair (throughput on a shared machine is noise unless the load is low), and the
 #     proxy's CPU time per request (user + system, all threads, from /proc/PID/stat).
+#  3. perf (ACCESS_MODES=perf, needs `perf`): the access log on (text, to a file) under wrk,
+#     cpu-clock samples of every thread for ACCESS_SECONDS; prints the share of samples in the
+#     log writer thread and in the functions that write lines on the loop: the log's share of the
+#     proxy's CPU, kernel included, in one run (no off/on pair for the machine's load to skew).
 #   BENCH_BIN=PATH  the release binary to measure (default: builds .build/release/breakwater)
 #   ACCESS_CALLGRIND_OPTS="--dump-instr=yes"  more valgrind options (BENCH_KEEP_TMP=1 keeps the dumps)
 #   ACCESS_MODES="callgrind wrk"  ACCESS_N1=200 ACCESS_N2=1200  ACCESS_PAIRS=4 ACCESS_SECONDS=5
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../bench/lib.sh"
-MODES=${ACCESS_MODES:-"callgrind wrk"}
+MODES=${ACCESS_MODES:-"callgrind wrk"}  # and/or perf
 N1=${ACCESS_N1:-200}
 N2=${ACCESS_N2:-1200}
 PAIRS=${ACCESS_PAIRS:-4}
@@ -150,4 +154,28 @@ if [[ " $MODES " == *" wrk "* ]]; then
   awk -v off="$(median "${off_cpus[@]}")" -v on="$(median "${on_cpus[@]}")" \
     'BEGIN { printf "median CPU per request: off %.2f us, on %.2f us: on costs %+.1f%%\n", off, on, (on - off) * 100 / off }'
   echo "access-log lines written: $(wc -l <"$BENCH_TMP/access-text.log")"
+fi
+
+if [[ " $MODES " == *" perf "* ]]; then
+  command -v perf >/dev/null || bench_die "perf is not installed (Debian: apt-get install linux-perf)"
+  echo "== perf: the access log's share of the proxy's CPU (text to a file, ${SECONDS_PER_RUN}s of samples under wrk), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  bench_start_breakwater perf "$(config text)" 1 0 PERF_PID PERF_URL PERF_ADMIN
+  curl -sf -o /dev/null "$PERF_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+  bench_start WRK_PID "$BENCH_TMP/wrk-perf.txt" taskset -c 1 wrk -t1 -c50 -d"$((SECONDS_PER_RUN + 2))s" "${PERF_URL%/graphql}$HIT_TARGET"
+  sleep 1
+  perf record -e cpu-clock -F 2000 -p "$PERF_PID" -o "$BENCH_TMP/perf.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1
+  wait "$WRK_PID" || true
+  # Lines of "PCT% COMM [.] SYMBOL"; the loop's line-writing functions by name.
+  perf report -i "$BENCH_TMP/perf.data" --no-children --sort comm,sym --stdio 2>/dev/null | awk '
+    /^#/ || NF < 4 { next }
+    {
+      share = $1; sub("%", "", share); total += share
+      if ($2 == "breakwater-log") { writer += share; next }
+      if ($0 ~ /AccessLogLine|LogLineBuffer|LogTimeCache|LogLineScan|ProxyLogBuffer|ProxyLogControl|ByteCursorV(14writeTextValue|15writeJSONString|8writeHex|17writeMilliseconds|18writeSignedDecimal|12writeLiteral)/) lines += share
+    }
+    END {
+      printf "samples: log writer thread %.1f%%, writing lines on the loop %.1f%%: the access log %.1f%% of the proxy CPU\n", writer, lines, writer + lines
+      printf "(the wall-clock read of each line is not separable from the duration clock: clock_gettime is counted in neither)\n"
+    }'
+  grep Requests/sec "$BENCH_TMP/wrk-perf.txt" || true
 fi
