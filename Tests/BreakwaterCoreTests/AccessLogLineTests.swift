@@ -151,6 +151,17 @@ import Testing
         }
     }
 
+    /// A loop spells a digest's hex once and reuses it while the same hash comes again: a new
+    /// hash, or an old one coming back, is spelled anew.
+    @Test func theRememberedHexFollowsTheDigest() {
+        var random = SplitMix64(seed: 24)
+        let pool = (0..<3).map { _ in SHA256Digest(words: (random.next(), random.next(), random.next(), random.next())) }
+        var memory = LogLineMemory()
+        for index in [0, 0, 1, 0, 2, 2, 1, 0] {
+            #expect(Self.written(room: 64) { memory.writeHex(pool[index], to: &$0) } == pool[index].hex)
+        }
+    }
+
     /// A line reserves room for its longest form: every string field at its worst (all control
     /// bytes, each six bytes escaped), the line still fits and parses.
     @Test func aLineOfWorstCaseStringsFitsItsReservation() throws {

@@ -56,9 +56,9 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     package static let maxTextBytes = AccessLogLine.maxTextBytes
 
     /// Appends the line, its newline included, to `buffer`.
-    package func append(to buffer: inout LogLineBuffer, format: Configuration.LogFormat, times: inout LogTimeCache) {
+    package func append(to buffer: inout LogLineBuffer, format: Configuration.LogFormat, memory: inout LogLineMemory) {
         AccessLogLine.append(
-            to: &buffer, format: format, times: &times, time: time, client: client, method: method, status: status,
+            to: &buffer, format: format, memory: &memory, time: time, client: client, method: method, status: status,
             cache: cache, operation: operation, hash: hash, errorCode: errorCode, bypassReason: bypassReason,
             duration: duration, originStatus: originStatus, originDuration: originDuration, bytes: bytes,
             requestID: requestID, userAgent: userAgent, clientName: clientName, clientVersion: clientVersion)
@@ -67,8 +67,8 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     /// The line in `format`, without its newline.
     package func line(_ format: Configuration.LogFormat) -> String {
         var buffer = LogLineBuffer()
-        var times = LogTimeCache()
-        append(to: &buffer, format: format, times: &times)
+        var memory = LogLineMemory()
+        append(to: &buffer, format: format, memory: &memory)
         return buffer.withUnsafeBytes { String(decoding: $0.dropLast(), as: UTF8.self) }
     }
 

@@ -13,7 +13,7 @@ package enum AccessLogLine {
     /// Appends one line, its newline included, to `buffer`. The values are borrowed from the
     /// request for the time it takes (the proxy passes its own, nothing is copied to call this).
     package static func append(
-        to buffer: inout LogLineBuffer, format: Configuration.LogFormat, times: inout LogTimeCache,
+        to buffer: inout LogLineBuffer, format: Configuration.LogFormat, memory: inout LogLineMemory,
         time: LogTimestamp, client: String, method: HTTPMethod, status: Int, cache: XCache?, operation: String?,
         hash: SHA256Digest?, errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?,
         originDuration: Duration?, bytes: Int, requestID: String?, userAgent: String?, clientName: String?,
@@ -27,9 +27,9 @@ package enum AccessLogLine {
         /// The line in the format of `fields`, from its start to its newline.
         func write(_ fields: consuming some AccessLogFields) -> ByteCursor {
             var fields = fields
-            fields.begin(time, times: &times)
+            fields.begin(time, times: &memory.times)
             fields.write(
-                client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
+                memory: &memory, client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
                 errorCode: errorCode, bypassReason: bypassReason, duration: duration, originStatus: originStatus,
                 originDuration: originDuration, bytes: bytes, requestID: requestID, userAgent: userAgent,
                 clientName: clientName, clientVersion: clientVersion)
@@ -59,8 +59,8 @@ private protocol AccessLogFields {
     mutating func absent()
     /// Writes a string value (cut to `limit` bytes).
     mutating func value(_ text: String, limit: Int)
-    /// Writes a digest's 64 hex digits.
-    mutating func value(_ digest: SHA256Digest)
+    /// Writes a digest's 64 hex digits (spelled once per new digest by `memory`).
+    mutating func value(_ digest: SHA256Digest, memory: inout LogLineMemory)
     /// Writes a fixed plain word (an `X-Cache` value).
     mutating func word(_ text: StaticString)
     /// Writes a value known to be one plain word (a known method's token): copied, not scanned.
@@ -71,7 +71,7 @@ extension AccessLogFields {
     /// The fields in their order, SPEC section 6's list; the format decides how each is written.
     @inline(__always)
     mutating func write(
-        client: String, method: HTTPMethod, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?,
+        memory: inout LogLineMemory, client: String, method: HTTPMethod, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?,
         errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?,
         bytes: Int, requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
     ) {
@@ -82,7 +82,7 @@ extension AccessLogFields {
         key("cache")
         if let cache { word(cache.word) } else { absent() }
         text("operation", operation)
-        digest("hash", hash)
+        digest("hash", hash, memory: &memory)
         text("error_code", errorCode)
         if let bypassReason { text("bypass_reason", bypassReason) }
         milliseconds("duration_ms", duration)
@@ -114,9 +114,9 @@ extension AccessLogFields {
     }
 
     @inline(__always)
-    mutating func digest(_ name: StaticString, _ value: SHA256Digest?) {
+    mutating func digest(_ name: StaticString, _ value: SHA256Digest?, memory: inout LogLineMemory) {
         key(name)
-        if let value { self.value(value) } else { absent() }
+        if let value { self.value(value, memory: &memory) } else { absent() }
     }
 }
 
@@ -148,9 +148,9 @@ private struct JSONFields: AccessLogFields {
     mutating func value(_ text: String, limit: Int) { line.writeJSONString(text, limit: limit) }
 
     @inline(__always)
-    mutating func value(_ digest: SHA256Digest) {
+    mutating func value(_ digest: SHA256Digest, memory: inout LogLineMemory) {
         line.write(UInt8(ascii: "\""))
-        line.writeHex(digest)
+        memory.writeHex(digest, to: &line)
         line.write(UInt8(ascii: "\""))
     }
 
@@ -197,7 +197,7 @@ private struct TextFields: AccessLogFields {
 
     /// 64 hex digits are one plain word: bare.
     @inline(__always)
-    mutating func value(_ digest: SHA256Digest) { line.writeHex(digest) }
+    mutating func value(_ digest: SHA256Digest, memory: inout LogLineMemory) { memory.writeHex(digest, to: &line) }
 
     @inline(__always)
     mutating func word(_ text: StaticString) { line.writeLiteral(text) }

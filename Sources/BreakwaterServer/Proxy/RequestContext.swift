@@ -49,9 +49,9 @@ final class RequestContext: Sendable {
     private func log(
         _ reply: FlowReply, identity: RequestIdentity?, errorCode: String?, upstream: Duration?, total: Duration
     ) {
-        accessLog.append { buffer, format, times in
+        accessLog.append { buffer, format, memory in
             AccessLogLine.append(
-                to: &buffer, format: format, times: &times, time: .now, client: identity?.remoteAddress ?? "",
+                to: &buffer, format: format, memory: &memory, time: .now, client: identity?.remoteAddress ?? "",
                 method: method, status: reply.response.status, cache: reply.cache,
                 operation: operationName, hash: documentHash, errorCode: errorCode,
                 bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,

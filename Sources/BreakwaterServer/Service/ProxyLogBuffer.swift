@@ -17,7 +17,7 @@ package final class ProxyLogBuffer: Sendable {
         var bytes = LogLineBuffer(capacity: 4096)
         var lines = 0
         var dropped = 0
-        var times = LogTimeCache()
+        var memory = LogLineMemory()
     }
 
     /// Taken by the loop for one line and by the writer for one swap: an uncontended lock is two
@@ -37,7 +37,7 @@ package final class ProxyLogBuffer: Sendable {
 
     /// Appends one line that `write` writes (with `AccessLogLine.append`) into the loop's buffer,
     /// in the format the last reload set.
-    func append(_ write: (inout LogLineBuffer, Configuration.LogFormat, inout LogTimeCache) -> Void) {
+    func append(_ write: (inout LogLineBuffer, Configuration.LogFormat, inout LogLineMemory) -> Void) {
         guard let format = control.format else { return }
         let becameNonEmpty = state.withLock { state -> Bool in
             guard state.bytes.count < ProxyAccessLog.maxBufferedBytes else {
@@ -45,7 +45,7 @@ package final class ProxyLogBuffer: Sendable {
                 return false
             }
             let wasEmpty = state.bytes.isEmpty
-            write(&state.bytes, format, &state.times)
+            write(&state.bytes, format, &state.memory)
             state.lines += 1
             return wasEmpty
         }
@@ -55,7 +55,7 @@ package final class ProxyLogBuffer: Sendable {
 
     /// Appends `entry`'s line (tests, one-off lines).
     package func append(_ entry: AccessLogEntry) {
-        append { entry.append(to: &$0, format: $1, times: &$2) }
+        append { entry.append(to: &$0, format: $1, memory: &$2) }
     }
 
     /// Whether no line waits.
