@@ -25,7 +25,8 @@ package struct UpstreamHeaders: Sendable {
             client.values(of: "Connection").flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingWhitespace().lowercased()
             })
-        var headers = HTTPHeaders()
+        // Room for the forwarded fields and the six added below: the array grows once.
+        var headers = HTTPHeaders(capacity: client.fields.count + 6)
         for field in client.fields {
             let name = field.name.lowercased()
             guard forwarded.contains(name), !Self.hopByHop.contains(name), !connectionScoped.contains(name),
