@@ -7,13 +7,19 @@
 #     the log writer's included.
 #  2. wrk: the same hit, off and on (text, to a file) alternately, ACCESS_PAIRS pairs of
 #     ACCESS_SECONDS each, Breakwater pinned to CPU 0 and wrk to CPU 1; the load average is printed
-#     with each pair (throughput on a shared machine is noise unless the load is low).
+#     with each pair (throughput on a shared machine is noise unless the load is low), and the
+#     proxy's CPU time per request (user + system, all threads, from /proc/PID/stat).
+#  3. perf (ACCESS_MODES=perf, needs `perf`): the access log on (text, to a file) under wrk,
+#     cpu-clock samples of every thread for ACCESS_SECONDS; prints the share of samples in the
+#     log writer thread and in the functions that write lines on the loop: the log's share of the
+#     proxy's CPU, kernel included, in one run (no off/on pair for the machine's load to skew).
 #   BENCH_BIN=PATH  the release binary to measure (default: builds .build/release/breakwater)
+#   ACCESS_CALLGRIND_OPTS="--dump-instr=yes"  more valgrind options (BENCH_KEEP_TMP=1 keeps the dumps)
 #   ACCESS_MODES="callgrind wrk"  ACCESS_N1=200 ACCESS_N2=1200  ACCESS_PAIRS=4 ACCESS_SECONDS=5
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../bench/lib.sh"
-MODES=${ACCESS_MODES:-"callgrind wrk"}
+MODES=${ACCESS_MODES:-"callgrind wrk"}  # and/or perf
 N1=${ACCESS_N1:-200}
 N2=${ACCESS_N2:-1200}
 PAIRS=${ACCESS_PAIRS:-4}
@@ -22,6 +28,10 @@ SECONDS_PER_RUN=${ACCESS_SECONDS:-5}
 bench_install_traps
 bench_install_packages valgrind wrk curl jq python3 util-linux
 bench_build
+# Valgrind 3.19 (Debian 12) cannot read the DWARF 5 that Swift 6 writes: callgrind counts a copy
+# without debug sections (the symbol table stays, so callgrind_annotate still names functions).
+CALLGRIND_BIN=$BENCH_TMP/breakwater
+objcopy --strip-debug "$BREAKWATER" "$CALLGRIND_BIN"
 bench_start_origin ORIGIN_PID ORIGIN_URL
 
 DOCUMENT='query GetLaunchDetail($id: ID!) { launch(id: $id) { id site isBooked mission { name missionPatch } rocket { id name type } } }'
@@ -63,8 +73,9 @@ PY
 # callgrind_run MODE N: total instructions (all threads) of one proxy run serving N hits.
 callgrind_run() {
   local mode=$1 count=$2 out="$BENCH_TMP/cg-$1-$2" log="$BENCH_TMP/cg-$1-$2.log" pid line port
-  bench_start pid "$log" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out.%p" \
-    "$BREAKWATER" run --config "$(config "$mode")" --threads 1 --admin-listen 127.0.0.1:0 --log-level warning
+  # shellcheck disable=SC2086  # ACCESS_CALLGRIND_OPTS is split on purpose (e.g. "--dump-instr=yes")
+  bench_start pid "$log" valgrind --tool=callgrind --separate-threads=yes ${ACCESS_CALLGRIND_OPTS:-} --callgrind-out-file="$out.%p" \
+    "$CALLGRIND_BIN" run --config "$(config "$mode")" --threads 1 --admin-listen 127.0.0.1:0 --log-level warning
   line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on http://' 120)
   port=$(bench_port_of "$line")
   hits "$port" "$count"
@@ -103,16 +114,36 @@ if [[ " $MODES " == *" wrk "* ]]; then
     curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
     taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
   done
-  offs=() ons=()
+  # CPU time (user + system, every thread: the log writer's write() included) per request: less
+  # disturbed by other processes than req/s, which they can halve.
+  ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+  # The log writer thread's share (its write() calls included): "user+system" ticks.
+  writer_ticks() {
+    local task
+    for task in /proc/"$1"/task/*; do
+      [ "$(cat "$task/comm")" = breakwater-log ] && awk '{ print $14 + $15 }' "$task/stat" && return
+    done
+    echo 0
+  }
+  # System time of the whole process, to tell the kernel's share from the proxy's own code.
+  sys_ticks() { awk '{ print $15 }' "/proc/$1/stat"; }
+  TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+  offs=() ons=() off_cpus=() on_cpus=()
   for pair in $(seq 1 "$PAIRS"); do
     for mode in off on; do
-      url=$OFF_URL
-      [ "$mode" = on ] && url=$ON_URL
+      url=$OFF_URL pid=$OFF_PID
+      [ "$mode" = on ] && url=$ON_URL pid=$ON_PID
+      before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid")
       taskset -c 1 wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$mode.txt"
+      after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid")
       read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$mode.txt")
-      [ "$mode" = off ] && offs+=("$rps") || ons+=("$rps")
-      printf 'pair %d %-3s %8s req/s  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
-        "$pair" "$mode" "$rps" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+      requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$mode.txt")
+      cpu=$(awk -v t=$(( (after - before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
+      writer=$(awk -v t=$(( (writer_after - writer_before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
+      system=$(awk -v t=$(( (sys_after - sys_before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
+      if [ "$mode" = off ]; then offs+=("$rps") off_cpus+=("$cpu"); else ons+=("$rps") on_cpus+=("$cpu"); fi
+      printf 'pair %d %-3s %8s req/s  cpu %6s us/req (system %s, log writer %s)  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
+        "$pair" "$mode" "$rps" "$cpu" "$system" "$writer" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
   median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -120,5 +151,31 @@ if [[ " $MODES " == *" wrk "* ]]; then
   on_median=$(median "${ons[@]}")
   awk -v off="$off_median" -v on="$on_median" \
     'BEGIN { d = (off - on) * 100 / off; printf "median: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", off, on, (d < 0 ? -d : d), (d >= 0) ? "slower" : "faster (noise)" }'
+  awk -v off="$(median "${off_cpus[@]}")" -v on="$(median "${on_cpus[@]}")" \
+    'BEGIN { printf "median CPU per request: off %.2f us, on %.2f us: on costs %+.1f%%\n", off, on, (on - off) * 100 / off }'
   echo "access-log lines written: $(wc -l <"$BENCH_TMP/access-text.log")"
+fi
+
+if [[ " $MODES " == *" perf "* ]]; then
+  command -v perf >/dev/null || bench_die "perf is not installed (Debian: apt-get install linux-perf)"
+  echo "== perf: the access log's share of the proxy's CPU (text to a file, ${SECONDS_PER_RUN}s of samples under wrk), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  bench_start_breakwater perf "$(config text)" 1 0 PERF_PID PERF_URL PERF_ADMIN
+  curl -sf -o /dev/null "$PERF_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+  bench_start WRK_PID "$BENCH_TMP/wrk-perf.txt" taskset -c 1 wrk -t1 -c50 -d"$((SECONDS_PER_RUN + 2))s" "${PERF_URL%/graphql}$HIT_TARGET"
+  sleep 1
+  perf record -e cpu-clock -F 2000 -p "$PERF_PID" -o "$BENCH_TMP/perf.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1
+  wait "$WRK_PID" || true
+  # Lines of "PCT% COMM [.] SYMBOL"; the loop's line-writing functions by name.
+  perf report -i "$BENCH_TMP/perf.data" --no-children --sort comm,sym --stdio 2>/dev/null | awk '
+    /^#/ || NF < 4 { next }
+    {
+      share = $1; sub("%", "", share); total += share
+      if ($2 == "breakwater-log") { writer += share; next }
+      if ($0 ~ /AccessLogLine|LogLineBuffer|LogTimeCache|LogLineScan|ProxyLogBuffer|ProxyLogControl|ByteCursorV(14writeTextValue|15writeJSONString|8writeHex|17writeMilliseconds|18writeSignedDecimal|12writeLiteral)/) lines += share
+    }
+    END {
+      printf "samples: log writer thread %.1f%%, writing lines on the loop %.1f%%: the access log %.1f%% of the proxy CPU\n", writer, lines, writer + lines
+      printf "(the wall-clock read of each line is not separable from the duration clock: clock_gettime is counted in neither)\n"
+    }'
+  grep Requests/sec "$BENCH_TMP/wrk-perf.txt" || true
 fi

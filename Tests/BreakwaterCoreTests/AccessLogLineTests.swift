@@ -14,7 +14,7 @@ import Testing
 
     static let full = AccessLogEntry(
         time: LogTimestamp(millisecondsSinceEpoch: 1_795_449_845_123), client: "10.0.0.1", method: "POST", status: 502,
-        cache: "MISS", operation: "Get Launches", hash: hash, errorCode: "ORIGIN_UNREACHABLE", bypassReason: "too-large",
+        cache: .miss, operation: "Get Launches", hash: hash, errorCode: "ORIGIN_UNREACHABLE", bypassReason: "too-large",
         duration: .nanoseconds(12_345_678), originStatus: 503, originDuration: .milliseconds(7), bytes: 98,
         requestID: "r-9", userAgent: "ua \"quoted\"\nnext", clientName: "web", clientVersion: "1.0=x")
 
@@ -96,6 +96,113 @@ import Testing
         #expect(String(decoding: out, as: UTF8.self) == String(value))
     }
 
+    /// Writes one piece through a ByteCursor, as the access log does.
+    static func written(room: Int, _ write: (inout ByteCursor) -> Void) -> String {
+        var buffer = LogLineBuffer(capacity: 16)
+        var cursor = ByteCursor(buffer.reserve(room))
+        write(&cursor)
+        buffer.commit(upTo: cursor.position)
+        return buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Strings of plain letters with, somewhere (also past the first eight bytes, where the scan
+    /// reads words), a byte that must be escaped or that ends a plain word.
+    static func mixedStrings(count: Int, seed: UInt64) -> [String] {
+        var random = SplitMix64(seed: seed)
+        let pieces: [String] = ["a", "Z", "0", "-", ".", " ", "\"", "\\", "=", "\n", "\t", "\u{1}", "\u{7F}", "é", "🚀", "~", "!"]
+        return (0..<count).map { _ in
+            let length = Int(random.next(below: 40))
+            let special = Int(random.next(below: 4))
+            return (0..<length).map { _ in
+                Int(random.next(below: 4)) < special ? pieces[Int(random.next(below: pieces.count))] : "k"
+            }.joined()
+        }
+    }
+
+    @Test func jsonStringsAgreeWithTheJSONWriter() {
+        for text in Self.mixedStrings(count: 3_000, seed: 21) + ["", "12345678", "1234567\"", "abcdefghijklmno\u{1F}"] {
+            var expected: [UInt8] = []
+            JSONWriter.quotedString(text, into: &expected)
+            let got = Self.written(room: ByteCursor.logBound(of: text)) { $0.writeJSONString(text) }
+            #expect(got == String(decoding: expected, as: UTF8.self), "\(text.debugDescription)")
+            if got != String(decoding: expected, as: UTF8.self) { return }
+        }
+    }
+
+    @Test func textValuesAreBareExactlyWhenOnePlainWord() {
+        for text in Self.mixedStrings(count: 3_000, seed: 22) + ["", "12345678", "abcdefgh=", "abcdefghij\u{7F}"] {
+            let plain = !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"\"\\=".utf8.contains($0) }
+            var quoted: [UInt8] = []
+            JSONWriter.quotedString(text, into: &quoted)
+            let got = Self.written(room: ByteCursor.logBound(of: text)) { $0.writeTextValue(text) }
+            #expect(got == (plain ? text : String(decoding: quoted, as: UTF8.self)), "\(text.debugDescription)")
+            if got != (plain ? text : String(decoding: quoted, as: UTF8.self)) { return }
+        }
+    }
+
+    @Test func hexDigitsAgreeWithTheDigest() {
+        var random = SplitMix64(seed: 23)
+        let edges = [SHA256Digest(words: (0, 0, 0, 0)), SHA256Digest(words: (.max, .max, .max, .max))]
+        let digests = (0..<500).map { _ in
+            SHA256Digest(words: (random.next(), random.next(), random.next(), random.next()))
+        }
+        for digest in edges + digests {
+            #expect(Self.written(room: 64) { $0.writeHex(digest) } == digest.hex)
+        }
+    }
+
+    /// A loop spells a digest's hex once and reuses it while the same hash comes again: a new
+    /// hash, or an old one coming back, is spelled anew.
+    @Test func theRememberedHexFollowsTheDigest() {
+        var random = SplitMix64(seed: 24)
+        let pool = (0..<3).map { _ in SHA256Digest(words: (random.next(), random.next(), random.next(), random.next())) }
+        var memory = LogLineMemory()
+        for index in [0, 0, 1, 0, 2, 2, 1, 0] {
+            #expect(Self.written(room: 64) { memory.writeHex(pool[index], to: &$0) } == pool[index].hex)
+        }
+    }
+
+    /// A line reserves room for its longest form: every string field at its worst (all control
+    /// bytes, each six bytes escaped), the line still fits and parses.
+    @Test func aLineOfWorstCaseStringsFitsItsReservation() throws {
+        let worst = String(repeating: "\u{1}", count: 300)
+        var entry = Self.full
+        entry.client = worst
+        entry.operation = worst
+        entry.requestID = worst
+        entry.userAgent = worst
+        entry.clientName = worst
+        entry.clientVersion = worst
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+        #expect(object["operation"] as? String == worst)
+        #expect((object["user_agent"] as? String)?.utf8.count == AccessLogEntry.maxTextBytes)
+        var quoted: [UInt8] = []
+        JSONWriter.quotedString(worst, into: &quoted)
+        #expect(quoted.count == 6 * 300 + 2)
+        #expect(entry.line(.text).contains(" request_id=" + String(decoding: quoted, as: UTF8.self) + " "))
+    }
+
+    /// Known methods and `X-Cache` values are written from literals: each must be its own token.
+    @Test func methodsAndCacheValuesAreWrittenAsTheirTokens() throws {
+        let methods: [HTTPMethod] = [.get, .head, .post, .put, .delete, .options, .patch, .other("M-SEARCH"), .other("a b")]
+        for method in methods {
+            var entry = LoggingFormatTests.entry
+            entry.method = method
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+            #expect(object["method"] as? String == method.token)
+            var plain: [UInt8] = []
+            LogLineBytes.appendTextValue(method.token, to: &plain)
+            #expect(entry.line(.text).contains(" method=\(String(decoding: plain, as: UTF8.self)) status="))
+        }
+        for cache in XCache.allCases {
+            var entry = LoggingFormatTests.entry
+            entry.cache = cache
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+            #expect(object["cache"] as? String == cache.headerValue)
+            #expect(entry.line(.text).contains(" cache=\(cache.headerValue) operation="))
+        }
+    }
+
     @Test func textValuesAgreeWithTheRecordFormat() {
         #expect(LogLineFormat.textValue("plain") == "plain")
         #expect(LogLineFormat.textValue("") == #""""#)
@@ -116,43 +223,64 @@ import Testing
         return logging
     }
 
-    @Test func linesAreTakenWholeInLoopOrderAndTheWriterIsWokenOncePerBatch() {
+    /// What one take hands the writer: each loop's batch in loop order, the counts.
+    static func take(_ log: ProxyAccessLog) -> (batches: [[UInt8]], lines: Int, dropped: Int) {
+        var batches: [[UInt8]] = []
+        let (lines, dropped) = log.take { batches.append(Array($0)) }
+        return (batches, lines, dropped)
+    }
+
+    @Test func linesAreTakenWholeInLoopOrder() {
         let log = ProxyAccessLog(loopCount: 2, logging: Self.logging(.text))
-        let wakes = Atomic<Int>(0)
-        log.attach { wakes.add(1, ordering: .relaxed) }
         for index in 0..<3 {
             var entry = LoggingFormatTests.entry
             entry.status = 200 + index
             log.buffers[index % 2].append(entry)
         }
-        #expect(wakes.load(ordering: .relaxed) == 2, "one wake per buffer that turned non-empty")
-        var spares: [[UInt8]] = []
-        #expect(log.take(into: &spares) == 0)
-        let loop0 = String(decoding: spares[0], as: UTF8.self).split(separator: "\n")
-        let loop1 = String(decoding: spares[1], as: UTF8.self).split(separator: "\n")
+        let (batches, lines, dropped) = Self.take(log)
+        #expect(lines == 3 && dropped == 0)
+        let loop0 = String(decoding: batches[0], as: UTF8.self).split(separator: "\n")
+        let loop1 = String(decoding: batches[1], as: UTF8.self).split(separator: "\n")
         #expect(loop0.count == 2 && loop1.count == 1)
         #expect(loop0[0].contains(" status=200 ") && loop0[1].contains(" status=202 ") && loop1[0].contains(" status=201 "))
-        #expect(spares.allSatisfy { $0.last == UInt8(ascii: "\n") })
-        // Taken: the next line wakes the writer again, and the next take holds only it.
+        #expect(batches.allSatisfy { $0.last == UInt8(ascii: "\n") })
+        // Taken: the next take holds only what came after.
         log.buffers[0].append(LoggingFormatTests.entry)
-        #expect(wakes.load(ordering: .relaxed) == 3)
-        _ = log.take(into: &spares)
-        #expect(String(decoding: spares[0], as: UTF8.self).split(separator: "\n").count == 1)
-        #expect(spares[1].isEmpty)
+        let next = Self.take(log)
+        #expect(next.lines == 1)
+        #expect(String(decoding: next.batches[0], as: UTF8.self).split(separator: "\n").count == 1)
+        #expect(next.batches[1].isEmpty)
+    }
+
+    /// The writer is woken only out of its parked sleep: while lines keep coming it polls, and no
+    /// loop pays for a wake-up.
+    @Test func aLineWakesTheWriterOnlyWhenItParked() {
+        let log = ProxyAccessLog(loopCount: 2, logging: Self.logging(.text))
+        let wakes = Atomic<Int>(0)
+        log.attach { wakes.add(1, ordering: .relaxed) }
+        log.buffers[0].append(LoggingFormatTests.entry)
+        #expect(wakes.load(ordering: .relaxed) == 1, "the writer starts parked")
+        log.buffers[1].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LoggingFormatTests.entry)
+        #expect(wakes.load(ordering: .relaxed) == 1, "awake: no second wake")
+        #expect(!log.park(), "lines wait: the writer may not park")
+        #expect(Self.take(log).lines == 3)
+        #expect(log.park())
+        log.buffers[1].append(LoggingFormatTests.entry)
+        #expect(wakes.load(ordering: .relaxed) == 2, "parked: the first line wakes it")
+        log.buffers[1].append(LoggingFormatTests.entry)
+        #expect(wakes.load(ordering: .relaxed) == 2)
     }
 
     @Test func offWritesNothingAndAReloadTurnsItOnInTheNewFormat() throws {
         let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.json, .off))
         #expect(!log.buffers[0].isOn)
         log.buffers[0].append(LoggingFormatTests.entry)
-        var spares: [[UInt8]] = []
-        _ = log.take(into: &spares)
-        #expect(spares[0].isEmpty)
+        #expect(Self.take(log).batches[0].isEmpty)
         log.apply(Self.logging(.json, .file("/tmp/x")))
         #expect(log.buffers[0].isOn)
         log.buffers[0].append(LoggingFormatTests.entry)
-        _ = log.take(into: &spares)
-        let object = try JSONSerialization.jsonObject(with: Data(spares[0].dropLast())) as? [String: Any]
+        let object = try JSONSerialization.jsonObject(with: Data(Self.take(log).batches[0].dropLast())) as? [String: Any]
         #expect(object?["type"] as? String == "access")
     }
 
@@ -166,16 +294,17 @@ import Testing
         let started = ContinuousClock.now
         for _ in 0..<total { log.buffers[0].append(LoggingFormatTests.entry) }
         let elapsed = ContinuousClock.now - started
-        var spares: [[UInt8]] = []
-        let dropped = log.take(into: &spares)
+        let (batches, lines, dropped) = Self.take(log)
         #expect(dropped == total - fitting)
-        #expect(spares[0].count == fitting * lineBytes)
-        #expect(spares[0].count < ProxyAccessLog.maxBufferedBytes + lineBytes)
+        #expect(lines == fitting)
+        #expect(batches[0].count == fitting * lineBytes)
+        #expect(batches[0].count < ProxyAccessLog.maxBufferedBytes + lineBytes)
         #expect(log.droppedLines == dropped)
         #expect(elapsed < .seconds(5), "appending never waits for the writer")
         // Once taken, lines are accepted again.
         log.buffers[0].append(LoggingFormatTests.entry)
-        #expect(log.take(into: &spares) == 0)
-        #expect(spares[0].count == lineBytes)
+        let next = Self.take(log)
+        #expect(next.dropped == 0)
+        #expect(next.batches[0].count == lineBytes)
     }
 }

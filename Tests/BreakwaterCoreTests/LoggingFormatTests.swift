@@ -51,7 +51,7 @@ import Testing
     }
 
     static let entry = AccessLogEntry(
-        time: LogTimestamp(millisecondsSinceEpoch: 0), client: "10.0.0.1", method: "GET", status: 200, cache: "HIT",
+        time: LogTimestamp(millisecondsSinceEpoch: 0), client: "10.0.0.1", method: "GET", status: 200, cache: .hit,
         operation: "GetLaunches", hash: SHA256Digest(hex: String(repeating: "ab", count: 32)), duration: .microseconds(412),
         bytes: 1234, requestID: "r-1", userAgent: String(repeating: "u", count: 300), clientName: "ios")
 

@@ -115,6 +115,32 @@ import Testing
         #expect(!proxy.process.output.contains { $0.contains("before-rotate") }, "nothing on stdout")
     }
 
+    /// The log writer polls while lines come and parks when a take finds none, to be woken by
+    /// the next line: a burst's lines and the lines after idle spells all arrive, each once (in
+    /// order per loop; batches of different loops are written one loop after the other).
+    @Test func everyAccessLineArrivesOnceAcrossBurstsAndIdleSpells() throws {
+        let origin = try DemoOriginProcess()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-access-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("access.log").path
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  access_log: \(file)\n")
+        var sent: [String] = []
+        for round in 0..<3 {
+            for index in 0..<(round == 0 ? 150 : 2) {
+                sent.append("line-\(round)-\(index)")
+                _ = try proxy.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", sent.last!)])
+            }
+            try waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("=\(sent.last!) ") == true }
+            Thread.sleep(forTimeInterval: 0.15)  // no line comes: the writer parks
+        }
+        let logged = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("request_id=") }?.dropFirst("request_id=".count)
+        }
+        #expect(logged.count == sent.count)
+        #expect(logged.map(String.init).sorted() == sent.sorted())
+    }
+
     @Test func accessLogOffWritesNoLinesAndStderrGoesToStderr() throws {
         let origin = try DemoOriginProcess()
         let off = try cachingProxy(origin: origin, extra: "logging:\n  access_log: off\n")

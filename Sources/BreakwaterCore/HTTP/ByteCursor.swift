@@ -21,6 +21,17 @@ package struct ByteCursor {
         position += count
     }
 
+    /// `count` bytes from `bytes`.
+    @inline(__always)
+    package mutating func write(_ bytes: UnsafeRawPointer, count: Int) {
+        UnsafeMutableRawPointer(position).copyMemory(from: bytes, byteCount: count)
+        position += count
+    }
+
+    /// Moves past `count` bytes the caller stored at `position` itself.
+    @inline(__always)
+    package mutating func skip(_ count: Int) { position += count }
+
     /// `text`'s UTF-8 bytes, copied at once from its contiguous storage when it has one.
     @inline(__always)
     package mutating func write(_ text: String) {

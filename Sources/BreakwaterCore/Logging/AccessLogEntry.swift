@@ -1,17 +1,17 @@
 // One access-log line (SPEC section 6): time, client address, method, status, X-Cache, operation
 // name and hash, error code, duration, origin status and duration, response bytes, request id,
 // user agent, Apollo client name and version. Never variables, never other header values.
-// Built on the event loop from values it already holds and appended there, as bytes, to the
-// loop's access-log buffer (AccessLogEntry+Line.swift).
+// A value for tests and one-off lines: the proxy writes its lines from the request's own values
+// straight into the loop's buffer (AccessLogLine), building no entry.
 
 /// What the access log records about one answered request.
 package struct AccessLogEntry: Sendable, CustomStringConvertible {
     package var time: LogTimestamp
     package var client: String
-    package var method: String
+    package var method: HTTPMethod
     package var status: Int
     /// `X-Cache`: HIT, STALE, MISS, BYPASS; nil for answers Breakwater gave itself.
-    package var cache: String?
+    package var cache: XCache?
     package var operation: String?
     package var hash: SHA256Digest?
     /// The GraphQL error code Breakwater answered with, if any.
@@ -28,7 +28,7 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     package var clientVersion: String?
 
     package init(
-        time: LogTimestamp, client: String, method: String, status: Int, cache: String? = nil,
+        time: LogTimestamp, client: String, method: HTTPMethod, status: Int, cache: XCache? = nil,
         operation: String? = nil, hash: SHA256Digest? = nil, errorCode: String? = nil, bypassReason: String? = nil,
         duration: Duration, originStatus: Int? = nil, originDuration: Duration? = nil, bytes: Int,
         requestID: String? = nil, userAgent: String? = nil, clientName: String? = nil, clientVersion: String? = nil
@@ -53,15 +53,23 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     }
 
     /// Longest user agent, client name or version kept: a client cannot blow up a line.
-    package static let maxTextBytes = 256
+    package static let maxTextBytes = AccessLogLine.maxTextBytes
 
-    /// The line in `format`, without its newline (tests and one-off lines; the proxy appends
-    /// lines to its per-loop buffer with `append(to:format:times:)`).
+    /// Appends the line, its newline included, to `buffer`.
+    package func append(to buffer: inout LogLineBuffer, format: Configuration.LogFormat, memory: inout LogLineMemory) {
+        AccessLogLine.append(
+            to: &buffer, format: format, memory: &memory, time: time, client: client, method: method, status: status,
+            cache: cache, operation: operation, hash: hash, errorCode: errorCode, bypassReason: bypassReason,
+            duration: duration, originStatus: originStatus, originDuration: originDuration, bytes: bytes,
+            requestID: requestID, userAgent: userAgent, clientName: clientName, clientVersion: clientVersion)
+    }
+
+    /// The line in `format`, without its newline.
     package func line(_ format: Configuration.LogFormat) -> String {
-        var bytes: [UInt8] = []
-        var times = LogTimeCache()
-        append(to: &bytes, format: format, times: &times)
-        return String(decoding: bytes, as: UTF8.self)
+        var buffer = LogLineBuffer()
+        var memory = LogLineMemory()
+        append(to: &buffer, format: format, memory: &memory)
+        return buffer.withUnsafeBytes { String(decoding: $0.dropLast(), as: UTF8.self) }
     }
 
     /// The JSON form, also the `description` (what a plain swift-log handler would print).

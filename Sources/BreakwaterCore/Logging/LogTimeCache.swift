@@ -5,24 +5,38 @@
 package struct LogTimeCache: Sendable {
     /// The second `prefix` is for, in seconds since the epoch; `Int64.min` before the first line.
     private var second = Int64.min
-    /// `YYYY-MM-DDTHH:MM:SS.`: the first 20 bytes of `LogTimestamp.rfc3339`.
-    private var prefix: [UInt8] = []
+    /// `YYYY-MM-DDTHH:MM:SS.`: the first 20 bytes of `LogTimestamp.rfc3339`, in memory order.
+    private var prefix: (UInt64, UInt64, UInt32) = (0, 0, 0)
 
     package init() {}
 
-    /// Appends `time` as `LogTimestamp.rfc3339` writes it (`...SS.mmmZ`), quotes not included.
-    package mutating func append(_ time: LogTimestamp, to out: inout [UInt8]) {
-        let (seconds, milliseconds) = time.millisecondsSinceEpoch.floorDividedBy(1000)
+    /// Bytes `write` writes.
+    package static let length = 24
+
+    /// Writes `time` as `LogTimestamp.rfc3339` writes it (`...SS.mmmZ`), quotes not included.
+    package mutating func write(_ time: LogTimestamp, to line: inout ByteCursor) {
+        let (seconds, fraction) = time.millisecondsSinceEpoch.floorDividedBy(1000)
         if seconds != second {
             // Once a second: the exact text of that second's first millisecond, cut before the fraction.
-            prefix = Array(LogTimestamp(millisecondsSinceEpoch: seconds * 1000).rfc3339.utf8.dropLast(4))
+            let text = Array(LogTimestamp(millisecondsSinceEpoch: seconds * 1000).rfc3339.utf8.prefix(20))
+            withUnsafeMutableBytes(of: &prefix) { $0.copyBytes(from: text) }
             second = seconds
         }
-        out.append(contentsOf: prefix)
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
-        out.append(UInt8(ascii: "Z"))
+        withUnsafeBytes(of: &prefix) { line.write($0.baseAddress!, count: 20) }
+        let milliseconds = Int(fraction)
+        line.write(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 100))
+        line.write(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 10 % 10))
+        line.write(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds % 10))
+        line.write(UInt8(ascii: "Z"))
+    }
+
+    /// Appends `time` as `write` writes it (tests, one-off lines).
+    package mutating func append(_ time: LogTimestamp, to out: inout [UInt8]) {
+        var buffer = LogLineBuffer(capacity: Self.length)
+        var line = ByteCursor(buffer.reserve(Self.length))
+        write(time, to: &line)
+        buffer.commit(upTo: line.position)
+        buffer.withUnsafeBytes { out.append(contentsOf: $0) }
     }
 }
 

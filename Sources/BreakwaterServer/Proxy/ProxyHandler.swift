@@ -65,7 +65,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         var flow = flow
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(
-            responder: responder, client: flow.client, started: started, method: flow.request.method.token,
+            responder: responder, client: flow.client, started: started, method: flow.request.method,
             operationName: flow.operation?.operationName ?? flow.requested.operationName,
             documentHash: flow.operation?.document.digest ?? flow.requested.digest,
             statistics: statistics, accessLog: accessLog)

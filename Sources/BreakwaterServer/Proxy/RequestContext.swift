@@ -8,14 +8,14 @@ final class RequestContext: Sendable {
     let responder: any HTTPResponder
     let client: ClientView
     private let started: ContinuousClock.Instant
-    private let method: String
+    private let method: HTTPMethod
     private let operationName: String?
     private let documentHash: SHA256Digest?
     private let statistics: LoopStatistics
     private let accessLog: ProxyLogBuffer
 
     init(
-        responder: any HTTPResponder, client: ClientView, started: ContinuousClock.Instant, method: String,
+        responder: any HTTPResponder, client: ClientView, started: ContinuousClock.Instant, method: HTTPMethod,
         operationName: String?, documentHash: SHA256Digest?, statistics: LoopStatistics, accessLog: ProxyLogBuffer
     ) {
         self.responder = responder
@@ -41,22 +41,22 @@ final class RequestContext: Sendable {
                 clientVersion: identity?.clientVersion)
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
-        if accessLog.isOn {
-            accessLog.append(accessEntry(reply, identity: identity, errorCode: errorCode, upstream: upstream, total: total))
-        }
+        if accessLog.isOn { log(reply, identity: identity, errorCode: errorCode, upstream: upstream, total: total) }
         responder.respond(reply.response)
     }
 
-    /// The access-log fields of this answer; the client's identity comes with its responder.
-    private func accessEntry(
+    /// Writes this answer's access-log line into the loop's buffer, from the values at hand.
+    private func log(
         _ reply: FlowReply, identity: RequestIdentity?, errorCode: String?, upstream: Duration?, total: Duration
-    ) -> AccessLogEntry {
-        AccessLogEntry(
-            time: .now,
-            client: identity?.remoteAddress ?? "", method: method, status: reply.response.status,
-            cache: reply.cache?.headerValue, operation: operationName, hash: documentHash,
-            errorCode: errorCode, bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
-            originDuration: upstream, bytes: reply.response.bodyCount, requestID: identity?.requestID,
-            userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
+    ) {
+        accessLog.append { buffer, format, memory in
+            AccessLogLine.append(
+                to: &buffer, format: format, memory: &memory, time: .now, client: identity?.remoteAddress ?? "",
+                method: method, status: reply.response.status, cache: reply.cache,
+                operation: operationName, hash: documentHash, errorCode: errorCode,
+                bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
+                originDuration: upstream, bytes: reply.response.bodyCount, requestID: identity?.requestID,
+                userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
+        }
     }
 }

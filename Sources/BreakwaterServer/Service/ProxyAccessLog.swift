@@ -33,29 +33,45 @@ package final class ProxyAccessLog: Sendable {
     /// Lines dropped so far because the writer fell behind.
     package var droppedLines: Int { droppedTotal.load(ordering: .relaxed) }
 
-    /// Registers the writer: `wake` is called when a buffer gets its first line since the last take.
+    /// Registers the writer: `wake` is called when a line arrives while the writer is parked.
     package func attach(writer wake: @escaping @Sendable () -> Void) {
         control.attach(wake)
     }
 
-    /// Takes every loop's lines in loop order: `spares` (one per loop, grown as needed) then hold
-    /// them. Returns the lines dropped since the last take.
-    package func take(into spares: inout [[UInt8]]) -> Int {
-        while spares.count < buffers.count { spares.append([]) }
-        var dropped = 0
-        for (index, buffer) in buffers.enumerated() {
-            dropped += buffer.take(into: &spares[index]).dropped
+    /// Takes every loop's lines in loop order, handing each loop's batch to `write`. Returns the
+    /// lines taken and the lines dropped since the last take.
+    package func take(_ write: (UnsafeRawBufferPointer) -> Void) -> (lines: Int, dropped: Int) {
+        var lines = 0, dropped = 0
+        for buffer in buffers {
+            let counts = buffer.take(write)
+            lines += counts.lines
+            dropped += counts.dropped
         }
         if dropped > 0 { droppedTotal.add(dropped, ordering: .relaxed) }
-        return dropped
+        return (lines, dropped)
+    }
+
+    /// The writer found nothing to take and will sleep until woken: from now on the first line a
+    /// loop writes wakes it. Returns false (stay awake) when a line arrived meanwhile.
+    package func park() -> Bool {
+        control.setParked(true)
+        // A line written before the flag was seen must not wait for a wake that never comes:
+        // each buffer's lock orders this check after the store, or its line before it.
+        guard buffers.allSatisfy(\.isEmpty) else {
+            control.setParked(false)
+            return false
+        }
+        return true
     }
 }
 
-/// What every loop's buffer reads: the format (or off) and the writer to wake.
+/// What every loop's buffer reads: the format (or off), and the writer to wake when it parked.
 final class ProxyLogControl: Sendable {
     /// 0 off, 1 text, 2 JSON: read for every answer, set on reload.
     private let mode: Atomic<UInt8>
     private let writer = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The writer sleeps until woken (it found no line last time); false while it polls.
+    private let parked = Atomic<Bool>(true)
 
     init(_ logging: Configuration.Logging) {
         mode = Atomic(Self.mode(logging))
@@ -78,8 +94,14 @@ final class ProxyLogControl: Sendable {
         writer.withLock { $0 = wake }
     }
 
-    func wakeWriter() {
+    /// Wakes the writer if it parked (it then polls on its own while lines keep coming).
+    func wakeWriterIfParked() {
+        guard parked.load(ordering: .relaxed), parked.exchange(false, ordering: .acquiringAndReleasing) else { return }
         writer.withLock { $0 }?()
+    }
+
+    func setParked(_ value: Bool) {
+        parked.store(value, ordering: .sequentiallyConsistent)
     }
 
     private static func mode(_ logging: Configuration.Logging) -> UInt8 {

@@ -1,7 +1,8 @@
-// One event loop's access-log buffer: each answered request's line is formatted straight into it
-// (bytes, a per-second cached time, no swift-log record), and the log writer thread takes the
-// whole buffer in exchange for an empty one, once per batch. A loop never waits for the output:
-// past `ProxyAccessLog.maxBufferedBytes` not yet taken, lines are dropped and counted.
+// One event loop's access-log buffer: each answered request's line is written straight into it
+// (AccessLogLine: bytes through a raw cursor, a per-second cached time, no entry, no swift-log
+// record), and the log writer thread swaps it for its emptied spare once per batch and writes
+// it. A loop never waits for the output: past `ProxyAccessLog.maxBufferedBytes` not yet taken,
+// lines are dropped and counted.
 
 import BreakwaterCore
 import Synchronization
@@ -12,16 +13,19 @@ import Glibc
 
 /// The access-log lines one loop wrote since the writer last took them.
 package final class ProxyLogBuffer: Sendable {
-    private struct State {
-        var bytes: [UInt8] = []
+    private struct State: ~Copyable {
+        var bytes = LogLineBuffer(capacity: 4096)
         var lines = 0
         var dropped = 0
-        var times = LogTimeCache()
+        var memory = LogLineMemory()
     }
 
-    /// Taken by the loop for one line and by the writer for one swap; almost never contended
-    /// (a coalesced answer may be logged from the fetching loop's thread, hence a lock at all).
+    /// Taken by the loop for one line and by the writer for one swap: an uncontended lock is two
+    /// atomic operations (a coalesced answer may be logged from the fetching loop's thread, hence
+    /// a lock at all).
     private let state = Mutex(State())
+    /// The writer's side of the swap: the last batch taken, written outside `state`'s lock.
+    private let taken = Mutex(LogLineBuffer(capacity: 4096))
     private let control: ProxyLogControl
 
     init(control: ProxyLogControl) {
@@ -31,8 +35,9 @@ package final class ProxyLogBuffer: Sendable {
     /// Whether answers should be logged at all (`logging.access_log` is not `off`).
     package var isOn: Bool { control.format != nil }
 
-    /// Appends `entry`'s line.
-    package func append(_ entry: AccessLogEntry) {
+    /// Appends one line that `write` writes (with `AccessLogLine.append`) into the loop's buffer,
+    /// in the format the last reload set.
+    func append(_ write: (inout LogLineBuffer, Configuration.LogFormat, inout LogLineMemory) -> Void) {
         guard let format = control.format else { return }
         let becameNonEmpty = state.withLock { state -> Bool in
             guard state.bytes.count < ProxyAccessLog.maxBufferedBytes else {
@@ -40,26 +45,37 @@ package final class ProxyLogBuffer: Sendable {
                 return false
             }
             let wasEmpty = state.bytes.isEmpty
-            entry.append(to: &state.bytes, format: format, times: &state.times)
-            state.bytes.append(UInt8(ascii: "\n"))
+            write(&state.bytes, format, &state.memory)
             state.lines += 1
             return wasEmpty
         }
-        // The writer sleeps until some buffer has lines: tell it once per batch, not per line.
-        if becameNonEmpty { control.wakeWriter() }
+        // A writer that went idle is woken by the first line after; a busy one comes back by itself.
+        if becameNonEmpty { control.wakeWriterIfParked() }
     }
 
-    /// Exchanges the buffered lines for `spare` (emptied, its capacity kept for the next batch):
-    /// afterwards `spare` holds the lines; returns their count and the lines dropped since.
-    func take(into spare: inout [UInt8]) -> (lines: Int, dropped: Int) {
-        spare.removeAll(keepingCapacity: true)
-        return state.withLock { state in
-            swap(&state.bytes, &spare)
-            defer {
-                state.lines = 0
-                state.dropped = 0
+    /// Appends `entry`'s line (tests, one-off lines).
+    package func append(_ entry: AccessLogEntry) {
+        append { entry.append(to: &$0, format: $1, memory: &$2) }
+    }
+
+    /// Whether no line waits.
+    var isEmpty: Bool { state.withLock { $0.bytes.isEmpty } }
+
+    /// Takes the buffered lines (an exchange of buffers under the lock) and hands them to `write`;
+    /// returns their count and the lines dropped since the last take. Only the writer calls this.
+    func take(_ write: (UnsafeRawBufferPointer) -> Void) -> (lines: Int, dropped: Int) {
+        taken.withLock { taken in
+            let counts = state.withLock { state in
+                swap(&state.bytes, &taken)
+                defer {
+                    state.lines = 0
+                    state.dropped = 0
+                }
+                return (state.lines, state.dropped)
             }
-            return (state.lines, state.dropped)
+            taken.withUnsafeBytes(write)
+            taken.removeAll()
+            return counts
         }
     }
 }

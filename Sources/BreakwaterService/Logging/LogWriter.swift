@@ -1,8 +1,9 @@
 // The one thread that writes log lines. Event loops never wait for a terminal, a pipe or a disk:
 // a swift-log record is appended to a bounded queue under a short lock (rendered and written
 // here, in order), and access-log lines are already bytes in per-loop buffers (ProxyAccessLog),
-// taken here whole, at most every `accessBatchInterval`. A full queue or buffer drops lines and
-// says how many, rather than block.
+// taken here whole, one write per loop every `accessBatchInterval` while lines keep coming (the
+// writer polls then, and parks when a take finds nothing: the first line after wakes it). A full
+// queue or buffer drops lines and says how many, rather than block.
 
 import BreakwaterCore
 import BreakwaterServer
@@ -35,7 +36,7 @@ final class LogWriter: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [Item] = []  // guarded by condition
     private var dropped = 0  // guarded by condition
-    /// A loop's access-log buffer got its first line since the last take.
+    /// A loop wrote a line while this thread was parked.
     private var accessWaiting = false  // guarded by condition
     private var accessLog: ProxyAccessLog?  // guarded by condition
 
@@ -43,8 +44,6 @@ final class LogWriter: @unchecked Sendable {
     private var format = Configuration.LogFormat.text
     private var destination = Configuration.AccessLogDestination.stdout
     private var accessFile: Int32 = -1
-    /// The loops' access-log lines, once taken (one buffer per loop, reused batch after batch).
-    private var accessBatches: [[UInt8]] = []
 
     init() {
         let thread = Thread { [self] in run() }
@@ -65,7 +64,7 @@ final class LogWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Takes `log`'s lines from now on; its loops wake this thread when lines arrive.
+    /// Takes `log`'s lines from now on; its loops wake this thread when lines arrive while it is parked.
     func attach(_ log: ProxyAccessLog) {
         condition.lock()
         accessLog = log
@@ -73,7 +72,7 @@ final class LogWriter: @unchecked Sendable {
         log.attach { [weak self] in self?.accessLinesArrived() }
     }
 
-    /// Called by a loop (once per batch, not per line): lines are waiting in its buffer.
+    /// Called by a loop (once per idle spell, not per line): lines are waiting in its buffer.
     private func accessLinesArrived() {
         condition.lock()
         accessWaiting = true
@@ -90,11 +89,16 @@ final class LogWriter: @unchecked Sendable {
     }
 
     private func run() {
+        Self.nameThread("breakwater-log")
         var batch: [Item] = []
         var stdout: [UInt8] = [], stderr: [UInt8] = []
+        // The last take found access lines: take again after the interval, unwoken.
+        var polling = false
         while true {
             condition.lock()
-            while pending.isEmpty && !accessWaiting { condition.wait() }
+            if !polling {
+                while pending.isEmpty && !accessWaiting { condition.wait() }
+            }
             let onlyAccessLines = pending.isEmpty
             condition.unlock()
             // Access lines alone: let the batch grow for a moment (records and flushes do not wait).
@@ -127,27 +131,32 @@ final class LogWriter: @unchecked Sendable {
                     done.signal()
                 }
             }
-            writeAccessLines(accessLog, &stdout, &stderr)
+            let taken = writeAccessLines(accessLog, &stdout, &stderr)
             batch.removeAll(keepingCapacity: true)
+            polling = taken > 0 || accessLog?.park() == false
         }
     }
 
-    /// Takes every loop's access-log lines and writes them, after the records before them.
-    private func writeAccessLines(_ accessLog: ProxyAccessLog?, _ stdout: inout [UInt8], _ stderr: inout [UInt8]) {
-        if let accessLog {
-            let lost = accessLog.take(into: &accessBatches)
-            if lost > 0 { warnDropped(lost, what: "access-log lines", to: &stderr) }
-        }
+    /// Writes the records so far, then takes every loop's access-log lines and writes them (one
+    /// write per loop); returns how many lines it took.
+    @discardableResult
+    private func writeAccessLines(_ accessLog: ProxyAccessLog?, _ stdout: inout [UInt8], _ stderr: inout [UInt8]) -> Int {
         Self.write(&stdout, to: 1)
         Self.write(&stderr, to: 2)
-        for index in accessBatches.indices {
-            switch destination {
-            case .stdout: Self.write(&accessBatches[index], to: 1)
-            case .stderr: Self.write(&accessBatches[index], to: 2)
-            case .file: Self.write(&accessBatches[index], to: accessFile)
-            case .off: accessBatches[index].removeAll(keepingCapacity: true)
-            }
+        guard let accessLog else { return 0 }
+        let descriptor: Int32
+        switch destination {
+        case .stdout: descriptor = 1
+        case .stderr: descriptor = 2
+        case .file: descriptor = accessFile
+        case .off: descriptor = -1
         }
+        let (lines, lost) = accessLog.take { Self.write($0, to: descriptor) }
+        if lost > 0 {
+            warnDropped(lost, what: "access-log lines", to: &stderr)
+            Self.write(&stderr, to: 2)
+        }
+        return lines
     }
 
     private func warnDropped(_ count: Int, what: String, to stderr: inout [UInt8]) {
@@ -155,6 +164,16 @@ final class LogWriter: @unchecked Sendable {
             time: .now, level: "warning", label: "breakwater",
             message: "log writer fell behind: \(what) dropped", fields: [("dropped", "\(count)")])
         append(LogLineFormat.line(note, format: format), to: &stderr)
+    }
+
+    /// Names the calling thread (for `top -H`, and for scripts/access-log-cost.sh, which reads
+    /// this thread's CPU time); Linux only, quietly nothing elsewhere.
+    private static func nameThread(_ name: String) {
+        let file = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard file >= 0 else { return }
+        var bytes = Array(name.utf8)
+        write(&bytes, to: file)
+        _ = close(file)
     }
 
     private static func sleep(_ duration: Duration) {
@@ -184,17 +203,20 @@ final class LogWriter: @unchecked Sendable {
     /// Writes the whole buffer (retrying short writes and EINTR) and empties it.
     private static func write(_ buffer: inout [UInt8], to descriptor: Int32) {
         defer { buffer.removeAll(keepingCapacity: true) }
-        guard descriptor >= 0, !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        buffer.withUnsafeBytes { write($0, to: descriptor) }
+    }
+
+    /// Writes all of `bytes` (retrying short writes and EINTR); a failed write loses them.
+    private static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {
+        guard descriptor >= 0, !bytes.isEmpty else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 }
