@@ -7,38 +7,45 @@ import Synchronization
 /// A hit hands out this object, and answers with its `response` bytes as they are: the ETag line,
 /// the stored extra lines, Content-Length and the body, serialised once when the entry was made.
 package final class CacheEntry: Sendable {
-    /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself,
-    /// its SIEVE slot, its dictionary slot, the array header of its prebuilt answer, and the
-    /// allocator's share. Measured, not guessed: `bench/memory.sh` saw about 670 resident bytes
-    /// per 1 KiB entry beyond its body (100k entries, 2026-11-23), of which the prebuilt lines
-    /// (about 60) are counted one by one; so that `cache.max_bytes` bounds the process's memory,
-    /// not only the bodies.
-    package static let fixedOverhead = 640
+    /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself
+    /// (128 with the allocator's header), the array header of its prebuilt answer and the
+    /// allocator's share of it (about 48), its SIEVE slot and visited bit (about 33 with the
+    /// array's growth), its key-table bucket (about 21 at three quarters full at most), and the
+    /// rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439
+    /// resident bytes per 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and prebuilt
+    /// lines, of which about 40 were its 8 tags' index slots; so that `cache.max_bytes` bounds
+    /// the process's memory, not only the bodies.
+    package static let fixedOverhead = 320
 
-    /// Bytes charged for each tag beyond its text: its string storage and its tag-index slot.
-    package static let perTagOverhead = 48
+    /// Bytes charged for each tag beyond its text: its element of the entry's tag list (16, when
+    /// the list is not shared with other entries) and its slot number in the tag index (4, with
+    /// the list's growth about 5).
+    package static let perTagOverhead = 24
 
     package let key: CacheKey
     /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
     package let response: PrebuiltResponse
-    package let contentType: String
-    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
-    package let publicCacheControl: String
     /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
     package let storedAt: ContinuousClock.Instant
     /// The same instant on the wall clock, which other hosts of a fleet understand too.
     package let storedAtWallClock: WallClockTime
-    package let ttl: Duration
-    package let staleWhileRevalidate: Duration
-    package let staleIfError: Duration
-    package let documentDigest: SHA256Digest
-    package let operationName: String?
+    /// What this entry shares with the other entries of its operation (one object for all).
+    private let shape: CacheEntryShape
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
-    package let isPerUser: Bool
     /// What the entry counts against the store's memory bound: its prebuilt answer (lines and
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package let cost: Int
+
+    package var contentType: String { shape.fields.contentType }
+    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
+    package var publicCacheControl: String { shape.publicCacheControl }
+    package var ttl: Duration { shape.fields.ttl }
+    package var staleWhileRevalidate: Duration { shape.fields.staleWhileRevalidate }
+    package var staleIfError: Duration { shape.fields.staleIfError }
+    package var documentDigest: SHA256Digest { shape.fields.documentDigest }
+    package var operationName: String? { shape.fields.operationName }
+    package var isPerUser: Bool { shape.fields.isPerUser }
 
     package init(
         key: CacheKey,
@@ -58,22 +65,24 @@ package final class CacheEntry: Sendable {
     ) {
         self.key = key
         response = PrebuiltResponse(fields: [("ETag", etag)] + extraHeaders, body: body)
-        self.contentType = contentType
-        publicCacheControl = Self.internedCacheControl(
-            ttl: ttl, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
         self.storedAt = storedAt
         self.storedAtWallClock = storedAtWallClock
-        self.ttl = ttl
-        self.staleWhileRevalidate = staleWhileRevalidate
-        self.staleIfError = staleIfError
-        self.documentDigest = documentDigest
-        self.operationName = operationName
-        self.tags = tags
-        self.isPerUser = isPerUser
+        shape = CacheEntryShape.shared(
+            CacheEntryShape.Fields(
+                documentDigest: documentDigest, operationName: operationName, ttl: ttl,
+                staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
+                isPerUser: isPerUser))
+        self.tags = tags.isEmpty || tags.count > Self.sharedTagListLength ? tags : Self.tagLists.shared(tags) { $0 }
         var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
         self.cost = cost
     }
+
+    /// Tag lists seen lately, so that the entries of one list query (one page of launches for
+    /// every value of an unrelated variable, say) hold one copy of their identical tags. Short
+    /// lists only, so that the table itself stays small (at most 1024 x 32 tags).
+    private static let tagLists = InternTable<[String], [String]>(limit: 1024)
+    private static let sharedTagListLength = 32
 
     /// The gzip form of the answer, made by the first client that accepts it (SPEC 5: once per
     /// entry, not per hit); holds nil when compressing did not make the body smaller.
@@ -120,24 +129,6 @@ package final class CacheEntry: Sendable {
             fields.append((name, String(decoding: value, as: UTF8.self)))
         }
         return fields
-    }
-
-    /// Distinct Cache-Control values, shared by the entries that carry them (a handful: one per
-    /// TTL in use), so that no entry holds a copy of its own.
-    private static let cacheControls = Mutex<[Duration: String]>([:])
-
-    private static func internedCacheControl(
-        ttl: Duration, staleWhileRevalidate: Duration, staleIfError: Duration
-    ) -> String {
-        let value = CacheResponseHeaders.cacheControl(
-            isPublicGET: true, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
-        return cacheControls.withLock { known in
-            // Keyed by what varies between entries in practice; the windows are checked by value.
-            if let shared = known[ttl], shared == value { return shared }
-            if known.count >= 256 { known.removeAll() }
-            known[ttl] = value
-            return value
-        }
     }
 
     /// The strong entity tag of `body`: the first 16 bytes of its SHA-256 in hex, quoted.

@@ -7,14 +7,15 @@
 /// feeding all 32 to the hasher would cost more and spread no better.
 package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     package let digest: SHA256Digest
-    /// The digest's first 8 bytes.
-    private let prefix: UInt64
 
     /// Wraps a digest already computed by `make` (for example one read back from a shared tier).
     package init(digest: SHA256Digest) {
         self.digest = digest
-        prefix = digest.words.0
     }
+
+    /// The digest's first 8 bytes (32 bytes a key, nothing stored beside the digest).
+    @inline(__always)
+    package var prefix: UInt64 { digest.words.0 }
 
     /// The key of a response, from the parts SPEC section 5 names.
     ///

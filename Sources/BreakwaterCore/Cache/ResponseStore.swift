@@ -88,6 +88,12 @@ package final class ResponseStore: Sendable {
         return statistics
     }
 
+    /// Slots allocated over all shards, holding an entry or free for the next (for tests: a freed
+    /// slot is reused before the slot array grows).
+    package var slotCapacity: Int {
+        shards.reduce(0) { total, shard in total + shard.state.withLock { $0.slotCapacity } }
+    }
+
     /// Every way the shards' bookkeeping is inconsistent; empty when all is well (for tests).
     package func consistencyProblems() -> [String] {
         shards.enumerated().flatMap { number, shard in

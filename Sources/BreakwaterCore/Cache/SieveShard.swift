@@ -11,19 +11,24 @@
 /// The queue is linked by indices into one array of slots (freed slots are reused), so no node is
 /// an object of its own. Every operation is O(1) amortised, purges O(entries purged).
 struct SieveShard {
+    /// One entry's place: 24 bytes, in one array with the others (its visited bit is apart).
     private struct Slot {
         /// Nil while the slot is on the free list, so that a removed entry is released at once.
         var entry: CacheEntry?
-        var isVisited = false
-        /// When a soft purge made the entry stale; nil if none did.
-        var staleSince: ContinuousClock.Instant?
-        /// The next newer slot (toward the head), or `none`.
-        var newer: Int
+        /// When a soft purge made the entry stale, in nanoseconds after `SieveShard.epoch`;
+        /// `notStale` if none did.
+        var staleSince: Int64
+        /// The next newer slot (toward the head), or `none`; on the free list, the next free slot.
+        var newer: UInt32
         /// The next older slot (toward the tail), or `none`.
-        var older: Int
+        var older: UInt32
     }
 
-    private static var none: Int { -1 }
+    private static var none: UInt32 { UInt32.max }
+    private static var notStale: Int64 { Int64.max }
+
+    /// The instant soft-purge marks are counted from (any fixed instant will do).
+    private static let epoch = ContinuousClock.now
 
     /// The most cost this shard holds at once.
     let budget: Int
@@ -33,31 +38,35 @@ struct SieveShard {
     private(set) var rejected = 0
 
     private var slots: [Slot] = []
-    private var freeSlots: [Int] = []
-    private var slotIndices: [CacheKey: Int] = [:]
+    /// Each slot's SIEVE bit: hit since the hand last passed.
+    private var visited: [Bool] = []
+    /// The first free slot (the free list runs through `newer`), or `none`.
+    private var firstFree = Self.none
+    private var freeCount = 0
+    private var index = KeySlotTable()
     private var newest = Self.none
     private var oldest = Self.none
     /// The next slot the eviction hand examines; `none` means start again from the tail.
     private var hand = Self.none
     /// Purges by tag (a mutation's entities, an admin purge) find their entries here. Purges by
     /// operation or document are rare admin requests and walk the slots instead: an index for
-    /// each would cost every entry two more set slots (about 160 resident bytes at 1 KiB bodies).
-    private(set) var tagIndex = StoreIndex<String>()
+    /// each would cost every entry more memory than the purge it speeds up is worth.
+    private(set) var tagIndex = TagSlotIndex()
 
     init(budget: Int) {
         self.budget = max(0, budget)
     }
 
-    var count: Int { slotIndices.count }
+    var count: Int { index.count }
 
     /// Classifies the entry for `key` at `now`; a hit marks it visited, an entry that can serve
     /// nobody any more is removed and counted as expired.
     mutating func lookup(_ key: CacheKey, now: ContinuousClock.Instant) -> CacheLookup {
-        guard let slot = slotIndices[key], let entry = slots[slot].entry else { return .miss }
-        let lookup = CacheLookup(classifying: entry, staleSince: slots[slot].staleSince, now: now)
+        guard let slot = find(key), let entry = slots[Int(slot)].entry else { return .miss }
+        let lookup = CacheLookup(classifying: entry, staleSince: staleSince(slot), now: now)
         switch lookup {
         case .fresh, .stale:
-            slots[slot].isVisited = true
+            visited[Int(slot)] = true
         case .staleIfErrorOnly:
             // Served only if the origin fails, and about to be replaced if it answers: not a hit.
             break
@@ -74,8 +83,8 @@ struct SieveShard {
     /// is removed all the same: the origin has sent something newer. A replaced entry whose TTL
     /// had run out (a refresh of a stale entry, a refetch) is counted as expired.
     mutating func store(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Int {
-        if let slot = slotIndices[entry.key] {
-            if let old = slots[slot].entry, now >= old.expiresAt(staleSince: nil) { expired += 1 }
+        if let slot = find(entry.key) {
+            if let old = slots[Int(slot)].entry, now >= old.expiresAt(staleSince: nil) { expired += 1 }
             removeSlot(slot)
         }
         guard entry.cost <= budget else {
@@ -91,39 +100,42 @@ struct SieveShard {
     }
 
     mutating func remove(_ key: CacheKey) {
-        guard let slot = slotIndices[key] else { return }
+        guard let slot = find(key) else { return }
         removeSlot(slot)
     }
 
     /// Removes (hard) or marks stale as of `now` (soft) the entries `selector` reaches; returns how many.
     mutating func purge(_ selector: PurgeSelector, soft: Bool, now: ContinuousClock.Instant) -> Int {
-        let keys: Set<CacheKey>
+        let reached: [UInt32]
         switch selector {
         case .all:
             return soft ? markAllStale(now: now) : removeAll()
         case .operation(let name):
-            keys = self.keys { $0.operationName == name }
+            reached = self.slots { $0.operationName == name }
         case .document(let digest):
-            keys = self.keys { $0.documentDigest == digest }
+            reached = self.slots { $0.documentDigest == digest }
         case .tag(let tag):
-            keys = soft ? tagIndex.keys(for: tag) : tagIndex.removeKeys(for: tag)
+            reached =
+                soft
+                ? tagIndex.slots(for: tag, carries: carries) : tagIndex.removeSlots(for: tag, carries: carries)
         }
-        var affected = 0
-        for key in keys {
-            guard let slot = slotIndices[key] else { continue }
+        for slot in reached {
             if soft { markStale(slot, now: now) } else { removeSlot(slot) }
-            affected += 1
         }
-        return affected
+        return reached.count
     }
 
-    /// The keys of the stored entries `matching` selects, by a walk over the slots.
-    private func keys(matching: (CacheEntry) -> Bool) -> Set<CacheKey> {
-        var keys = Set<CacheKey>()
-        for slot in slots {
-            if let entry = slot.entry, matching(entry) { keys.insert(entry.key) }
+    /// The slots of the stored entries `matching` selects, by a walk over the slots.
+    private func slots(matching: (CacheEntry) -> Bool) -> [UInt32] {
+        slots.indices.compactMap { slot in
+            guard let entry = slots[slot].entry, matching(entry) else { return nil }
+            return UInt32(slot)
         }
-        return keys
+    }
+
+    /// Whether the entry stored at `slot` carries `tag` (the tag index's check of its lists).
+    private func carries(_ slot: UInt32, _ tag: String) -> Bool {
+        slots[Int(slot)].entry?.tags.contains(tag) ?? false
     }
 
     /// The entries from oldest to newest, or nil if the queue's links are broken (for self-checks).
@@ -133,16 +145,51 @@ struct SieveShard {
         var previous = Self.none
         var handSeen = hand == Self.none
         while slot != Self.none {
-            guard entries.count < slots.count, slots[slot].older == previous, let entry = slots[slot].entry else {
-                return nil
-            }
+            guard entries.count < slots.count, slots[Int(slot)].older == previous, let entry = slots[Int(slot)].entry
+            else { return nil }
             if slot == hand { handSeen = true }
             entries.append(entry)
             previous = slot
-            slot = slots[slot].newer
+            slot = slots[Int(slot)].newer
         }
-        guard previous == newest, handSeen, entries.count + freeSlots.count == slots.count else { return nil }
+        guard previous == newest, handSeen, entries.count + freeCount == slots.count else { return nil }
         return entries
+    }
+
+    /// Whether the free list and the key table describe the slots (for self-checks): every free
+    /// slot empty and listed once, every stored entry found by its key at its own slot.
+    func slotsAreIndexed() -> Bool {
+        var free = 0
+        var slot = firstFree
+        while slot != Self.none {
+            guard free < slots.count, slots[Int(slot)].entry == nil else { return false }
+            free += 1
+            slot = slots[Int(slot)].newer
+        }
+        guard free == freeCount, index.count + freeCount == slots.count, visited.count == slots.count else {
+            return false
+        }
+        for (number, slot) in slots.enumerated() {
+            guard let entry = slot.entry else { continue }
+            guard find(entry.key) == UInt32(number) else { return false }
+        }
+        return true
+    }
+
+    /// Slots allocated, used or free (for tests of slot reuse).
+    var slotCapacity: Int { slots.count }
+
+    /// Each tag with how many stored entries carry it and their slots, as the tag index says and
+    /// as a walk over the slots finds (for self-checks: the two must agree).
+    func tagCensus() -> (indexed: TagSlotIndex.Census, found: TagSlotIndex.Census) {
+        var found: TagSlotIndex.Census = [:]
+        for slot in slots.indices {
+            for tag in slots[slot].entry?.tags ?? [] {
+                found[tag, default: (0, [])].live += 1
+                found[tag]!.slots.insert(UInt32(slot))
+            }
+        }
+        return (tagIndex.census(carries: carries), found)
     }
 
     // MARK: - Eviction
@@ -155,15 +202,15 @@ struct SieveShard {
     private mutating func evictOne(now: ContinuousClock.Instant) -> Bool {
         var slot = hand == Self.none ? oldest : hand
         while true {
-            if let entry = slots[slot].entry, now >= entry.removableAt(staleSince: slots[slot].staleSince) {
+            if let entry = slots[Int(slot)].entry, now >= entry.removableAt(staleSince: staleSince(slot)) {
                 hand = slot
                 removeSlot(slot)
                 expired += 1
                 return false
             }
-            guard slots[slot].isVisited else { break }
-            slots[slot].isVisited = false
-            slot = slots[slot].newer == Self.none ? oldest : slots[slot].newer
+            guard visited[Int(slot)] else { break }
+            visited[Int(slot)] = false
+            slot = slots[Int(slot)].newer == Self.none ? oldest : slots[Int(slot)].newer
         }
         hand = slot
         removeSlot(slot)
@@ -173,43 +220,70 @@ struct SieveShard {
 
     // MARK: - Slots, queue and indexes
 
-    private mutating func insert(_ entry: CacheEntry) {
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-            slots[slot] = Slot(entry: entry, newer: Self.none, older: newest)
-        } else {
-            slot = slots.count
-            slots.append(Slot(entry: entry, newer: Self.none, older: newest))
-        }
-        if newest == Self.none { oldest = slot } else { slots[newest].newer = slot }
-        newest = slot
-        slotIndices[entry.key] = slot
-        bytes += entry.cost
-        for tag in entry.tags { tagIndex.insert(entry.key, under: tag) }
+    /// The slot of the entry stored for `key`, or nil.
+    @inline(__always)
+    private func find(_ key: CacheKey) -> UInt32? {
+        index.firstSlot(hash: Self.hash(key)) { slots[Int($0)].entry?.key == key }
     }
 
-    /// Unlinks the slot's entry from the queue, the key map and the indexes, and frees the slot.
-    private mutating func removeSlot(_ slot: Int) {
-        guard let entry = slots[slot].entry else { return }
-        slotIndices[entry.key] = nil
-        bytes -= entry.cost
-        for tag in entry.tags { tagIndex.remove(entry.key, from: tag) }
+    /// The key's bucket hash: digest bytes 0..<4 (uniform already; the shard uses bytes 8..<16).
+    @inline(__always)
+    private static func hash(_ key: CacheKey) -> UInt32 {
+        UInt32(truncatingIfNeeded: key.prefix)
+    }
 
-        let newer = slots[slot].newer
-        let older = slots[slot].older
+    private func staleSince(_ slot: UInt32) -> ContinuousClock.Instant? {
+        let mark = slots[Int(slot)].staleSince
+        return mark == Self.notStale ? nil : Self.epoch + .nanoseconds(mark)
+    }
+
+    private mutating func insert(_ entry: CacheEntry) {
+        let slot: UInt32
+        let fresh = Slot(entry: entry, staleSince: Self.notStale, newer: Self.none, older: newest)
+        if firstFree != Self.none {
+            slot = firstFree
+            firstFree = slots[Int(slot)].newer
+            freeCount -= 1
+            slots[Int(slot)] = fresh
+            visited[Int(slot)] = false
+        } else {
+            slot = UInt32(slots.count)
+            slots.append(fresh)
+            visited.append(false)
+        }
+        if newest == Self.none { oldest = slot } else { slots[Int(newest)].newer = slot }
+        newest = slot
+        index.insert(slot: slot, hash: Self.hash(entry.key))
+        bytes += entry.cost
+        if !entry.tags.isEmpty { tagIndex.insert(slot: slot, tags: entry.tags) }
+    }
+
+    /// Unlinks the slot's entry from the queue, the key table and the indexes, and frees the slot.
+    private mutating func removeSlot(_ slot: UInt32) {
+        guard let entry = slots[Int(slot)].entry else { return }
+        index.remove(slot: slot, hash: Self.hash(entry.key))
+        bytes -= entry.cost
+
+        let newer = slots[Int(slot)].newer
+        let older = slots[Int(slot)].older
         if hand == slot { hand = newer }
-        if newer == Self.none { newest = older } else { slots[newer].older = older }
-        if older == Self.none { oldest = newer } else { slots[older].newer = newer }
-        slots[slot] = Slot(entry: nil, newer: Self.none, older: Self.none)
-        freeSlots.append(slot)
+        if newer == Self.none { newest = older } else { slots[Int(newer)].older = older }
+        if older == Self.none { oldest = newer } else { slots[Int(older)].newer = newer }
+        slots[Int(slot)] = Slot(entry: nil, staleSince: Self.notStale, newer: firstFree, older: Self.none)
+        visited[Int(slot)] = false
+        firstFree = slot
+        freeCount += 1
+        // After the slot is emptied, so that the index's check no longer counts it.
+        if !entry.tags.isEmpty { tagIndex.remove(slot: slot, tags: entry.tags, carries: carries) }
     }
 
     private mutating func removeAll() -> Int {
-        let removed = slotIndices.count
-        slots.removeAll()
-        freeSlots.removeAll()
-        slotIndices.removeAll()
+        let removed = index.count
+        slots = []
+        visited = []
+        firstFree = Self.none
+        freeCount = 0
+        index.removeAll()
         newest = Self.none
         oldest = Self.none
         hand = Self.none
@@ -219,12 +293,18 @@ struct SieveShard {
     }
 
     private mutating func markAllStale(now: ContinuousClock.Instant) -> Int {
-        for slot in slotIndices.values { markStale(slot, now: now) }
-        return slotIndices.count
+        var marked = 0
+        for slot in slots.indices where slots[slot].entry != nil {
+            markStale(UInt32(slot), now: now)
+            marked += 1
+        }
+        return marked
     }
 
     /// Ends the entry's freshness at `now`, unless an earlier purge already ended it.
-    private mutating func markStale(_ slot: Int, now: ContinuousClock.Instant) {
-        slots[slot].staleSince = min(slots[slot].staleSince ?? now, now)
+    private mutating func markStale(_ slot: UInt32, now: ContinuousClock.Instant) {
+        let (seconds, attoseconds) = (now - Self.epoch).components
+        let mark = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        slots[Int(slot)].staleSince = min(slots[Int(slot)].staleSince, mark)
     }
 }

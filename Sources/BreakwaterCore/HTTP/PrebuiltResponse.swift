@@ -13,7 +13,9 @@ package struct PrebuiltResponse: Sendable {
 
     /// Serialises `fields` (written in order, each `Name: value`) and `body`.
     package init(fields: [(name: String, value: String)], body: some Collection<UInt8>) {
-        var size = 40 + body.count
+        // Exactly the bytes written (an entry holds this array as long as it lives): the lines,
+        // `Content-Length: ` with its digits, two CRLFs, the body.
+        var size = 16 + Self.decimalDigits(body.count) + 4 + body.count
         for field in fields { size += field.name.utf8.count + field.value.utf8.count + 4 }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
@@ -32,6 +34,16 @@ package struct PrebuiltResponse: Sendable {
     }
 
     package var bodyCount: Int { bytes.count - bodyStart }
+
+    private static func decimalDigits(_ value: Int) -> Int {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        return digits
+    }
 
     /// A copy of the body (for the paths that transform it: batches, shared tiers).
     package var body: [UInt8] { Array(bytes[bodyStart...]) }
