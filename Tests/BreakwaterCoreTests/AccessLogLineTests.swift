@@ -162,6 +162,20 @@ import Testing
         }
     }
 
+    @Test func aBufferGivesBackRoomBeyondItsLimit() {
+        var buffer = LogLineBuffer(capacity: 64)
+        let huge = [UInt8](repeating: 0x61, count: 100_000)
+        huge.withUnsafeBytes { buffer.append($0) }
+        #expect(buffer.count == 100_000 && buffer.roomHeld >= 100_000)
+        buffer.removeAll(keepingAtMost: 1 << 20)
+        #expect(buffer.isEmpty && buffer.roomHeld >= 100_000, "under the limit: the room stays")
+        huge.withUnsafeBytes { buffer.append($0) }
+        buffer.removeAll(keepingAtMost: 4096)
+        #expect(buffer.isEmpty && buffer.roomHeld == 4096)
+        [UInt8]("ok".utf8).withUnsafeBytes { buffer.append($0) }
+        #expect(buffer.withUnsafeBytes { Array($0) } == Array("ok".utf8))
+    }
+
     /// A line reserves room for its longest form: every string field at its worst (all control
     /// bytes, each six bytes escaped), the line still fits and parses.
     @Test func aLineOfWorstCaseStringsFitsItsReservation() throws {

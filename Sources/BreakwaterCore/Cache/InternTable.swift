@@ -7,16 +7,16 @@ import Synchronization
 ///
 /// Bounded: past `limit` keys the table starts again (values already handed out stay valid, they
 /// are only no longer shared with newcomers), so distinct keys cannot grow it without end.
-final class InternTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class InternTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let values = Mutex<[Key: Value]>([:])
-    let limit: Int
+    package let limit: Int
 
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
     /// The value stored for `key`, made by `make` if there is none yet.
-    func shared(_ key: Key, make: (Key) -> Value) -> Value {
+    package func shared(_ key: Key, make: (Key) -> Value) -> Value {
         values.withLock { known in
             if let value = known[key] { return value }
             if known.count >= limit { known.removeAll() }

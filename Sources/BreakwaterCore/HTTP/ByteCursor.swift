@@ -14,8 +14,10 @@ package struct ByteCursor {
         position += 1
     }
 
+    /// The bytes of a literal, copied at once. A name of its own: given a literal, an overload
+    /// `write(_: StaticString)` lost to `write(_: String)` and took the string path.
     @inline(__always)
-    package mutating func write(_ text: StaticString) {
+    package mutating func writeLiteral(_ text: StaticString) {
         let count = text.utf8CodeUnitCount
         position.update(from: text.utf8Start, count: count)
         position += count

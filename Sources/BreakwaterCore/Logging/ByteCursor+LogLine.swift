@@ -16,12 +16,6 @@ extension ByteCursor {
     /// Room any number, duration or digest of a line may take.
     package static let logPieceBound = 72
 
-    /// The bytes of a literal, copied at once (`write(_:)` given a literal takes it as a String).
-    @inline(__always)
-    package mutating func writeLiteral(_ text: StaticString) {
-        write(UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount)
-    }
-
     /// `value` in decimal, negative ones too.
     package mutating func writeSignedDecimal(_ value: Int) {
         guard value < 0 else { return writeDecimal(value) }

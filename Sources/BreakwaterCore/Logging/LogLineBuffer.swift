@@ -40,8 +40,18 @@ package struct LogLineBuffer: ~Copyable, @unchecked Sendable {
         commit(upTo: end + bytes.count)
     }
 
-    /// Forgets the bytes, keeping the room.
-    package mutating func removeAll() { count = 0 }
+    /// Forgets the bytes, keeping the room up to `limit` bytes (one huge line, a long operation
+    /// name, does not hold its room for good).
+    package mutating func removeAll(keepingAtMost limit: Int = .max) {
+        count = 0
+        guard capacity > limit else { return }
+        base.deallocate()
+        capacity = Swift.max(limit, 64)
+        base = .allocate(capacity: capacity)
+    }
+
+    /// The room held, written or not.
+    package var roomHeld: Int { capacity }
 
     package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))

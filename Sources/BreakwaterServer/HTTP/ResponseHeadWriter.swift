@@ -21,38 +21,38 @@ enum ResponseHeadWriter {
         for field in response.headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
         output.append(bound: bound) { head in
             if status == 200 {
-                head.write("HTTP/1.1 200 OK\r\n")
+                head.writeLiteral("HTTP/1.1 200 OK\r\n")
             } else {
-                head.write("HTTP/1.1 ")
+                head.writeLiteral("HTTP/1.1 ")
                 head.writeDecimal(status)
                 head.write(32)
                 head.write(reason)
-                head.write("\r\n")
+                head.writeLiteral("\r\n")
             }
             for field in response.headers.fields where !isFraming(field.name) {
                 head.write(field.name)
-                head.write(": ")
+                head.writeLiteral(": ")
                 head.write(field.value)
-                head.write("\r\n")
+                head.writeLiteral("\r\n")
             }
             if let requestID = response.requestID {
-                head.write("X-Request-Id: ")
+                head.writeLiteral("X-Request-Id: ")
                 head.write(requestID)
-                head.write("\r\n")
+                head.writeLiteral("\r\n")
             }
-            head.write("Date: ")
+            head.writeLiteral("Date: ")
             head.write(date)
             if !bodiless && prebuilt == nil {
-                head.write("\r\nContent-Length: ")
+                head.writeLiteral("\r\nContent-Length: ")
                 head.writeDecimal(response.body.count)
             }
             if !keepAlive {
-                head.write("\r\nConnection: close")
+                head.writeLiteral("\r\nConnection: close")
             } else if http10KeepAlive {
-                head.write("\r\nConnection: keep-alive")
+                head.writeLiteral("\r\nConnection: keep-alive")
             }
             // A prebuilt block carries Content-Length and the blank line itself.
-            head.write(prebuilt == nil ? "\r\n\r\n" : "\r\n")
+            head.writeLiteral(prebuilt == nil ? "\r\n\r\n" : "\r\n")
         }
         if let prebuilt {
             if omitBody {

@@ -28,6 +28,9 @@ package final class ProxyLogBuffer: Sendable {
     private let taken = Mutex(LogLineBuffer(capacity: 4096))
     private let control: ProxyLogControl
 
+    /// Room a buffer keeps once written: a busy loop's 20 ms of lines, not a freak line's.
+    static let roomKept = 2 << 20
+
     init(control: ProxyLogControl) {
         self.control = control
     }
@@ -74,7 +77,7 @@ package final class ProxyLogBuffer: Sendable {
                 return (state.lines, state.dropped)
             }
             taken.withUnsafeBytes(write)
-            taken.removeAll()
+            taken.removeAll(keepingAtMost: Self.roomKept)
             return counts
         }
     }
