@@ -92,8 +92,10 @@ struct SieveShardSlotTests {
     func anEntrysPrebuiltBytesAreAllocatedToSize(bodyBytes: Int) {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), bodyBytes: bodyBytes, tags: ["A:1", "A"])
         let bytes = entry.response.bytes
-        // Reserved exactly: what is left is the allocator's rounding to 16 bytes.
-        #expect(bytes.capacity - bytes.count < 16)
+        // Reserved exactly: what is left is the allocator's rounding. glibc hands out a free
+        // chunk whole when splitting it would leave less than its 32-byte minimum, so up to 31
+        // bytes more than asked, depending on the heap's state (seen in a full test run).
+        #expect(bytes.capacity - bytes.count < 32)
         #expect(bytes.count == entry.response.bodyStart + bodyBytes)
         #expect(entry.response.value(of: "Content-Length") == String(bodyBytes))
     }
