@@ -6,7 +6,7 @@
 /// batches, proxy, flow), and each copy of six separately counted fields cost six retains and
 /// six releases; now a copy is one retain, and a change copies the fields only when shared.
 package struct HTTPRequest: Sendable {
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
         var method: HTTPMethod
         var target: String
         var headers: HTTPHeaders
@@ -47,10 +47,7 @@ package struct HTTPRequest: Sendable {
             isSecure: isSecure, requestID: nil)
     }
 
-    private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
-    }
+    private mutating func unique() -> Storage { Storage.unique(&storage) }
 
     package var method: HTTPMethod {
         get { storage.method }

@@ -6,7 +6,7 @@
 /// request's context, the identity layer, the connection's slot and the head writer, and each
 /// copy of its separately counted fields cost a retain and a release apiece.
 package struct HTTPResponse: Sendable {
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
         var status: Int
         var headers: HTTPHeaders
         var body: [UInt8]
@@ -42,10 +42,7 @@ package struct HTTPResponse: Sendable {
         storage = Storage(status: status, headers: headers, body: [], prebuilt: prebuilt, requestID: nil)
     }
 
-    private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
-    }
+    private mutating func unique() -> Storage { Storage.unique(&storage) }
 
     package var status: Int {
         get { storage.status }

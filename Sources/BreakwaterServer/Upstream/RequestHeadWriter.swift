@@ -15,22 +15,22 @@ enum RequestHeadWriter {
             cursor.write(request.method)
             cursor.write(32)
             cursor.write(request.target)
-            cursor.write(" HTTP/1.1\r\nHost: ")
+            cursor.writeLiteral(" HTTP/1.1\r\nHost: ")
             cursor.write(host)
             for field in request.headers.fields where !isFraming(field.name) {
-                cursor.write("\r\n")
+                cursor.writeLiteral("\r\n")
                 cursor.write(field.name)
-                cursor.write(": ")
+                cursor.writeLiteral(": ")
                 cursor.write(field.value)
             }
             // The origin may gzip its answer (decoded by OriginConnection before use); a
             // client's own Accept-Encoding is never passed on: the proxy reads the answer.
-            cursor.write("\r\nAccept-Encoding: gzip")
+            cursor.writeLiteral("\r\nAccept-Encoding: gzip")
             if hasLength {
-                cursor.write("\r\nContent-Length: ")
+                cursor.writeLiteral("\r\nContent-Length: ")
                 cursor.writeDecimal(request.body.count)
             }
-            cursor.write("\r\n\r\n")
+            cursor.writeLiteral("\r\n\r\n")
         }
         output.append(body: request.body)
     }
