@@ -10,6 +10,7 @@
 #   BENCH_DURATION=10s   length of each measured wrk run
 #   BENCH_RUNS=3         runs per scenario and server (the median by req/s is reported)
 #   BENCH_QUICK=1        smoke test: 2s, 1 run
+#   BENCH_ROWS="e f"     measure only these rows (letters, or "ceiling"); the table leaves the others out
 #   BENCH_SKIP_MEMORY=1  skip bench/memory.sh
 #   BENCH_CHURN_SECONDS  passed on to bench/memory.sh (default 120)
 #   BENCH_BIN=PATH       bench this binary instead of building .build/release/breakwater
@@ -335,6 +336,7 @@ UNPINNED=(wrk -t2 -c100 -d"$DURATION" --latency)
 # measure SCENARIO SERVER WRK_COMMAND...: one run, appended to RESULTS[SCENARIO|SERVER].
 measure() {
   local key="$1|$2" out
+  wanted "$1" || return 0
   shift 2
   WRK_SEQ=$((WRK_SEQ + 1))
   out="$BENCH_TMP/wrk-$WRK_SEQ-${key//[^a-z0-9]/_}.txt"
@@ -345,6 +347,9 @@ measure() {
   RESULTS[$key]+="$figures;"
   bench_log "  $key run: $figures (req/s p50_ms p99_ms errors)"
 }
+
+# wanted ROW: whether BENCH_ROWS selects ROW (all rows when it is unset).
+wanted() { [ -z "${BENCH_ROWS:-}" ] || [[ " $BENCH_ROWS " == *" $1 "* ]]; }
 
 stat_of() { curl -sf "$1/stats" | jq -r "$2"; }
 
@@ -436,6 +441,7 @@ ROWS=()
 # row SCENARIO_LABEL SERVER_LABEL KEY [BASELINE_KEY]
 row() {
   local figures base rps p50 p99 errors brps bp50 bp99 berrors rps_ratio="" p99_ratio="" note=""
+  [ -n "${RESULTS[$3]:-}" ] || return 0
   figures=$(median "$3")
   read -r rps p50 p99 errors <<<"$figures"
   if [ -n "${4:-}" ]; then
@@ -458,7 +464,7 @@ read -r _ C_BW_P50 C_BW_P99 _ <<<"$(median "c|breakwater")"
 read -r _ C_OR_P50 C_OR_P99 _ <<<"$(median "c|origin")"
 ADDED_P50=$(awk -v a="$C_BW_P50" -v b="$C_OR_P50" 'BEGIN { printf "%+.3f", a - b }')
 ADDED_P99=$(awk -v a="$C_BW_P99" -v b="$C_OR_P99" 'BEGIN { printf "%+.3f", a - b }')
-ROWS+=("(c) miss, TTL 0, -c1|added by breakwater||$ADDED_P50 ms|$ADDED_P99 ms|||target p50 <= 0.2 ms")
+wanted c && ROWS+=("(c) miss, TTL 0, -c1|added by breakwater||$ADDED_P50 ms|$ADDED_P99 ms|||target p50 <= 0.2 ms")
 row "(d) APQ register-then-hit" "breakwater (nginx: no APQ)" "d|breakwater"
 row "(e) 2 loops/workers, unpinned, -t2 -c100" breakwater "e|breakwater" "e|nginx"
 row "(e) 2 loops/workers, unpinned, -t2 -c100" "nginx proxy_cache" "e|nginx"
@@ -479,6 +485,7 @@ row "ceiling: nginx return 200, same body" "nginx static" "ceiling|nginx"
 # verdict SCENARIO: whether Breakwater's req/s is at least nginx's.
 verdict() {
   local bw ng
+  wanted "$1" || { echo "not run"; return; }
   read -r bw _ <<<"$(median "$1|breakwater")"
   read -r ng _ <<<"$(median "$1|nginx")"
   awk -v a="$bw" -v b="$ng" 'BEGIN { printf "%s (%.2fx)", (a >= b ? "yes" : "NO"), (b > 0 ? a / b : 0) }'
@@ -486,7 +493,7 @@ verdict() {
 VERDICTS=(
   "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e), (g) $(verdict g), (h) $(verdict h), (i) $(verdict i), (j) $(verdict j), (k) $(verdict k)"
   "miss req/s at least nginx proxy_pass's: (f) $(verdict f)"
-  "added miss latency at p50 <= 0.2 ms: $(awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }') ($ADDED_P50 ms)"
+  "added miss latency at p50 <= 0.2 ms: $(wanted c && awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }' || echo "not run") ($ADDED_P50 ms)"
 )
 
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
