@@ -54,15 +54,16 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let started = ContinuousClock.now
         var flow = RequestFlow(request: request, environment: environment, memo: memo)
         let step = flow.start()
-        perform(step, flow: flow, responder: responder, started: started)
+        perform(step, flow: &flow, responder: responder, started: started)
     }
 
     // MARK: - Request steps
 
+    /// `flow` is borrowed, not copied: a copy retained and released each of its fields.
     private func perform(
-        _ step: RequestFlow.Step, flow: RequestFlow, responder: any HTTPResponder, started: ContinuousClock.Instant
+        _ step: RequestFlow.Step, flow: inout RequestFlow, responder: any HTTPResponder,
+        started: ContinuousClock.Instant
     ) {
-        var flow = flow
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(
             responder: responder, client: flow.client, started: started, method: flow.request.method,
@@ -74,9 +75,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             context.finish(reply)
         case .lookupDocument(let digest):
             guard let documents = tiers.documents else { preconditionFailure("lookupDocument without a tier") }
-            documents.lookup(digest) { [self] text in
+            documents.lookup(digest) { [self, flow] text in
+                var flow = flow
                 let next = flow.documentLookedUp(text)
-                perform(next, flow: flow, responder: responder, started: started)
+                perform(next, flow: &flow, responder: responder, started: started)
             }
         case .fetch(let plan):
             run(plan) { outcome, upstream in context.finish(outcome.reply(for: context.client), upstream: upstream) }

@@ -161,7 +161,11 @@ final class OriginConnection: IOEventHandler {
                     String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
                 }
                 var fields = HTTPHeaders(capacity: parser.head.fields.count)
-                for field in parser.head.fields { fields.add(text(field.name), text(field.value)) }
+                // The framing fields described this connection, which the parser already read;
+                // nothing past it sees them, and each would cost two strings per miss.
+                for field in parser.head.fields where !Self.isFraming(bytes, field.name) {
+                    fields.add(text(field.name), text(field.value))
+                }
                 headers = fields
             }
             if case .length(let length) = parser.head.bodyLength { body.reserveCapacity(length) }
@@ -199,6 +203,26 @@ final class OriginConnection: IOEventHandler {
             } else {
                 fail(.malformed("the origin sent an invalid response: \(error.reason.rawValue)"))
             }
+        }
+    }
+
+    /// `Connection`, `Keep-Alive`, `Content-Length` or `Transfer-Encoding`, in any case.
+    private static func isFraming(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
+        let literal: StaticString
+        switch name.count {
+        case 10: literal = bytes[name.lowerBound] | 0x20 == UInt8(ascii: "c") ? "connection" : "keep-alive"
+        case 14: literal = "content-length"
+        case 17: literal = "transfer-encoding"
+        default: return false
+        }
+        return literal.withUTF8Buffer { expected in
+            var index = name.lowerBound
+            for byte in expected {
+                let actual = bytes[index]
+                guard actual == byte || (actual | 0x20 == byte && byte >= UInt8(ascii: "a")) else { return false }
+                index += 1
+            }
+            return true
         }
     }
 
