@@ -124,14 +124,13 @@ package struct FetchFlow {
         guard let key = plan.key else {
             // A TTL-0 rule: the storage checks before the TTL still say why (non-200, Set-Cookie...).
             if plan.bypass == .zeroTTL,
-                case .doNotStore(let reason) = environment.policy.storage(
-                    of: response, operationName: operation.operationName)
+                case .doNotStore(let reason) = environment.storage(of: response, operationName: operation.operationName)
             {
                 return .finish(.bypassed(response, reason))
             }
             return .finish(.bypassed(response, plan.bypass ?? .notAQuery))
         }
-        switch environment.policy.storage(
+        switch environment.storage(
             of: response, operationName: operation.operationName, stripped: stripped, isPerUser: plan.isPerUser)
         {
         case .doNotStore(let reason):

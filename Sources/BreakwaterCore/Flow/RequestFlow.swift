@@ -148,7 +148,7 @@ package struct RequestFlow {
         let answersPerUserType =
             environment.perUserOperations?.contains(operation.document.digest, operationName: operation.operationName)
             ?? false
-        switch environment.policy.scope(
+        switch environment.scope(
             operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers,
             answersPerUserType: answersPerUserType)
         {
@@ -164,7 +164,7 @@ package struct RequestFlow {
         // A rule with TTL 0 decides before the fetch that nothing will be stored (the rule wins
         // over the origin's Cache-Control, SPEC section 5): BYPASS, no key, no lookup, no
         // coalescing, like any other uncacheable request.
-        if environment.policy.rule(for: operation.operationName)?.ttl == .zero {
+        if environment.hasZeroTTLRule(operation.operationName) {
             return .fetch(
                 FetchPlan(
                     key: nil, bypass: .zeroTTL, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
