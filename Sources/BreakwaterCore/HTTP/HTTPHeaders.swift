@@ -24,7 +24,15 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     /// The first value of `name`, or nil.
     package subscript(name: String) -> String? {
-        fields.first(where: { $0.name.equalsIgnoringASCIICase(name) })?.value
+        // Fields read in place and told apart by length first: `first(where:)` copied each
+        // field it passed to its closure (two retains and releases a field, on every lookup).
+        let count = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where fields[index].name.utf8.count == count {
+                if fields[index].name.equalsIgnoringASCIICase(name) { return fields[index].value }
+            }
+            return nil
+        }
     }
 
     /// Every value of `name`, in order.

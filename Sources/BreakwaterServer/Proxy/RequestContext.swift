@@ -29,7 +29,8 @@ final class RequestContext: Sendable {
     }
 
     /// Counts the answer in this request's loop statistics, logs it, and sends it.
-    func finish(_ reply: FlowReply, upstream: Duration? = nil) {
+    func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
+        var reply = reply
         let total = ContinuousClock.now - started
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
         // The identity is read where used, not copied whole (five strings retained and released).
@@ -45,6 +46,9 @@ final class RequestContext: Sendable {
         if accessLog.isOn {
             log(reply, identity: identified?.identity, errorCode: errorCode, upstream: upstream, total: total)
         }
+        // Stamped here, on the answer this call owns: the identity layer's own stamp then finds
+        // it set, where on an answer still shared with `reply` it copied the whole response.
+        if let identified { reply.response.requestID = identified.identity.requestID }
         responder.respond(reply.response)
     }
 

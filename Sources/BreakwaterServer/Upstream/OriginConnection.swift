@@ -158,12 +158,17 @@ final class OriginConnection: IOEventHandler {
             status = parser.head.status
             buffer.withBytes { bytes in
                 func text(_ range: Range<Int>) -> String {
-                    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                    // The usual Content-Type as the literal: no allocation for it on every answer.
+                    if range.count == 16 && Self.equalsLowercase(bytes, range, "application/json") {
+                        return "application/json"
+                    }
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
                 }
                 var fields = HTTPHeaders(capacity: parser.head.fields.count)
-                // The framing fields described this connection, which the parser already read;
-                // nothing past it sees them, and each would cost two strings per miss.
-                for field in parser.head.fields where !Self.isFraming(bytes, field.name) {
+                // The framing fields described this connection, which the parser already read,
+                // and the origin's Date is replaced by the proxy's own: nothing past here reads
+                // them, and each cost two strings per miss.
+                for field in parser.head.fields where !Self.isDropped(bytes, field.name) {
                     fields.add(text(field.name), text(field.value))
                 }
                 headers = fields
@@ -206,19 +211,28 @@ final class OriginConnection: IOEventHandler {
         }
     }
 
-    /// `Connection`, `Keep-Alive`, `Content-Length` or `Transfer-Encoding`, in any case.
-    private static func isFraming(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
-        let literal: StaticString
+    /// `Connection`, `Keep-Alive`, `Content-Length`, `Transfer-Encoding` or `Date`, in any case.
+    private static func isDropped(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
         switch name.count {
-        case 10: literal = bytes[name.lowerBound] | 0x20 == UInt8(ascii: "c") ? "connection" : "keep-alive"
-        case 14: literal = "content-length"
-        case 17: literal = "transfer-encoding"
-        default: return false
+        case 4: equalsLowercase(bytes, name, "date")
+        case 10:
+            equalsLowercase(bytes, name, "connection") || equalsLowercase(bytes, name, "keep-alive")
+        case 14: equalsLowercase(bytes, name, "content-length")
+        case 17: equalsLowercase(bytes, name, "transfer-encoding")
+        default: false
         }
+    }
+
+    /// Whether `bytes[range]` spells `literal` (lower case) in any ASCII case.
+    private static func equalsLowercase(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ literal: StaticString
+    ) -> Bool {
+        guard range.count == literal.utf8CodeUnitCount else { return false }
         return literal.withUTF8Buffer { expected in
-            var index = name.lowerBound
+            var index = range.lowerBound
             for byte in expected {
                 let actual = bytes[index]
+                // Only letters may differ, by their case bit.
                 guard actual == byte || (actual | 0x20 == byte && byte >= UInt8(ascii: "a")) else { return false }
                 index += 1
             }
