@@ -90,6 +90,32 @@ struct JSONParserTests {
         #expect(members.map(\.key) == ["z", "a", "m"])
     }
 
+    /// Open containers share one stack of members: an inner object's keys must neither clash
+    /// with its parent's nor hide a real duplicate that follows it.
+    @Test func nestedContainersKeepTheirOwnKeys() throws {
+        let value = try JSONParser.parse(#"{"a":[{"a":1,"b":[2,{"b":3}]},{"a":4}],"b":{"a":null},"c":[]}"#)
+        #expect(
+            value
+                == .object([
+                    (
+                        key: "a",
+                        value: .array([
+                            .object([
+                                (key: "a", value: .number("1")),
+                                (key: "b", value: .array([.number("2"), .object([(key: "b", value: .number("3"))])])),
+                            ]),
+                            .object([(key: "a", value: .number("4"))]),
+                        ])
+                    ),
+                    (key: "b", value: .object([(key: "a", value: .null)])),
+                    (key: "c", value: .array([])),
+                ]))
+        #expect(Self.parseError(#"{"a":[{"a":1}],"b":{"a":2},"a":3}"#)?.message.contains("duplicate key") == true)
+        let wide = (0..<20).map { "\"k\($0)\":{\"k\($0)\":[{\"k0\":1}]}" }.joined(separator: ",")
+        #expect(throws: Never.self) { try JSONParser.parse("{\(wide)}") }
+        #expect(Self.parseError("{\(wide),\"k19\":0}")?.message.contains("duplicate key") == true)
+    }
+
     @Test func everyInputFormGivesTheSameValue() throws {
         let text = "  [1, {\"k\": \"v\"}]  "
         let expected = try JSONParser.parse(text)

@@ -39,6 +39,26 @@ struct UpstreamHeadersTests {
         #expect(headers["Cookie"] == nil)
     }
 
+    /// Names are told apart by length before they are compared: long names, names of a listed
+    /// name's length, and any case still match exactly as listed.
+    @Test func matchesNamesOfEveryLengthInAnyCase() {
+        let long = String(repeating: "x-long-header-name-", count: 4)
+        let builder = UpstreamHeaders(forwardHeaders: [long, "Accept-Language"])
+        let client: HTTPHeaders = [
+            long.uppercased(): "1", long + "y": "2", "ACCEPT-LANGUAGE": "fr", "Accept-Languagf": "no",
+            "Connection": "close", "x-request-ID": "r9",
+        ]
+        let headers = builder.make(from: client, remoteAddress: "10.0.0.2", isSecure: false)
+        #expect(headers.values(of: long) == ["1"])
+        #expect(headers.values(of: "Accept-Language") == ["fr"])
+        #expect(headers["Accept-Languagf"] == nil)
+        #expect(headers["Connection"] == nil)
+        // Not listed, yet passed on (SPEC section 4), once; replaced by the identity layer's id.
+        #expect(headers.values(of: "X-Request-Id") == ["r9"])
+        let identified = builder.make(from: client, requestID: "id-1", remoteAddress: "10.0.0.2", isSecure: false)
+        #expect(identified.values(of: "X-Request-Id") == ["id-1"])
+    }
+
     @Test func addsForwardingHeaders() {
         let headers = builder.make(from: [:], remoteAddress: "127.0.0.1", isSecure: true)
         #expect(headers["X-Forwarded-For"] == "127.0.0.1")

@@ -21,6 +21,21 @@ package enum CacheAnswer {
 
     /// An origin answer that was fetched and not stored, whatever the reason: `BYPASS`.
     package static func bypassed(_ origin: HTTPResponse, client: ClientView) -> HTTPResponse {
+        if origin.status < 500 {
+            // The common case (every uncacheable miss), in one pass: what `relay` makes, then
+            // the lines below, with one allocation for the fields.
+            let contentType = origin.headers["Content-Type"]
+            var headers = HTTPHeaders(capacity: 4 + client.extraHeaders.fields.count)
+            headers.add(
+                "Content-Type",
+                origin.status == 200 && MediaType.isJSONResponse(contentType)
+                    ? client.jsonContentType : contentType ?? "application/json")
+            headers.add("X-Cache", XCache.bypass.headerValue)
+            headers.add("Cache-Control", "private, no-store")
+            if let vary = client.vary, origin.status == 200 { headers.add("Vary", vary) }
+            if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
+            return HTTPResponse(status: origin.status, headers: headers, body: origin.body)
+        }
         var response = OriginAnswer.relay(origin)
         if response.status == 200 && MediaType.isJSONResponse(origin.headers["Content-Type"]) {
             response.headers.replace("Content-Type", with: client.jsonContentType)

@@ -9,11 +9,20 @@ import Glibc
 #endif
 
 /// A text compared and hashed by its UTF-8 bytes: `String`'s own `==` and hashing treat
-/// canonically equivalent spellings as one, whose SHA-256 digests differ.
+/// canonically equivalent spellings as one, whose SHA-256 digests differ. The bytes are hashed
+/// once, with `SeededByteHash` (SipHash over a document cost more than the rest of the lookup),
+/// and the dictionary compares that hash before any bytes.
 private struct ExactText: Hashable {
     let text: String
+    private let hash: Int
+
+    init(text: String) {
+        self.text = text
+        hash = SeededByteHash.hash(text)
+    }
 
     static func == (lhs: ExactText, rhs: ExactText) -> Bool {
+        guard lhs.hash == rhs.hash else { return false }
         let fast = lhs.text.utf8.withContiguousStorageIfAvailable { left in
             rhs.text.utf8.withContiguousStorageIfAvailable { right in
                 left.count == right.count && (left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
@@ -22,10 +31,7 @@ private struct ExactText: Hashable {
         return (fast ?? nil) ?? lhs.text.utf8.elementsEqual(rhs.text.utf8)
     }
 
-    func hash(into hasher: inout Hasher) {
-        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil { for byte in text.utf8 { hasher.combine(byte) } }
-    }
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }
 
 /// A bounded, thread-safe map from a document's exact text to its SHA-256.
@@ -48,7 +54,8 @@ package final class DocumentDigests: Sendable {
 
     /// The SHA-256 of `text`, remembered or computed with `hasher` (and remembered).
     package func digest(of text: String, hasher: any SHA256Hashing) -> SHA256Digest {
-        if let known = state.withLock({ $0.digests[ExactText(text: text)] }) { return known }
+        let key = ExactText(text: text)
+        if let known = state.withLock({ $0.digests[key] }) { return known }
         let digest = hasher.sha256(text)
         let size = text.utf8.count
         guard size <= maxTextBytes / 4 else { return digest }  // one huge document does not wipe the rest
@@ -57,7 +64,7 @@ package final class DocumentDigests: Sendable {
                 state.digests.removeAll(keepingCapacity: true)
                 state.textBytes = 0
             }
-            if state.digests.updateValue(digest, forKey: ExactText(text: text)) == nil { state.textBytes += size }
+            if state.digests.updateValue(digest, forKey: key) == nil { state.textBytes += size }
         }
         return digest
     }

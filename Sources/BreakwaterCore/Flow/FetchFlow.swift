@@ -113,8 +113,10 @@ package struct FetchFlow {
             }
             return .finish(.failed(outcome))
         }
-        let policy = environment.policy
-        if plan.operation.kind == .mutation && policy.settings.invalidateOnMutation && policy.settings.entityTags != .off {
+        // The policy is read through the environment, not bound: a copy retains every field.
+        if plan.operation.kind == .mutation && environment.policy.settings.invalidateOnMutation
+            && environment.policy.settings.entityTags != .off
+        {
             let tags = MutationInvalidation.tags(in: response, known: stripped?.tags)
             if !tags.isEmpty { effects.append(.purgeEntities(tags)) }
         }
@@ -122,13 +124,13 @@ package struct FetchFlow {
         guard let key = plan.key else {
             // A TTL-0 rule: the storage checks before the TTL still say why (non-200, Set-Cookie...).
             if plan.bypass == .zeroTTL,
-                case .doNotStore(let reason) = policy.storage(of: response, operationName: operation.operationName)
+                case .doNotStore(let reason) = environment.storage(of: response, operationName: operation.operationName)
             {
                 return .finish(.bypassed(response, reason))
             }
             return .finish(.bypassed(response, plan.bypass ?? .notAQuery))
         }
-        switch policy.storage(
+        switch environment.storage(
             of: response, operationName: operation.operationName, stripped: stripped, isPerUser: plan.isPerUser)
         {
         case .doNotStore(let reason):
@@ -139,8 +141,9 @@ package struct FetchFlow {
         case .store(let ttl, let tags):
             let entry = CacheEntry.make(
                 key: key, answer: response, ttl: ttl, tags: tags, operation: operation, isPerUser: plan.isPerUser,
-                settings: policy.settings, now: now, wallNow: environment.clock.wallNow, hasher: environment.hasher,
-                tagHeader: policy.tagHeader?.field(
+                settings: environment.policy.settings, now: now, wallNow: environment.clock.wallNow,
+                hasher: environment.hasher,
+                tagHeader: environment.policy.tagHeader?.field(
                     for: (operation.operationName, operation.document.digest, tags), isPerUser: plan.isPerUser))
             guard entry.cost <= environment.store.maxEntryCost else { return .finish(.bypassed(response, .tooLarge)) }
             environment.store.store(entry, now: now)

@@ -49,4 +49,29 @@ package final class FlowEnvironment: Sendable {
 
     /// The registry the endpoint resolves documents in.
     package var registry: any DocumentRegistry { endpoint.resolver.registry }
+
+    // The policy's decisions the flows take on every request, asked here: called on
+    // `environment.policy` from a flow, each made a copy of the whole policy first (a retain
+    // and a release of its every field), where a method of this class reads its own constant.
+
+    /// `policy.scope(...)`.
+    package func scope(
+        operationName: String?, kind: OperationKind, requestHeaders: HTTPHeaders, answersPerUserType: Bool
+    ) -> CacheScopeDecision {
+        policy.scope(
+            operationName: operationName, kind: kind, requestHeaders: requestHeaders,
+            answersPerUserType: answersPerUserType)
+    }
+
+    /// Whether a rule with TTL 0 covers `operationName` (`policy.rule(for:)`).
+    package func hasZeroTTLRule(_ operationName: String?) -> Bool {
+        policy.rule(for: operationName)?.ttl == .zero
+    }
+
+    /// `policy.storage(...)`.
+    package func storage(
+        of response: HTTPResponse, operationName: String?, stripped: StrippedAnswer? = nil, isPerUser: Bool = false
+    ) -> StorageDecision {
+        policy.storage(of: response, operationName: operationName, stripped: stripped, isPerUser: isPerUser)
+    }
 }

@@ -69,11 +69,12 @@ package struct RequestFlow {
 
     /// The first step for the request.
     package mutating func start() -> Step {
-        let endpoint = environment.endpoint
+        // Read through the environment, not bound: a local copy of either settings struct
+        // retained and released each of its fields on every request.
         client = ClientView(
-            request: request, corsHeaders: endpoint.corsHeaders(for: request), vary: environment.responseVary,
-            compressor: environment.compressor)
-        switch endpoint.check(request) {
+            request: request, corsHeaders: environment.endpoint.corsHeaders(for: request),
+            vary: environment.responseVary, compressor: environment.compressor)
+        switch environment.endpoint.check(request) {
         case .preflight(let response)?: return .reply(FlowReply(response: response))
         case .error(let error)?: return .reply(.error(error, client: client))
         case nil: break
@@ -89,9 +90,9 @@ package struct RequestFlow {
             return route(known.operation, knownKey: known.sharedCacheKey, memoKey: memoKey)
         }
         do throws(GraphQLErrorResponse) {
-            let graphQLRequest = try endpoint.parse(request)
+            let graphQLRequest = try environment.endpoint.parse(request)
             requested.operationName = graphQLRequest.operationName
-            switch try endpoint.resolve(graphQLRequest) {
+            switch try environment.endpoint.resolve(graphQLRequest) {
             case .document(let document):
                 return try prepared(graphQLRequest, document: document, memoKey: memoKey)
             case .unknownHash(let digest):
@@ -137,7 +138,6 @@ package struct RequestFlow {
         -> Step
     {
         self.operation = operation
-        let policy = environment.policy
         // Made only when a fetch follows: a hit never needs them.
         var upstreamHeaders: HTTPHeaders {
             environment.upstreamHeaders.make(
@@ -148,7 +148,7 @@ package struct RequestFlow {
         let answersPerUserType =
             environment.perUserOperations?.contains(operation.document.digest, operationName: operation.operationName)
             ?? false
-        switch policy.scope(
+        switch environment.scope(
             operationName: operation.operationName, kind: operation.kind, requestHeaders: request.headers,
             answersPerUserType: answersPerUserType)
         {
@@ -164,12 +164,12 @@ package struct RequestFlow {
         // A rule with TTL 0 decides before the fetch that nothing will be stored (the rule wins
         // over the origin's Cache-Control, SPEC section 5): BYPASS, no key, no lookup, no
         // coalescing, like any other uncacheable request.
-        if policy.rule(for: operation.operationName)?.ttl == .zero {
+        if environment.hasZeroTTLRule(operation.operationName) {
             return .fetch(
                 FetchPlan(
                     key: nil, bypass: .zeroTTL, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
         }
-        let varying = policy.keyedHeaders.material(request.headers)
+        let varying = environment.policy.keyedHeaders.material(request.headers)
         let key: CacheKey
         if scope == nil && varying == nil, let knownKey {
             key = knownKey

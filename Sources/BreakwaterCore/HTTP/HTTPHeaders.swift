@@ -1,5 +1,9 @@
 // An ordered list of header fields with case-insensitive lookup, as HTTP/1.1 carries them.
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Header fields in arrival order; names compare case-insensitively.
 package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     package var fields: [(name: String, value: String)]
@@ -20,7 +24,15 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     /// The first value of `name`, or nil.
     package subscript(name: String) -> String? {
-        fields.first(where: { $0.name.equalsIgnoringASCIICase(name) })?.value
+        // Fields read in place and told apart by length first: `first(where:)` copied each
+        // field it passed to its closure (two retains and releases a field, on every lookup).
+        let count = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where fields[index].name.utf8.count == count {
+                if fields[index].name.equalsIgnoringASCIICase(name) { return fields[index].value }
+            }
+            return nil
+        }
     }
 
     /// Every value of `name`, in order.
@@ -58,6 +70,9 @@ extension String {
         // Native strings are contiguous UTF-8, so this walks two buffers without iterators.
         return a.withUTF8 { x in
             b.withUTF8 { y in
+                // A name is most often looked up by its own spelling: one memcmp settles that,
+                // where the byte loop below cost about ten instructions a byte.
+                if x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 { return true }
                 for i in 0..<x.count where x[i] != y[i] && x[i].asciiLowercased != y[i].asciiLowercased {
                     return false
                 }

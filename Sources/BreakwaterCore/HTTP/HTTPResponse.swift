@@ -71,7 +71,8 @@ package struct HTTPResponse: Sendable {
     /// copying `headers` (which the answer's maker still shares).
     package var requestID: String? {
         get { storage.requestID }
-        set { unique().requestID = newValue }
+        // The same id again changes nothing: no copy of a shared storage for it.
+        set { if storage.requestID != newValue { unique().requestID = newValue } }
     }
 
     /// The body's length, prebuilt or not.

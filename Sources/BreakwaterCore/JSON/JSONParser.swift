@@ -46,9 +46,8 @@ package enum JSONParser {
 /// An open array or object whose elements are still being read.
 private struct Frame {
     let isObject: Bool
-    /// Where this container's elements (and, for objects, keys) begin on the reader's shared stacks.
-    let valueStart: Int
-    let keyStart: Int
+    /// Where this container's elements begin on the reader's shared stack.
+    let start: Int
     /// Built once an object grows past a few members, so duplicate checks stop scanning linearly.
     var keyIndex: Set<ByteKey>?
 }
@@ -65,15 +64,16 @@ private struct ByteKey: Hashable {
 
 /// One parse: a cursor over the input plus the stacks of unfinished containers.
 ///
-/// Elements of all open containers share `values` (and object keys share `keys`); a container
-/// that closes takes its slice off the top. Each finished array or object thus allocates once.
+/// Elements of all open containers share one stack of members (an array's with empty keys; an
+/// object's key goes on with a placeholder value that its value then replaces); a container that
+/// closes takes its slice off the top. Each finished array or object thus allocates once, and the
+/// two stacks once each, sized up front (growing them step by step cost more than the parse).
 private struct Reader {
     let bytes: UnsafeRawBufferPointer
     let maxDepth: Int
     var index = 0
     var frames: [Frame] = []
-    var values: [JSONValue] = []
-    var keys: [String] = []
+    var members: [(key: String, value: JSONValue)] = []
     /// Reused by every string that holds escapes; strings without them are copied straight out.
     var scratch: [UInt8] = []
 
@@ -114,7 +114,11 @@ private struct Reader {
                     index += 1
                     value = isObject ? .object([]) : .array([])
                 } else {
-                    frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count))
+                    if frames.capacity == 0 {
+                        frames.reserveCapacity(8)
+                        members.reserveCapacity(16)
+                    }
+                    frames.append(Frame(isObject: isObject, start: members.count))
                     if isObject { try readKey() }
                     continue readingValue
                 }
@@ -127,10 +131,16 @@ private struct Reader {
             }
 
             // Hand the finished value to the innermost container and close every container that ends here.
-            while let frame = frames.last {
-                values.append(value)
+            while !frames.isEmpty {
+                let isObject = frames[frames.count - 1].isObject
+                let start = frames[frames.count - 1].start
+                if isObject {
+                    members[members.count - 1].value = value
+                } else {
+                    members.append((key: "", value: value))
+                }
                 skipWhitespace()
-                let close: UInt8 = frame.isObject ? .closeBrace : .closeBracket
+                let close: UInt8 = isObject ? .closeBrace : .closeBracket
                 if current == .comma {
                     let comma = index
                     index += 1
@@ -139,23 +149,18 @@ private struct Reader {
                         let message = "trailing comma before \(describe(close)) is not allowed"
                         throw JSONError(message: message, offset: comma)
                     }
-                    if frame.isObject { try readKey() }
+                    if isObject { try readKey() }
                     continue readingValue
                 }
                 guard current == close else {
                     throw unexpected(
-                        expecting: frame.isObject ? "',' or '}' after object member" : "',' or ']' after array element")
+                        expecting: isObject ? "',' or '}' after object member" : "',' or ']' after array element")
                 }
                 index += 1
                 frames.removeLast()
-                if frame.isObject {
-                    let members = zip(keys[frame.keyStart...], values[frame.valueStart...])
-                    value = .object(members.map { (key: $0, value: $1) })
-                    keys.removeSubrange(frame.keyStart...)
-                } else {
-                    value = .array(Array(values[frame.valueStart...]))
-                }
-                values.removeSubrange(frame.valueStart...)
+                value = isObject ? .object(Array(members[start...])) : .array(members[start...].map(\.value))
+                // One by one: `removeLast(_:)` goes through `replaceSubrange`, several times dearer here.
+                while members.count > start { members.removeLast() }
             }
             return value
         }
@@ -167,18 +172,19 @@ private struct Reader {
         let start = index
         let key = try parseString()
         let top = frames.count - 1
-        let keyStart = frames[top].keyStart
-        if frames[top].keyIndex == nil, keys.count - keyStart >= Self.linearKeyScanLimit {
-            frames[top].keyIndex = Set(keys[keyStart...].map(ByteKey.init))
+        let memberStart = frames[top].start
+        if frames[top].keyIndex == nil, members.count - memberStart >= Self.linearKeyScanLimit {
+            frames[top].keyIndex = Set(members[memberStart...].map { ByteKey(key: $0.key) })
         }
         let isDuplicate =
             if frames[top].keyIndex != nil {
                 !frames[top].keyIndex!.insert(ByteKey(key: key)).inserted
             } else {
-                keys[keyStart...].contains { $0.utf8.elementsEqual(key.utf8) }
+                members[memberStart...].contains { $0.key.utf8.elementsEqual(key.utf8) }
             }
         if isDuplicate { throw JSONError(message: "duplicate key \(quotedForMessage(key)) in object", offset: start) }
-        keys.append(key)
+        // The placeholder value is replaced once the member's value is read.
+        members.append((key: key, value: .null))
         skipWhitespace()
         guard current == .colon else { throw unexpected(expecting: "':' after object key") }
         index += 1

@@ -17,7 +17,10 @@ package struct PreparedOperation: Sendable {
 }
 
 /// Decides what each request to `server.graphql_path` gets, one step at a time.
-package struct GraphQLEndpoint: Sendable {
+///
+/// A class of constants: the flow calls it through its environment several times per request,
+/// and each call on a struct there retained and released every field of a copy.
+package final class GraphQLEndpoint: Sendable {
     private let graphqlPath: String
     private let maxURIBytes: Int
     private let maxHeaderBytes: Int

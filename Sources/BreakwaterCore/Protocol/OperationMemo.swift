@@ -17,7 +17,8 @@ package struct MemoizedOperation {
 package final class OperationMemo {
     /// A request's raw parameters with their hash, computed once: the dictionary compares the
     /// hashes before the bytes, so a lookup among many bodies of one length (distinct variables,
-    /// the miss path) does not compare each body it probes byte by byte.
+    /// the miss path) does not compare each body it probes byte by byte. `SeededByteHash` spends
+    /// a few instructions per word where `Hasher.combine(bytes:)` spent about 14 per byte.
     package struct Key: Hashable {
         package enum Raw: Equatable {
             case get(String)
@@ -31,10 +32,9 @@ package final class OperationMemo {
             self.raw = raw
             switch raw {
             case .get(let target):
-                var target = target
-                hash = target.withUTF8 { Self.hash(UnsafeRawBufferPointer($0), kind: 0) }
+                hash = SeededByteHash.hash(target, kind: 0)
             case .post(let body):
-                hash = body.withUnsafeBytes { Self.hash($0, kind: 1) }
+                hash = body.withUnsafeBytes { SeededByteHash.hash($0, kind: 1) }
             }
         }
 
@@ -55,28 +55,6 @@ package final class OperationMemo {
         }
 
         package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-
-        /// Bytes are hashed eight at a time with multiply-xorshift rounds from a per-process seed
-        /// (the dictionary then mixes the result with its own seeded hasher): a few instructions
-        /// per word, where `Hasher.combine(bytes:)` spent about 14 per byte.
-        private static let seed = UInt64.random(in: .min ... .max)
-
-        private static func hash(_ bytes: UnsafeRawBufferPointer, kind: UInt64) -> Int {
-            var state = (seed ^ kind) &+ UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                state = (state ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-                state ^= state >> 29
-                offset += 8
-            }
-            var tail: UInt64 = 0
-            while offset < bytes.count {
-                tail = tail << 8 | UInt64(bytes[offset])
-                offset += 1
-            }
-            state = (state ^ tail) &* 0x94D0_49BB_1331_11EB
-            return Int(truncatingIfNeeded: state ^ (state >> 31))
-        }
     }
 
     private var entries: [Key: MemoizedOperation] = [:]

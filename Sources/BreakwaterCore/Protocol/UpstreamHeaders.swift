@@ -4,6 +4,10 @@
 package struct UpstreamHeaders: Sendable {
     /// `origin.forward_headers`, compared case-insensitively.
     private let forwarded: [String]
+    /// Bit n set when some forwarded name is n bytes long: most client fields are ruled out by
+    /// their length alone, before any comparison.
+    private let forwardedLengths: UInt64
+    private let forwardsRequestID: Bool
 
     /// Headers that describe one connection, never another (RFC 9110 section 7.6.1).
     package static let hopByHop: Set<String> = [
@@ -13,24 +17,48 @@ package struct UpstreamHeaders: Sendable {
 
     package init(forwardHeaders: [String]) {
         forwarded = forwardHeaders.map { $0.lowercased() }
+        forwardedLengths = forwarded.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
+        forwardsRequestID = forwarded.contains("x-request-id")
     }
+
+    /// The length's bit; every length from 63 up shares the last one.
+    private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
 
     /// The client's listed headers (minus hop-by-hop ones, and those the client's `Connection`
     /// header names), then `Content-Type`, `Accept`, `X-Forwarded-For`, `X-Forwarded-Proto`, `Via`.
     /// `requestID`, when given, replaces the client's `X-Request-Id`.
+    ///
+    /// Every miss builds these: names are compared in place, without lowercased copies, and the
+    /// common request (no `Connection` list, no prior `X-Forwarded-For` or `Via`) allocates only
+    /// the result.
     package func make(from client: HTTPHeaders, requestID: String? = nil, remoteAddress: String, isSecure: Bool)
         -> HTTPHeaders
     {
-        let connectionScoped = Set(
-            client.values(of: "Connection").flatMap { $0.split(separator: ",") }.map {
-                $0.trimmingWhitespace().lowercased()
-            })
+        var connectionScoped: [String] = []
+        var priorChain: [String] = []
+        var priorVia: [String] = []
+        var clientRequestID: String?
+        for field in client.fields {
+            // Told apart by length first: one comparison at most per field.
+            switch field.name.utf8.count {
+            case 3 where field.name.equalsIgnoringASCIICase("Via"):
+                priorVia.append(field.value)
+            case 10 where field.name.equalsIgnoringASCIICase("Connection"):
+                connectionScoped += field.value.split(separator: ",").map { $0.trimmingWhitespace() }
+            case 12 where clientRequestID == nil && field.name.equalsIgnoringASCIICase("X-Request-Id"):
+                clientRequestID = field.value
+            case 15 where field.name.equalsIgnoringASCIICase("X-Forwarded-For"):
+                priorChain.append(field.value)
+            default:
+                break
+            }
+        }
         // Room for the forwarded fields and the six added below: the array grows once.
         var headers = HTTPHeaders(capacity: client.fields.count + 6)
         for field in client.fields {
-            let name = field.name.lowercased()
-            guard forwarded.contains(name), !Self.hopByHop.contains(name), !connectionScoped.contains(name),
-                requestID == nil || name != "x-request-id"
+            guard isForwarded(field.name), !Self.isHopByHop(field.name),
+                !connectionScoped.contains(where: { field.name.equalsIgnoringASCIICase($0) }),
+                requestID == nil || !field.name.equalsIgnoringASCIICase("X-Request-Id")
             else {
                 continue
             }
@@ -39,17 +67,28 @@ package struct UpstreamHeaders: Sendable {
         // SPEC section 4: the request id is always passed on, listed or not.
         if let requestID {
             headers.add("X-Request-Id", requestID)
-        } else if !forwarded.contains("x-request-id"), let requestID = client["X-Request-Id"] {
-            headers.add("X-Request-Id", requestID)
+        } else if !forwardsRequestID, let clientRequestID {
+            headers.add("X-Request-Id", clientRequestID)
         }
         headers.add("Content-Type", "application/json")
         headers.add("Accept", "application/json")
-        let priorChain = client.values(of: "X-Forwarded-For").joined(separator: ", ")
-        let forwardedFor = priorChain.isEmpty ? remoteAddress : "\(priorChain), \(remoteAddress)"
+        let forwardedFor =
+            priorChain.isEmpty ? remoteAddress : "\(priorChain.joined(separator: ", ")), \(remoteAddress)"
         if !forwardedFor.isEmpty { headers.add("X-Forwarded-For", forwardedFor) }
         headers.add("X-Forwarded-Proto", isSecure ? "https" : "http")
-        let priorVia = client.values(of: "Via").joined(separator: ", ")
-        headers.add("Via", priorVia.isEmpty ? "1.1 breakwater" : "\(priorVia), 1.1 breakwater")
+        headers.add("Via", priorVia.isEmpty ? "1.1 breakwater" : "\(priorVia.joined(separator: ", ")), 1.1 breakwater")
         return headers
     }
+
+    /// Whether `origin.forward_headers` lists `name`.
+    private func isForwarded(_ name: String) -> Bool {
+        forwardedLengths & Self.lengthBit(name.utf8.count) != 0
+            && forwarded.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
+    private static func isHopByHop(_ name: String) -> Bool {
+        hopByHopNames.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
+    private static let hopByHopNames = Array(hopByHop)
 }

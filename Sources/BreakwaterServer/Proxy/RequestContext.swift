@@ -29,19 +29,26 @@ final class RequestContext: Sendable {
     }
 
     /// Counts the answer in this request's loop statistics, logs it, and sends it.
-    func finish(_ reply: FlowReply, upstream: Duration? = nil) {
+    func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
+        var reply = reply
         let total = ContinuousClock.now - started
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
-        let identity = (responder as? IdentifiedResponder)?.identity
+        // The identity is read where used, not copied whole (five strings retained and released).
+        let identified = responder as? IdentifiedResponder
         let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.completeBody) : nil)
         statistics.record {
             $0.recordRequest(operationName: operationName, cache: cache, duration: total)
             $0.recordResponse(
-                status: reply.response.status, errorCode: errorCode, clientName: identity?.clientName,
-                clientVersion: identity?.clientVersion)
+                status: reply.response.status, errorCode: errorCode, clientName: identified?.identity.clientName,
+                clientVersion: identified?.identity.clientVersion)
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
-        if accessLog.isOn { log(reply, identity: identity, errorCode: errorCode, upstream: upstream, total: total) }
+        if accessLog.isOn {
+            log(reply, identity: identified?.identity, errorCode: errorCode, upstream: upstream, total: total)
+        }
+        // Stamped here, on the answer this call owns: the identity layer's own stamp then finds
+        // it set, where on an answer still shared with `reply` it copied the whole response.
+        if let identified { reply.response.requestID = identified.identity.requestID }
         responder.respond(reply.response)
     }
 

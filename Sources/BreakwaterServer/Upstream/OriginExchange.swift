@@ -5,10 +5,11 @@
 import BreakwaterCore
 
 /// A request in flight to the origin; used on its pool's loop only.
-final class OriginExchange: IOEventHandler {
+final class OriginExchange {
     let request: UpstreamRequest
     private let completion: (OriginResult) -> Void
-    private var timer: IOEvent?
+    /// The deadline's timer, the pool's, while the exchange runs.
+    private var timer: ExchangeTimer?
     private unowned let pool: OriginPool
     /// The connection carrying it, once one was given.
     var connection: OriginConnection?
@@ -22,13 +23,16 @@ final class OriginExchange: IOEventHandler {
         self.completion = completion
     }
 
-    /// Starts the deadline of the whole exchange.
-    func startDeadline(_ timeout: Duration) {
-        timer = try? IOEvent(loop: pool.loop, fd: -1, kind: .timer, handler: self)
-        timer?.add(timeout: timeout)
+    deinit { timer?.disarm() }
+
+    /// Starts the deadline of the whole exchange on `timer`, which the pool gets back at the end.
+    func startDeadline(_ timeout: Duration, on timer: ExchangeTimer) {
+        self.timer = timer
+        timer.arm(self, timeout: timeout)
     }
 
-    func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {
+    /// Called by the timer: origin.timeout passed.
+    func deadlinePassed() {
         pool.exchangeTimedOut(self)
     }
 
@@ -36,8 +40,11 @@ final class OriginExchange: IOEventHandler {
     func finish(_ result: OriginResult) {
         guard !isFinished else { return }
         isFinished = true
-        timer?.free()
-        timer = nil
+        if let timer {
+            timer.disarm()
+            pool.recycle(timer)
+            self.timer = nil
+        }
         connection = nil
         completion(result)
     }

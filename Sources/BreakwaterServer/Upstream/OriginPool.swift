@@ -17,6 +17,10 @@ package final class OriginPool: @unchecked Sendable {
     private var idle: [OriginConnection] = []
     private var open: [ObjectIdentifier: OriginConnection] = [:]
     private var waiting = Deque<OriginExchange>()
+    /// Deadline timers of finished exchanges, armed again by the next ones.
+    private var spareTimers: [ExchangeTimer] = []
+    /// Spare timers kept beyond this many are freed (a burst of waiting exchanges made them).
+    private static let maxSpareTimers = 256
 
     package init(loop: EventLoop, origin: OriginURL, timeout: Duration, maxConnections: Int, tlsVerify: Bool)
         throws(ServerError)
@@ -36,7 +40,7 @@ package final class OriginPool: @unchecked Sendable {
     /// Sends `request`; `completion` runs on this loop exactly once. Call on the loop's thread.
     package func send(_ request: UpstreamRequest, completion: @escaping (OriginResult) -> Void) {
         let exchange = OriginExchange(request: request, pool: self, completion: completion)
-        exchange.startDeadline(timeout)
+        exchange.startDeadline(timeout, on: spareTimers.popLast() ?? ExchangeTimer(loop: loop))
         if let connection = idle.popLast() {
             connection.start(exchange)
         } else if open.count < maxConnections {
@@ -64,6 +68,11 @@ package final class OriginPool: @unchecked Sendable {
         let resolved = try SocketAddress(HostPort(host: origin.host, port: origin.port))
         address = resolved
         return resolved
+    }
+
+    /// A finished exchange's timer, disarmed: kept for the next exchange.
+    func recycle(_ timer: ExchangeTimer) {
+        if spareTimers.count < Self.maxSpareTimers { spareTimers.append(timer) }
     }
 
     func connectionBecameIdle(_ connection: OriginConnection) {
