@@ -129,7 +129,13 @@ package struct RequestFlow {
             graphQLRequest, document: document, rewrites: environment.rewrites, clientBody: request.body)
         // Registered only once the operation is known to be usable (SPEC section 3).
         if document.shouldRegister { effects.append(.register(document, publish: true)) }
-        if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
+        // Operations that never use the cache (a TTL-0 rule, mutations) are not remembered:
+        // their requests differ in variables, so their entries would churn the memo (and its
+        // wholesale resets would drop the popular hits' entries) for a parse that the origin
+        // round trip they always make dwarfs.
+        if let memoKey, operation.kind == .query, !environment.hasZeroTTLRule(operation.operationName) {
+            memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil)
+        }
         return route(operation, knownKey: nil, memoKey: memoKey)
     }
 
