@@ -78,7 +78,7 @@ package final class GraphQLEndpoint: Sendable {
         if headerLength > maxHeaderBytes {
             return .error(.headersTooLarge(length: headerLength, limit: maxHeaderBytes))
         }
-        guard request.path == graphqlPath else { return .error(.notFound(path: request.path)) }
+        guard isGraphQLPath(request.target) else { return .error(.notFound(path: request.path)) }
         switch request.method {
         case .get:
             return nil
@@ -153,6 +153,20 @@ package final class GraphQLEndpoint: Sendable {
         case .subscription: throw .subscriptionNotSupported
         }
         return operation
+    }
+
+    /// Whether `target`'s path (what precedes any `?`) is `server.graphql_path`, compared as
+    /// bytes: `request.path` found the `?` through the UTF-8 view's generic search first.
+    private func isGraphQLPath(_ target: String) -> Bool {
+        var target = target
+        var path = graphqlPath
+        return target.withUTF8 { target in
+            path.withUTF8 { path in
+                guard target.count >= path.count else { return false }
+                for index in 0..<path.count where target[index] != path[index] { return false }
+                return target.count == path.count || target[path.count] == UInt8(ascii: "?")
+            }
+        }
     }
 
     /// Bytes of the request line and header fields as they came on the wire (HTTP/1.1).
