@@ -110,8 +110,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Drives one `FetchFlow` to its outcome, then answers whom `answering` names.
     private func run(_ plan: FetchPlan, answering: FetchRun.Answering) {
-        let run = FetchRun(flow: FetchFlow(plan: plan, environment: environment), answering: answering)
-        advance(run, run.flow.start())
+        let flow = FetchFlow(plan: plan, environment: environment)
+        // Started before the run holds it: `run.flow.start()` read a copy of the flow out of the run.
+        let first = flow.start()
+        advance(FetchRun(flow: flow, answering: answering), first)
     }
 
     private func advance(_ run: FetchRun, _ step: FetchFlow.Step) {
