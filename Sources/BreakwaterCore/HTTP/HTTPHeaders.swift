@@ -66,10 +66,6 @@ extension String {
     /// Case-insensitive comparison of ASCII letters, without allocating.
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
-        // Names of one length mostly differ at once: the first bytes decide before any copy.
-        if let x = utf8.first, let y = other.utf8.first, x != y, x.asciiLowercased != y.asciiLowercased {
-            return false
-        }
         var a = self, b = other
         // Native strings are contiguous UTF-8, so this walks two buffers without iterators.
         return a.withUTF8 { x in
