@@ -3,7 +3,10 @@
 # status: the fixed workload of bench/callgrind.sh (instruction counts per request need a known
 # request count, which wrk's time-based runs cannot give).
 # Usage: fixed_requests.py HOST:PORT N METHOD TARGET [BODY_FILE] [HEADER...]
-#   A BODY_FILE holding @ID@ gets a distinct number there in every request (distinct cache keys).
+#   A BODY_FILE holding @ID@ gets a distinct number there in every request (distinct cache keys),
+#   counted from FIXED_REQUESTS_FIRST_ID (default 1000000; keep it at 7 digits so that every
+#   body has the same length).
+import os
 import socket
 import sys
 
@@ -42,13 +45,14 @@ def main():
     elif rest and rest[0] == "-":
         rest = rest[1:]
     headers = [h.encode() for h in rest]
+    first_id = int(os.environ.get("FIXED_REQUESTS_FIRST_ID", "1000000"))
     host, port = hostport.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     pending = b""
     bad = 0
     for i in range(count):
-        body = body_template.replace(b"@ID@", str(1_000_000 + i).encode()) if body_template else b""
+        body = body_template.replace(b"@ID@", str(first_id + i).encode()) if body_template else b""
         head = [f"{method} {target} HTTP/1.1".encode(), b"Host: " + hostport.encode()] + headers
         if body:
             head += [b"Content-Type: application/json", b"Content-Length: " + str(len(body)).encode()]

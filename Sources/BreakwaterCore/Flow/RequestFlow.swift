@@ -129,14 +129,22 @@ package struct RequestFlow {
             graphQLRequest, document: document, rewrites: environment.rewrites, clientBody: request.body)
         // Registered only once the operation is known to be usable (SPEC section 3).
         if document.shouldRegister { effects.append(.register(document, publish: true)) }
-        if let memoKey { memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil) }
-        return route(operation, knownKey: nil, memoKey: memoKey)
+        // Operations that never use the cache (a TTL-0 rule, mutations) are not remembered:
+        // their requests differ in variables, so their entries would churn the memo (and its
+        // wholesale resets would drop the popular hits' entries) for a parse that the origin
+        // round trip they always make dwarfs.
+        let hasZeroTTL = environment.hasZeroTTLRule(operation.operationName)
+        if let memoKey, operation.kind == .query, !hasZeroTTL {
+            memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil)
+        }
+        return route(operation, knownKey: nil, memoKey: memoKey, hasZeroTTL: hasZeroTTL)
     }
 
     /// Scope, key and local lookup (SPEC sections 5 and 5.1).
-    private mutating func route(_ operation: PreparedOperation, knownKey: CacheKey?, memoKey: OperationMemo.Key?)
-        -> Step
-    {
+    /// `hasZeroTTL`: whether a TTL-0 rule covers the operation, when the caller already asked.
+    private mutating func route(
+        _ operation: PreparedOperation, knownKey: CacheKey?, memoKey: OperationMemo.Key?, hasZeroTTL: Bool? = nil
+    ) -> Step {
         self.operation = operation
         // Made only when a fetch follows: a hit never needs them.
         var upstreamHeaders: HTTPHeaders {
@@ -164,7 +172,7 @@ package struct RequestFlow {
         // A rule with TTL 0 decides before the fetch that nothing will be stored (the rule wins
         // over the origin's Cache-Control, SPEC section 5): BYPASS, no key, no lookup, no
         // coalescing, like any other uncacheable request.
-        if environment.hasZeroTTLRule(operation.operationName) {
+        if hasZeroTTL ?? environment.hasZeroTTLRule(operation.operationName) {
             return .fetch(
                 FetchPlan(
                     key: nil, bypass: .zeroTTL, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))

@@ -3,16 +3,12 @@
 // array checked uniqueness and capacity every time (a quarter of a cache hit's own work).
 
 /// A write position in caller-owned memory; the caller reserves enough room first.
-///
-/// Its methods are `@inlinable`: the head writers live in another module, where each call of
-/// a two-byte literal write cost a function call and ~40 instructions.
 package struct ByteCursor {
     package private(set) var position: UnsafeMutablePointer<UInt8>
 
-    @inlinable
     package init(_ start: UnsafeMutablePointer<UInt8>) { position = start }
 
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func write(_ byte: UInt8) {
         position.initialize(to: byte)
         position += 1
@@ -20,7 +16,7 @@ package struct ByteCursor {
 
     /// The bytes of a literal, copied at once. A name of its own: given a literal, an overload
     /// `write(_: StaticString)` lost to `write(_: String)` and took the string path.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func writeLiteral(_ text: StaticString) {
         let count = text.utf8CodeUnitCount
         position.update(from: text.utf8Start, count: count)
@@ -28,20 +24,20 @@ package struct ByteCursor {
     }
 
     /// `count` bytes from `bytes`.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func write(_ bytes: UnsafeRawPointer, count: Int) {
         UnsafeMutableRawPointer(position).copyMemory(from: bytes, byteCount: count)
         position += count
     }
 
     /// Moves past `count` bytes the caller stored at `position` itself.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func skip(_ count: Int) { position += count }
 
     /// `text`'s UTF-8 bytes, copied at once from its contiguous storage when it has one, else
     /// from the stack copy `withUTF8` makes of a small string (most header names and values are
     /// small, up to 15 bytes, and went byte by byte through the UTF-8 view's iterator).
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func write(_ text: String) {
         let copied: Int? = text.utf8.withContiguousStorageIfAvailable { [position] bytes in
             if let base = bytes.baseAddress { position.update(from: base, count: bytes.count) }
@@ -59,7 +55,6 @@ package struct ByteCursor {
     }
 
     /// The decimal digits of a non-negative `value` (at most 20 bytes).
-    @inlinable
     package mutating func writeDecimal(_ value: Int) {
         var digits = 1
         var rest = value / 10

@@ -158,9 +158,17 @@ private struct Reader {
                 }
                 index += 1
                 frames.removeLast()
-                value = isObject ? .object(Array(members[start...])) : .array(members[start...].map(\.value))
-                // One by one: `removeLast(_:)` goes through `replaceSubrange`, several times dearer here.
-                while members.count > start { members.removeLast() }
+                if start == 0 && isObject {
+                    // The whole stack is this object (the document's, usually): taken as it is.
+                    // An array made from the full slice would share the stack's buffer, and the
+                    // pops below would then copy the stack.
+                    value = .object(members)
+                    members = []
+                } else {
+                    value = isObject ? .object(Array(members[start...])) : .array(members[start...].map(\.value))
+                    // One by one: `removeLast(_:)` goes through `replaceSubrange`, several times dearer here.
+                    while members.count > start { members.removeLast() }
+                }
             }
             return value
         }

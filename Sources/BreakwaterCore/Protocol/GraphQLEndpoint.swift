@@ -4,16 +4,32 @@
 // registration is returned to the caller as an effect to perform.
 
 /// An operation ready to be fetched.
-package struct PreparedOperation: Sendable {
-    package var document: ResolvedDocument
+///
+/// A class of constants: the flow, its fetch plan and the memo each hold it, and every copy of
+/// a struct of its fields retained and released each of them.
+package final class PreparedOperation: Sendable {
+    package let document: ResolvedDocument
     /// The selected operation's name, or the name the client gave.
-    package var operationName: String?
-    package var kind: OperationKind
-    package var variables: JSONValue?
-    package var clientMethod: GraphQLRequest.Method
-    package var origin: OriginRequest
+    package let operationName: String?
+    package let kind: OperationKind
+    package let variables: JSONValue?
+    package let clientMethod: GraphQLRequest.Method
+    package let origin: OriginRequest
     /// The origin gets a rewritten document (SPEC section 4): its answers carry reserved members to strip.
-    package var isRewritten = false
+    package let isRewritten: Bool
+
+    package init(
+        document: ResolvedDocument, operationName: String?, kind: OperationKind, variables: JSONValue?,
+        clientMethod: GraphQLRequest.Method, origin: OriginRequest, isRewritten: Bool = false
+    ) {
+        self.document = document
+        self.operationName = operationName
+        self.kind = kind
+        self.variables = variables
+        self.clientMethod = clientMethod
+        self.origin = origin
+        self.isRewritten = isRewritten
+    }
 }
 
 /// Decides what each request to `server.graphql_path` gets, one step at a time.
@@ -62,7 +78,7 @@ package final class GraphQLEndpoint: Sendable {
         if headerLength > maxHeaderBytes {
             return .error(.headersTooLarge(length: headerLength, limit: maxHeaderBytes))
         }
-        guard request.path == graphqlPath else { return .error(.notFound(path: request.path)) }
+        guard isGraphQLPath(request.target) else { return .error(.notFound(path: request.path)) }
         switch request.method {
         case .get:
             return nil
@@ -137,6 +153,20 @@ package final class GraphQLEndpoint: Sendable {
         case .subscription: throw .subscriptionNotSupported
         }
         return operation
+    }
+
+    /// Whether `target`'s path (what precedes any `?`) is `server.graphql_path`, compared as
+    /// bytes: `request.path` found the `?` through the UTF-8 view's generic search first.
+    private func isGraphQLPath(_ target: String) -> Bool {
+        var target = target
+        var path = graphqlPath
+        return target.withUTF8 { target in
+            path.withUTF8 { path in
+                guard target.count >= path.count else { return false }
+                for index in 0..<path.count where target[index] != path[index] { return false }
+                return target.count == path.count || target[path.count] == UInt8(ascii: "?")
+            }
+        }
     }
 
     /// Bytes of the request line and header fields as they came on the wire (HTTP/1.1).

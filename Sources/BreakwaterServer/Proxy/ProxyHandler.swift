@@ -110,8 +110,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Drives one `FetchFlow` to its outcome, then answers whom `answering` names.
     private func run(_ plan: FetchPlan, answering: FetchRun.Answering) {
-        let run = FetchRun(flow: FetchFlow(plan: plan, environment: environment), answering: answering)
-        advance(run, run.flow.start())
+        let flow = FetchFlow(plan: plan, environment: environment)
+        // Started before the run holds it: `run.flow.start()` read a copy of the flow out of the run.
+        let first = flow.start()
+        advance(FetchRun(flow: flow, answering: answering), first)
     }
 
     private func advance(_ run: FetchRun, _ step: FetchFlow.Step) {
@@ -154,11 +156,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let started = ContinuousClock.now
         let statistics = self.statistics
         let operationName = plan.operation.operationName
-        let requestID = headers["X-Request-Id"]
-        pool.send(upstream) { [self] result in
+        pool.send(upstream) { [self, headers] result in
             let duration = ContinuousClock.now - started
-            // Once per fetch, whoever waits on it (background refreshes included).
-            ProxyLog.originResult(result, operation: operationName, requestID: requestID)
+            // Once per fetch, whoever waits on it (background refreshes included). The request id
+            // is looked up only for the answers that log names (a failure, a 5xx).
+            let isLogged =
+                switch result {
+                case .failure: true
+                case .response(let response): response.status >= 500
+                }
+            ProxyLog.originResult(
+                result, operation: operationName, requestID: isLogged ? headers["X-Request-Id"] : nil)
             let outcome = OriginOutcome(result)
             statistics.record { $0.recordUpstream(duration: duration, outcome: Self.upstreamOutcome(outcome)) }
             run.upstream = duration

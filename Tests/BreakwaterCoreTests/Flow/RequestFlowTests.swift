@@ -38,6 +38,33 @@ struct RequestFlowTests {
         #expect(fixture.start(FlowFixture.hashedGET()).1.joinedPlan?.key == key)
     }
 
+    /// The per-loop memo keeps operations that may be answered from the cache; a TTL-0
+    /// operation's or a mutation's requests all go to the origin, and are not kept.
+    @Test func onlyCacheableOperationsAreMemoized() throws {
+        let fixture = FlowFixture { $0.cache.rules.append(.init(operation: "Live", ttl: .zero)) }
+        let live = #"{"query":"query Live { launch(id: 1) { id } }","variables":{"id":"1"}}"#
+        guard case .fetch(let plan) = fixture.start(FlowFixture.post(live)).1 else {
+            Issue.record("expected an uncached fetch")
+            return
+        }
+        #expect(plan.bypass == .zeroTTL)
+        let mutation = #"{"query":"\#(FlowFixture.mutationDocument)","variables":{"ids":["1"]}}"#
+        guard case .fetch = fixture.start(FlowFixture.post(mutation)).1 else {
+            Issue.record("expected an uncached fetch")
+            return
+        }
+        #expect(fixture.memo.count == 0)
+        let cached = #"{"query":"\#(FlowFixture.launchDocument)","variables":{"id":"1"}}"#
+        #expect(fixture.start(FlowFixture.post(cached)).1.joinedPlan != nil)
+        #expect(fixture.memo.count == 1)
+        // The same TTL-0 request again is parsed again and still bypasses.
+        guard case .fetch(let again) = fixture.start(FlowFixture.post(live)).1 else {
+            Issue.record("expected an uncached fetch")
+            return
+        }
+        #expect(again.bypass == .zeroTTL)
+    }
+
     @Test func unknownHashWithoutASharedRegistryIsPersistedQueryNotFound() throws {
         let (flow, step) = FlowFixture().start(FlowFixture.hashedGET())
         let reply = try #require(step.reply)
