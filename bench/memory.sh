@@ -65,6 +65,11 @@ curl -sf -o "$BENCH_TMP/probe-body.json" "$BW_URL" -H 'Content-Type: application
 BODY_BYTES=$(wc -c <"$BENCH_TMP/probe-body.json")
 grep -q '"errors"' "$BENCH_TMP/probe-body.json" && bench_die "FillLaunch answers with errors: $(cat "$BENCH_TMP/probe-body.json")"
 RSS_EMPTY=$(bench_rss_kib "$BW_PID")
+# VmRSS's two parts: anonymous memory (the heap: entries, indexes) and file pages (the binary's
+# and the shared libraries' code and data mapped from the page cache, shared and reclaimable).
+rss_part() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+ANON_EMPTY=$(rss_part "$BW_PID" RssAnon)
+FILE_EMPTY=$(rss_part "$BW_PID" RssFile)
 bench_log "memory (i): filling $ENTRIES entries of $BODY_BYTES bytes through $BW_URL"
 
 FILL_SECONDS_MAX=900
@@ -87,12 +92,16 @@ bench_stop "$WRK_PID"
 FILL_SECONDS=$(($(date +%s) - started))
 sleep 1
 RSS_FULL=$(bench_rss_kib "$BW_PID")
+ANON_FULL=$(rss_part "$BW_PID" RssAnon)
+FILE_FULL=$(rss_part "$BW_PID" RssFile)
 FILL_STATS=$(stats "$BW_ADMIN")
 CACHED=$(jq -r .cache.entries <<<"$FILL_STATS")
 CACHE_BYTES=$(jq -r .cache.bytes <<<"$FILL_STATS")
 EVICTIONS=$(jq -r .cache.evictions <<<"$FILL_STATS")
 PAYLOAD=$((CACHED * BODY_BYTES))
 RATIO=$(awk -v r="$RSS_FULL" -v p="$PAYLOAD" 'BEGIN { printf "%.2f", r * 1024 / p }')
+ANON_RATIO=$(awk -v a="$ANON_FULL" -v p="$PAYLOAD" 'BEGIN { printf "%.2f", a * 1024 / p }')
+PER_ENTRY=$(awk -v a="$ANON_FULL" -v e="$ANON_EMPTY" -v n="$CACHED" -v b="$BODY_BYTES" 'BEGIN { printf "%.0f", (a - e) * 1024 / n - b }')
 NET_RATIO=$(awk -v r="$RSS_FULL" -v e="$RSS_EMPTY" -v p="$PAYLOAD" 'BEGIN { printf "%.2f", (r - e) * 1024 / p }')
 ACCOUNTED=$(awk -v b="$CACHE_BYTES" -v p="$PAYLOAD" 'BEGIN { printf "%.2f", b / p }')
 bench_stop "$BW_PID"
@@ -150,6 +159,9 @@ report() {
   echo "| cache.bytes (payload + accounted overhead) | $(mib $((CACHE_BYTES / 1024))) ($ACCOUNTED x payload) |"
   echo "| **RSS / payload** (target <= 1.3) | **$RATIO** |"
   echo "| (RSS - empty RSS) / payload | $NET_RATIO |"
+  echo "| of VmRSS: anonymous (RssAnon), empty / full | $(mib "$ANON_EMPTY") / $(mib "$ANON_FULL") ($ANON_RATIO x payload) |"
+  echo "| of VmRSS: file pages (RssFile: code and data mapped from the binary and libraries), empty / full | $(mib "$FILE_EMPTY") / $(mib "$FILE_FULL") |"
+  echo "| anonymous bytes per entry beyond its body | $PER_ENTRY |"
   echo
   echo "RSS / payload <= 1.3: $(awk -v r="$RATIO" 'BEGIN { print (r <= 1.3 ? "yes" : "NO") }')"
   echo
