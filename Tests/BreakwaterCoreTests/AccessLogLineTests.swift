@@ -286,32 +286,6 @@ import Testing
         #expect(wakes.load(ordering: .relaxed) == 2)
     }
 
-    /// A busy loop does not wait for the batch interval: the line that takes its buffer to the
-    /// hand-over size wakes the writer even while it polls (once per buffer, not per line), so
-    /// batches stay small enough to be written from the cache.
-    @Test func aBufferReachingTheHandOverSizeWakesThePollingWriter() {
-        let log = ProxyAccessLog(loopCount: 2, logging: Self.logging(.text))
-        let wakes = Atomic<Int>(0)
-        log.attach { wakes.add(1, ordering: .relaxed) }
-        let lineBytes = LoggingFormatTests.entry.line(.text).utf8.count + 1
-        let linesToHandOver = (ProxyAccessLog.handOverBytes + lineBytes - 1) / lineBytes
-        log.buffers[1].append(LoggingFormatTests.entry)
-        #expect(wakes.load(ordering: .relaxed) == 1, "the writer starts parked")
-        for _ in 0..<(linesToHandOver - 1) { log.buffers[0].append(LoggingFormatTests.entry) }
-        #expect(wakes.load(ordering: .relaxed) == 1, "below the hand-over size: the polling writer is not woken")
-        #expect(!log.isHandOverDue)
-        log.buffers[0].append(LoggingFormatTests.entry)
-        #expect(wakes.load(ordering: .relaxed) == 2, "the line reaching the hand-over size wakes the writer")
-        #expect(log.isHandOverDue)
-        for _ in 0..<linesToHandOver { log.buffers[0].append(LoggingFormatTests.entry) }
-        #expect(wakes.load(ordering: .relaxed) == 2, "one wake per buffer, not per line past the size")
-        let taken = Self.take(log)
-        #expect(taken.lines == 2 * linesToHandOver + 1 && taken.dropped == 0)
-        #expect(!log.isHandOverDue)
-        for _ in 0..<linesToHandOver { log.buffers[1].append(LoggingFormatTests.entry) }
-        #expect(wakes.load(ordering: .relaxed) == 3, "the next buffer wakes it again")
-    }
-
     @Test func offWritesNothingAndAReloadTurnsItOnInTheNewFormat() throws {
         let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.json, .off))
         #expect(!log.buffers[0].isOn)

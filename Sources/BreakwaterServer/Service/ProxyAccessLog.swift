@@ -11,9 +11,6 @@ package final class ProxyAccessLog: Sendable {
     /// Bytes a loop may buffer before the writer takes them; beyond, lines are dropped and counted
     /// (a stalled destination costs lines, never a loop's time or unbounded memory).
     package static let maxBufferedBytes = 1 << 20
-    /// Bytes at which a loop's buffer wakes the writer rather than wait for the batch interval:
-    /// the buffer, its spare and the page-cache pages `write` copies it to stay in the L2.
-    package static let handOverBytes = 64 << 10
 
     /// One per loop, in loop order.
     package let buffers: [ProxyLogBuffer]
@@ -36,8 +33,7 @@ package final class ProxyAccessLog: Sendable {
     /// Lines dropped so far because the writer fell behind.
     package var droppedLines: Int { droppedTotal.load(ordering: .relaxed) }
 
-    /// Registers the writer: `wake` is called when a line arrives while the writer is parked, and
-    /// when a loop's buffer reaches `handOverBytes` (see `isHandOverDue`).
+    /// Registers the writer: `wake` is called when a line arrives while the writer is parked.
     package func attach(writer wake: @escaping @Sendable () -> Void) {
         control.attach(wake)
     }
@@ -54,10 +50,6 @@ package final class ProxyAccessLog: Sendable {
         if dropped > 0 { droppedTotal.add(dropped, ordering: .relaxed) }
         return (lines, dropped)
     }
-
-    /// Whether some loop's lines reached `handOverBytes`: the writer takes them now rather than at
-    /// the end of the batch interval.
-    package var isHandOverDue: Bool { buffers.contains(where: \.isHandOverDue) }
 
     /// The writer found nothing to take and will sleep until woken: from now on the first line a
     /// loop writes wakes it. Returns false (stay awake) when a line arrived meanwhile.
@@ -105,12 +97,6 @@ final class ProxyLogControl: Sendable {
     /// Wakes the writer if it parked (it then polls on its own while lines keep coming).
     func wakeWriterIfParked() {
         guard parked.load(ordering: .relaxed), parked.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        writer.withLock { $0 }?()
-    }
-
-    /// Wakes the writer, parked or polling (a buffer reached the hand-over size).
-    func wakeWriter() {
-        parked.store(false, ordering: .relaxed)
         writer.withLock { $0 }?()
     }
 

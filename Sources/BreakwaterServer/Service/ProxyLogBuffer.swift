@@ -1,11 +1,8 @@
 // One event loop's access-log buffer: each answered request's line is written straight into it
 // (AccessLogLine: bytes through a raw cursor, a per-second cached time, no entry, no swift-log
 // record), and the log writer thread swaps it for its emptied spare once per batch and writes
-// it; a buffer that reaches `ProxyAccessLog.handOverBytes` wakes the writer at once, so that a
-// busy loop's batches stay small enough to be written from the cache (a 20 ms batch at 60k req/s
-// is ~450 KB: the loop's two buffers and the page-cache copy no longer fit the L2). A loop never
-// waits for the output: past `ProxyAccessLog.maxBufferedBytes` not yet taken, lines are dropped
-// and counted.
+// it. A loop never waits for the output: past `ProxyAccessLog.maxBufferedBytes` not yet taken,
+// lines are dropped and counted.
 
 import BreakwaterCore
 import Synchronization
@@ -45,35 +42,18 @@ package final class ProxyLogBuffer: Sendable {
     /// in the format the last reload set.
     func append(_ write: (inout LogLineBuffer, Configuration.LogFormat, inout LogLineMemory) -> Void) {
         guard let format = control.format else { return }
-        let wake = state.withLock { state -> Wake in
-            let before = state.bytes.count
-            guard before < ProxyAccessLog.maxBufferedBytes else {
+        let becameNonEmpty = state.withLock { state -> Bool in
+            guard state.bytes.count < ProxyAccessLog.maxBufferedBytes else {
                 state.dropped += 1
-                return .none
+                return false
             }
+            let wasEmpty = state.bytes.isEmpty
             write(&state.bytes, format, &state.memory)
             state.lines += 1
-            if before == 0 { return .ifParked }
-            return before < ProxyAccessLog.handOverBytes && state.bytes.count >= ProxyAccessLog.handOverBytes
-                ? .handOver : .none
+            return wasEmpty
         }
-        switch wake {
-        // A writer that went idle is woken by the first line after; a polling one comes back by
-        // itself within the batch interval, or at once for a buffer that reached the hand-over size
-        // (one wake per ~64 KiB of lines, not per line).
-        case .ifParked: control.wakeWriterIfParked()
-        case .handOver: control.wakeWriter()
-        case .none: break
-        }
-    }
-
-    /// Whom a line wakes.
-    private enum Wake {
-        case none
-        /// The buffer's first line since the last take.
-        case ifParked
-        /// The line that took the buffer to `ProxyAccessLog.handOverBytes`.
-        case handOver
+        // A writer that went idle is woken by the first line after; a busy one comes back by itself.
+        if becameNonEmpty { control.wakeWriterIfParked() }
     }
 
     /// Appends `entry`'s line (tests, one-off lines).
@@ -83,9 +63,6 @@ package final class ProxyLogBuffer: Sendable {
 
     /// Whether no line waits.
     var isEmpty: Bool { state.withLock { $0.bytes.isEmpty } }
-
-    /// Whether the lines waiting reached the hand-over size (the writer should take them now).
-    var isHandOverDue: Bool { state.withLock { $0.bytes.count >= ProxyAccessLog.handOverBytes } }
 
     /// Takes the buffered lines (an exchange of buffers under the lock) and hands them to `write`;
     /// returns their count and the lines dropped since the last take. Only the writer calls this.

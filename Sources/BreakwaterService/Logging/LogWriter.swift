@@ -2,10 +2,8 @@
 // a swift-log record is appended to a bounded queue under a short lock (rendered and written
 // here, in order), and access-log lines are already bytes in per-loop buffers (ProxyAccessLog),
 // taken here whole, one write per loop every `accessBatchInterval` while lines keep coming (the
-// writer polls then, and parks when a take finds nothing: the first line after wakes it), or
-// sooner when a loop's buffer reaches `ProxyAccessLog.handOverBytes` (it wakes the writer: busy
-// loops hand over small batches that stay in the cache). A full queue or buffer drops lines and
-// says how many, rather than block.
+// writer polls then, and parks when a take finds nothing: the first line after wakes it). A full
+// queue or buffer drops lines and says how many, rather than block.
 
 import BreakwaterCore
 import BreakwaterServer
@@ -32,14 +30,13 @@ final class LogWriter: @unchecked Sendable {
     /// Records waiting beyond this are dropped (and counted).
     static let capacity = 65_536
     /// How long access-log lines gather in the loops' buffers once one arrives: one write (and one
-    /// buffer swap per loop) per interval, or per `ProxyAccessLog.handOverBytes` of a loop's lines
-    /// when that comes first.
+    /// buffer swap per loop) per interval, however many requests.
     static let accessBatchInterval = Duration.milliseconds(20)
 
     private let condition = NSCondition()
     private var pending: [Item] = []  // guarded by condition
     private var dropped = 0  // guarded by condition
-    /// A loop wrote a line while this thread was parked, or its buffer reached the hand-over size.
+    /// A loop wrote a line while this thread was parked.
     private var accessWaiting = false  // guarded by condition
     private var accessLog: ProxyAccessLog?  // guarded by condition
 
@@ -75,8 +72,7 @@ final class LogWriter: @unchecked Sendable {
         log.attach { [weak self] in self?.accessLinesArrived() }
     }
 
-    /// Called by a loop (once per idle spell or per hand-over size of lines, not per line): lines
-    /// are waiting in its buffer.
+    /// Called by a loop (once per idle spell, not per line): lines are waiting in its buffer.
     private func accessLinesArrived() {
         condition.lock()
         accessWaiting = true
@@ -103,9 +99,11 @@ final class LogWriter: @unchecked Sendable {
             if !polling {
                 while pending.isEmpty && !accessWaiting { condition.wait() }
             }
-            // Access lines alone: let the batch grow for a moment, or until a loop's buffer reaches
-            // the hand-over size (records and flushes do not wait).
-            if pending.isEmpty { gatherAccessLines() }
+            let onlyAccessLines = pending.isEmpty
+            condition.unlock()
+            // Access lines alone: let the batch grow for a moment (records and flushes do not wait).
+            if onlyAccessLines { Self.sleep(Self.accessBatchInterval) }
+            condition.lock()
             // Cleared before the buffers are taken: a line appended after the take wakes us again.
             accessWaiting = false
             swap(&batch, &pending)
@@ -136,17 +134,6 @@ final class LogWriter: @unchecked Sendable {
             let taken = writeAccessLines(accessLog, &stdout, &stderr)
             batch.removeAll(keepingCapacity: true)
             polling = taken > 0 || accessLog?.park() == false
-        }
-    }
-
-    /// Waits (holding `condition`) up to `accessBatchInterval`, until a record is queued or a loop's
-    /// buffer reaches the hand-over size: that loop wakes us after its buffer's lock is released, so
-    /// the check under `condition` cannot miss it.
-    private func gatherAccessLines() {
-        let (seconds, attoseconds) = Self.accessBatchInterval.components
-        let deadline = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
-        while pending.isEmpty, accessLog?.isHandOverDue != true {
-            guard condition.wait(until: deadline) else { return }
         }
     }
 
@@ -187,6 +174,13 @@ final class LogWriter: @unchecked Sendable {
         var bytes = Array(name.utf8)
         write(&bytes, to: file)
         _ = close(file)
+    }
+
+    private static func sleep(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&time, &remaining) != 0 && errno == EINTR { time = remaining }
     }
 
     private func append(_ line: String, to buffer: inout [UInt8]) {
