@@ -20,6 +20,16 @@
 #     directory, on disk), shm (a file in /dev/shm: tmpfs), null (/dev/null); several are run in
 #     turn within each pair (off, then one run per destination), so that they share the load. The
 #     kernel's page-cache cost is file or shm minus null.
+#   ACCESS_CONNECTIONS=50  wrk's connections in the wrk runs. With 50 the proxy is saturated and
+#     wrk idles more the slower it is, so every wake-up of wrk (an IPI: a VM exit on a VM) costs
+#     the proxy more per request: a closed loop that magnifies any extra cost. With a few (4) the
+#     proxy is not saturated and each request costs the same wake-ups off and on: CPU per
+#     request then compares the proxy's own work.
+#   ACCESS_PERF_LOG=text  the perf run's access log: text (to a file) or off (the same samples with
+#     the log off, to compare kernel functions per request: BENCH_KEEP_TMP=1 keeps perf.data)
+#   ACCESS_PERF_OPTS="-g"  more `perf record` options (call graphs: who calls a kernel function)
+#   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
+#     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../bench/lib.sh"
@@ -120,17 +130,27 @@ if [[ " $MODES " == *" callgrind "* ]]; then
 fi
 
 if [[ " $MODES " == *" wrk "* ]]; then
-  echo "== wrk: hashed-GET hits, access log off vs text to: $DESTS; $PAIRS alternating pairs of ${SECONDS_PER_RUN}s"
+  echo "== wrk -c${ACCESS_CONNECTIONS:-50}: hashed-GET hits, access log off vs text to: $DESTS; $PAIRS alternating pairs of ${SECONDS_PER_RUN}s"
   if [[ " $DESTS " == *" shm "* ]]; then
     SHM_DIR=$(mktemp -d /dev/shm/breakwater-access.XXXXXX)
     trap 'rm -rf "$SHM_DIR"; bench_cleanup' EXIT
   fi
   declare -A PIDS URLS
   bench_start_breakwater off "$(config off)" 1 0 PIDS[off] URLS[off] OFF_ADMIN
+  RUNS="off $DESTS"
   for dest in $DESTS; do
     bench_start_breakwater "on-$dest" "$(config text "$dest")" 1 0 PIDS[$dest] URLS[$dest] ON_ADMIN
   done
-  for run in off $DESTS; do
+  if [ -n "${ACCESS_COMPARE_BIN:-}" ]; then
+    first_bin=$BREAKWATER BREAKWATER=$ACCESS_COMPARE_BIN
+    for dest in $DESTS; do
+      sed "s|access-text.log|access-text-2.log|" "$(config text "$dest")" >"$BENCH_TMP/text-$dest-2.yaml"
+      bench_start_breakwater "on-$dest-2" "$BENCH_TMP/text-$dest-2.yaml" 1 0 PIDS[$dest@2] URLS[$dest@2] ON_ADMIN
+      RUNS+=" $dest@2"
+    done
+    BREAKWATER=$first_bin
+  fi
+  for run in $RUNS; do
     url=${URLS[$run]}
     curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
     taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
@@ -156,10 +176,10 @@ if [[ " $MODES " == *" wrk "* ]]; then
   per_request() { awk -v t=$(( $1 * TICK_US )) -v n="$2" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }'; }
   declare -A RPS CPUS
   for pair in $(seq 1 "$PAIRS"); do
-    for run in off $DESTS; do
+    for run in $RUNS; do
       url=${URLS[$run]} pid=${PIDS[$run]}
       before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid") cpu0_before=$(cpu0_ticks)
-      taskset -c 1 wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$run.txt"
+      taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$run.txt"
       after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid") cpu0_after=$(cpu0_ticks)
       read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$run.txt")
       requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$run.txt")
@@ -168,30 +188,31 @@ if [[ " $MODES " == *" wrk "* ]]; then
       system=$(per_request $(( sys_after - sys_before )) "$requests")
       cpu0=$(per_request $(( cpu0_after - cpu0_before )) "$requests")
       RPS[$run]+=" $rps" CPUS[$run]+=" $cpu"
-      printf 'pair %d %-4s %8s req/s  cpu %6s us/req (system %s, log writer %s; CPU 0 busy %s)  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
+      printf 'pair %d %-6s %8s req/s  cpu %6s us/req (system %s, log writer %s; CPU 0 busy %s)  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
         "$pair" "$run" "$rps" "$cpu" "$system" "$writer" "$cpu0" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
   # shellcheck disable=SC2086  # the lists are split on purpose
   median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   off_median=$(median "${RPS[off]}") off_cpu=$(median "${CPUS[off]}")
-  for dest in $DESTS; do
+  for dest in ${RUNS#off }; do
     awk -v off="$off_median" -v on="$(median "${RPS[$dest]}")" -v d="$dest" \
-      'BEGIN { x = (off - on) * 100 / off; printf "median, to %-4s: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", d, off, on, (x < 0 ? -x : x), (x >= 0) ? "slower" : "faster (noise)" }'
+      'BEGIN { x = (off - on) * 100 / off; printf "median, to %-6s: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", d, off, on, (x < 0 ? -x : x), (x >= 0) ? "slower" : "faster (noise)" }'
     awk -v off="$off_cpu" -v on="$(median "${CPUS[$dest]}")" -v d="$dest" \
-      'BEGIN { printf "median CPU per request, to %-4s: off %.2f us, on %.2f us: on costs %+.1f%%\n", d, off, on, (on - off) * 100 / off }'
+      'BEGIN { printf "median CPU per request, to %-6s: off %.2f us, on %.2f us: on costs %+.1f%%\n", d, off, on, (on - off) * 100 / off }'
   done
   [[ " $DESTS " == *" file "* ]] && echo "access-log lines written to the file: $(wc -l <"$BENCH_TMP/access-text.log")"
 fi
 
 if [[ " $MODES " == *" perf "* ]]; then
   command -v perf >/dev/null || bench_die "perf is not installed (Debian: apt-get install linux-perf)"
-  echo "== perf: the access log's share of the proxy's CPU (text to a file, ${SECONDS_PER_RUN}s of samples under wrk), load $(cut -d' ' -f1-3 /proc/loadavg)"
-  bench_start_breakwater perf "$(config text)" 1 0 PERF_PID PERF_URL PERF_ADMIN
+  echo "== perf: the access log's share of the proxy's CPU (log ${ACCESS_PERF_LOG:-text}, to a file, ${SECONDS_PER_RUN}s of samples under wrk), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  bench_start_breakwater perf "$(config "${ACCESS_PERF_LOG:-text}")" 1 0 PERF_PID PERF_URL PERF_ADMIN
   curl -sf -o /dev/null "$PERF_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
   bench_start WRK_PID "$BENCH_TMP/wrk-perf.txt" taskset -c 1 wrk -t1 -c50 -d"$((SECONDS_PER_RUN + 2))s" "${PERF_URL%/graphql}$HIT_TARGET"
   sleep 1
-  perf record -e cpu-clock -F 2000 -p "$PERF_PID" -o "$BENCH_TMP/perf.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1
+  # shellcheck disable=SC2086  # ACCESS_PERF_OPTS is split on purpose (e.g. "-g")
+  perf record -e cpu-clock -F 2000 ${ACCESS_PERF_OPTS:-} -p "$PERF_PID" -o "$BENCH_TMP/perf.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1
   wait "$WRK_PID" || true
   # Lines of "PCT% COMM [.] SYMBOL"; the loop's line-writing functions by name.
   perf report -i "$BENCH_TMP/perf.data" --no-children --sort comm,sym --stdio 2>/dev/null | awk '
