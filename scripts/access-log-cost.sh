@@ -20,6 +20,8 @@
 #     directory, on disk), shm (a file in /dev/shm: tmpfs), null (/dev/null); several are run in
 #     turn within each pair (off, then one run per destination), so that they share the load. The
 #     kernel's page-cache cost is file or shm minus null.
+#   ACCESS_RESTART=0  1: new proxies for every pair (a process's own luck, e.g. where its buffers
+#     landed, otherwise persists through all pairs and can look like the log's cost)
 #   ACCESS_CONNECTIONS=50  wrk's connections in the wrk runs. With 50 the proxy is saturated and
 #     wrk idles more the slower it is, so every wake-up of wrk (an IPI: a VM exit on a VM) costs
 #     the proxy more per request: a closed loop that magnifies any extra cost. With a few (4) the
@@ -136,25 +138,32 @@ if [[ " $MODES " == *" wrk "* ]]; then
     trap 'rm -rf "$SHM_DIR"; bench_cleanup' EXIT
   fi
   declare -A PIDS URLS
-  bench_start_breakwater off "$(config off)" 1 0 PIDS[off] URLS[off] OFF_ADMIN
   RUNS="off $DESTS"
-  for dest in $DESTS; do
-    bench_start_breakwater "on-$dest" "$(config text "$dest")" 1 0 PIDS[$dest] URLS[$dest] ON_ADMIN
-  done
   if [ -n "${ACCESS_COMPARE_BIN:-}" ]; then
-    first_bin=$BREAKWATER BREAKWATER=$ACCESS_COMPARE_BIN
-    for dest in $DESTS; do
-      sed "s|access-text.log|access-text-2.log|" "$(config text "$dest")" >"$BENCH_TMP/text-$dest-2.yaml"
-      bench_start_breakwater "on-$dest-2" "$BENCH_TMP/text-$dest-2.yaml" 1 0 PIDS[$dest@2] URLS[$dest@2] ON_ADMIN
-      RUNS+=" $dest@2"
-    done
-    BREAKWATER=$first_bin
+    for dest in $DESTS; do RUNS+=" $dest@2"; done
   fi
-  for run in $RUNS; do
-    url=${URLS[$run]}
-    curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
-    taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
-  done
+  # start_runs SUFFIX: one proxy per run (off, each destination, the second build's), warmed up.
+  start_runs() {
+    local dest first_bin
+    bench_start_breakwater "off$1" "$(config off)" 1 0 PIDS[off] URLS[off] OFF_ADMIN
+    for dest in $DESTS; do
+      bench_start_breakwater "on-$dest$1" "$(config text "$dest")" 1 0 PIDS[$dest] URLS[$dest] ON_ADMIN
+    done
+    if [ -n "${ACCESS_COMPARE_BIN:-}" ]; then
+      first_bin=$BREAKWATER BREAKWATER=$ACCESS_COMPARE_BIN
+      for dest in $DESTS; do
+        sed "s|access-text.log|access-text-2.log|" "$(config text "$dest")" >"$BENCH_TMP/text-$dest-2.yaml"
+        bench_start_breakwater "on-$dest-2$1" "$BENCH_TMP/text-$dest-2.yaml" 1 0 PIDS[$dest@2] URLS[$dest@2] ON_ADMIN
+      done
+      BREAKWATER=$first_bin
+    fi
+    for run in $RUNS; do
+      url=${URLS[$run]}
+      curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+      taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
+    done
+  }
+  start_runs ""
   # CPU time (user + system, every thread: the log writer's write() included) per request: less
   # disturbed by other processes than req/s, which they can halve.
   ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -176,6 +185,12 @@ if [[ " $MODES " == *" wrk "* ]]; then
   per_request() { awk -v t=$(( $1 * TICK_US )) -v n="$2" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }'; }
   declare -A RPS CPUS
   for pair in $(seq 1 "$PAIRS"); do
+    # A process's own luck (where its buffers landed in memory, ...) persists for its life: with
+    # ACCESS_RESTART=1 every pair gets new processes, so that the medians average it out.
+    if [ "$pair" -gt 1 ] && [ "${ACCESS_RESTART:-0}" = 1 ]; then
+      for run in $RUNS; do bench_stop "${PIDS[$run]}"; done
+      start_runs "-$pair"
+    fi
     for run in $RUNS; do
       url=${URLS[$run]} pid=${PIDS[$run]}
       before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid") cpu0_before=$(cpu0_ticks)
