@@ -23,10 +23,9 @@
 #   ACCESS_RESTART=0  1: new proxies for every pair (a process's own luck, e.g. where its buffers
 #     landed, otherwise persists through all pairs and can look like the log's cost)
 #   ACCESS_CONNECTIONS=50  wrk's connections in the wrk runs. With 50 the proxy is saturated and
-#     wrk idles more the slower it is, so every wake-up of wrk (an IPI: a VM exit on a VM) costs
-#     the proxy more per request: a closed loop that magnifies any extra cost. With a few (4) the
-#     proxy is not saturated and each request costs the same wake-ups off and on: CPU per
-#     request then compares the proxy's own work.
+#     wrk idles more the slower it is, so every wake-up of wrk costs the proxy more per request: a
+#     closed loop that magnifies any extra cost. Fewer connections (4) loosen it, but on a quiet
+#     machine 4 already saturate one loop (~60k req/s).
 #   ACCESS_PERF_LOG=text  the perf run's access log: text (to a file) or off (the same samples with
 #     the log off, to compare kernel functions per request: BENCH_KEEP_TMP=1 keeps perf.data)
 #   ACCESS_PERF_OPTS="-g"  more `perf record` options (call graphs: who calls a kernel function)
