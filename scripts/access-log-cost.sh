@@ -16,6 +16,21 @@
 #   BENCH_BIN=PATH  the release binary to measure (default: builds .build/release/breakwater)
 #   ACCESS_CALLGRIND_OPTS="--dump-instr=yes"  more valgrind options (BENCH_KEEP_TMP=1 keeps the dumps)
 #   ACCESS_MODES="callgrind wrk"  ACCESS_N1=200 ACCESS_N2=1200  ACCESS_PAIRS=4 ACCESS_SECONDS=5
+#   ACCESS_DESTS="file"  where wrk's "on" runs write (text): any of file (the bench's temporary
+#     directory, on disk), shm (a file in /dev/shm: tmpfs), null (/dev/null); several are run in
+#     turn within each pair (off, then one run per destination), so that they share the load. The
+#     kernel's page-cache cost is file or shm minus null.
+#   ACCESS_RESTART=0  1: new proxies for every pair (a process's own luck, e.g. where its buffers
+#     landed, otherwise persists through all pairs and can look like the log's cost)
+#   ACCESS_CONNECTIONS=50  wrk's connections in the wrk runs. With 50 the proxy is saturated and
+#     wrk idles more the slower it is, so every wake-up of wrk costs the proxy more per request: a
+#     closed loop that magnifies any extra cost. Fewer connections (4) loosen it, but on a quiet
+#     machine 4 already saturate one loop (~60k req/s).
+#   ACCESS_PERF_LOG=text  the perf run's access log: text (to a file) or off (the same samples with
+#     the log off, to compare kernel functions per request: BENCH_KEEP_TMP=1 keeps perf.data)
+#   ACCESS_PERF_OPTS="-g"  more `perf record` options (call graphs: who calls a kernel function)
+#   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
+#     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../bench/lib.sh"
@@ -41,9 +56,18 @@ REGISTER=$(jq -cn --arg q "$DOCUMENT" --argjson e "$EXTENSIONS" \
   '{query: $q, operationName: "GetLaunchDetail", variables: {id: "60"}, extensions: $e}')
 HIT_TARGET="/graphql?operationName=GetLaunchDetail&variables=$(bench_uri '{"id":"60"}')&extensions=$(bench_uri "$EXTENSIONS")"
 
-# config MODE: off | text | json
+DESTS=${ACCESS_DESTS:-file}
+SHM_DIR=""
+
+# config MODE [DEST]: MODE off | text | json; DEST file (default) | shm | null.
 config() {
-  local file="$BENCH_TMP/$1.yaml" destination="$BENCH_TMP/access-$1.log" format=$1
+  local file="$BENCH_TMP/$1${2:+-$2}.yaml" destination="$BENCH_TMP/access-$1.log" format=$1
+  case ${2:-file} in
+    file) ;;
+    shm) destination="$SHM_DIR/access-$1.log" ;;
+    null) destination=/dev/null ;;
+    *) bench_die "ACCESS_DESTS: unknown destination '$2' (file, shm, null)" ;;
+  esac
   [ "$1" = off ] && { destination=off; format=text; }
   {
     printf 'server:\n  listen: "127.0.0.1:0"\norigin:\n  url: "%s"\n' "$ORIGIN_URL"
@@ -107,13 +131,38 @@ if [[ " $MODES " == *" callgrind "* ]]; then
 fi
 
 if [[ " $MODES " == *" wrk "* ]]; then
-  echo "== wrk: hashed-GET hits, access log off vs text to a file, $PAIRS alternating pairs of ${SECONDS_PER_RUN}s"
-  bench_start_breakwater off "$(config off)" 1 0 OFF_PID OFF_URL OFF_ADMIN
-  bench_start_breakwater on "$(config text)" 1 0 ON_PID ON_URL ON_ADMIN
-  for url in "$OFF_URL" "$ON_URL"; do
-    curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
-    taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
-  done
+  echo "== wrk -c${ACCESS_CONNECTIONS:-50}: hashed-GET hits, access log off vs text to: $DESTS; $PAIRS alternating pairs of ${SECONDS_PER_RUN}s"
+  if [[ " $DESTS " == *" shm "* ]]; then
+    SHM_DIR=$(mktemp -d /dev/shm/breakwater-access.XXXXXX)
+    trap 'rm -rf "$SHM_DIR"; bench_cleanup' EXIT
+  fi
+  declare -A PIDS URLS
+  RUNS="off $DESTS"
+  if [ -n "${ACCESS_COMPARE_BIN:-}" ]; then
+    for dest in $DESTS; do RUNS+=" $dest@2"; done
+  fi
+  # start_runs SUFFIX: one proxy per run (off, each destination, the second build's), warmed up.
+  start_runs() {
+    local dest first_bin
+    bench_start_breakwater "off$1" "$(config off)" 1 0 PIDS[off] URLS[off] OFF_ADMIN
+    for dest in $DESTS; do
+      bench_start_breakwater "on-$dest$1" "$(config text "$dest")" 1 0 PIDS[$dest] URLS[$dest] ON_ADMIN
+    done
+    if [ -n "${ACCESS_COMPARE_BIN:-}" ]; then
+      first_bin=$BREAKWATER BREAKWATER=$ACCESS_COMPARE_BIN
+      for dest in $DESTS; do
+        sed "s|access-text.log|access-text-2.log|" "$(config text "$dest")" >"$BENCH_TMP/text-$dest-2.yaml"
+        bench_start_breakwater "on-$dest-2$1" "$BENCH_TMP/text-$dest-2.yaml" 1 0 PIDS[$dest@2] URLS[$dest@2] ON_ADMIN
+      done
+      BREAKWATER=$first_bin
+    fi
+    for run in $RUNS; do
+      url=${URLS[$run]}
+      curl -sf -o /dev/null "$url" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+      taskset -c 1 wrk -t1 -c8 -d1s "${url%/graphql}$HIT_TARGET" >/dev/null
+    done
+  }
+  start_runs ""
   # CPU time (user + system, every thread: the log writer's write() included) per request: less
   # disturbed by other processes than req/s, which they can halve.
   ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -127,43 +176,57 @@ if [[ " $MODES " == *" wrk "* ]]; then
   }
   # System time of the whole process, to tell the kernel's share from the proxy's own code.
   sys_ticks() { awk '{ print $15 }' "/proc/$1/stat"; }
+  # CPU 0's busy time (every process, interrupts and kernel threads such as writeback included):
+  # minus the proxy's own, what else ran on the loop's CPU (other engineers' work too: noise
+  # unless the load is low).
+  cpu0_ticks() { awk '$1 == "cpu0" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
   TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
-  offs=() ons=() off_cpus=() on_cpus=()
+  per_request() { awk -v t=$(( $1 * TICK_US )) -v n="$2" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }'; }
+  declare -A RPS CPUS
   for pair in $(seq 1 "$PAIRS"); do
-    for mode in off on; do
-      url=$OFF_URL pid=$OFF_PID
-      [ "$mode" = on ] && url=$ON_URL pid=$ON_PID
-      before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid")
-      taskset -c 1 wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$mode.txt"
-      after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid")
-      read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$mode.txt")
-      requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$mode.txt")
-      cpu=$(awk -v t=$(( (after - before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
-      writer=$(awk -v t=$(( (writer_after - writer_before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
-      system=$(awk -v t=$(( (sys_after - sys_before) * TICK_US )) -v n="$requests" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }')
-      if [ "$mode" = off ]; then offs+=("$rps") off_cpus+=("$cpu"); else ons+=("$rps") on_cpus+=("$cpu"); fi
-      printf 'pair %d %-3s %8s req/s  cpu %6s us/req (system %s, log writer %s)  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
-        "$pair" "$mode" "$rps" "$cpu" "$system" "$writer" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    # A process's own luck (where its buffers landed in memory, ...) persists for its life: with
+    # ACCESS_RESTART=1 every pair gets new processes, so that the medians average it out.
+    if [ "$pair" -gt 1 ] && [ "${ACCESS_RESTART:-0}" = 1 ]; then
+      for run in $RUNS; do bench_stop "${PIDS[$run]}"; done
+      start_runs "-$pair"
+    fi
+    for run in $RUNS; do
+      url=${URLS[$run]} pid=${PIDS[$run]}
+      before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid") cpu0_before=$(cpu0_ticks)
+      taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$run.txt"
+      after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid") cpu0_after=$(cpu0_ticks)
+      read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$run.txt")
+      requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$run.txt")
+      cpu=$(per_request $(( after - before )) "$requests")
+      writer=$(per_request $(( writer_after - writer_before )) "$requests")
+      system=$(per_request $(( sys_after - sys_before )) "$requests")
+      cpu0=$(per_request $(( cpu0_after - cpu0_before )) "$requests")
+      RPS[$run]+=" $rps" CPUS[$run]+=" $cpu"
+      printf 'pair %d %-6s %8s req/s  cpu %6s us/req (system %s, log writer %s; CPU 0 busy %s)  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
+        "$pair" "$run" "$rps" "$cpu" "$system" "$writer" "$cpu0" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
-  median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-  off_median=$(median "${offs[@]}")
-  on_median=$(median "${ons[@]}")
-  awk -v off="$off_median" -v on="$on_median" \
-    'BEGIN { d = (off - on) * 100 / off; printf "median: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", off, on, (d < 0 ? -d : d), (d >= 0) ? "slower" : "faster (noise)" }'
-  awk -v off="$(median "${off_cpus[@]}")" -v on="$(median "${on_cpus[@]}")" \
-    'BEGIN { printf "median CPU per request: off %.2f us, on %.2f us: on costs %+.1f%%\n", off, on, (on - off) * 100 / off }'
-  echo "access-log lines written: $(wc -l <"$BENCH_TMP/access-text.log")"
+  # shellcheck disable=SC2086  # the lists are split on purpose
+  median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  off_median=$(median "${RPS[off]}") off_cpu=$(median "${CPUS[off]}")
+  for dest in ${RUNS#off }; do
+    awk -v off="$off_median" -v on="$(median "${RPS[$dest]}")" -v d="$dest" \
+      'BEGIN { x = (off - on) * 100 / off; printf "median, to %-6s: off %.0f req/s, on %.0f req/s: on is %.1f%% %s\n", d, off, on, (x < 0 ? -x : x), (x >= 0) ? "slower" : "faster (noise)" }'
+    awk -v off="$off_cpu" -v on="$(median "${CPUS[$dest]}")" -v d="$dest" \
+      'BEGIN { printf "median CPU per request, to %-6s: off %.2f us, on %.2f us: on costs %+.1f%%\n", d, off, on, (on - off) * 100 / off }'
+  done
+  [[ " $DESTS " == *" file "* ]] && echo "access-log lines written to the file: $(wc -l <"$BENCH_TMP/access-text.log")"
 fi
 
 if [[ " $MODES " == *" perf "* ]]; then
   command -v perf >/dev/null || bench_die "perf is not installed (Debian: apt-get install linux-perf)"
-  echo "== perf: the access log's share of the proxy's CPU (text to a file, ${SECONDS_PER_RUN}s of samples under wrk), load $(cut -d' ' -f1-3 /proc/loadavg)"
-  bench_start_breakwater perf "$(config text)" 1 0 PERF_PID PERF_URL PERF_ADMIN
+  echo "== perf: the access log's share of the proxy's CPU (log ${ACCESS_PERF_LOG:-text}, to a file, ${SECONDS_PER_RUN}s of samples under wrk), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  bench_start_breakwater perf "$(config "${ACCESS_PERF_LOG:-text}")" 1 0 PERF_PID PERF_URL PERF_ADMIN
   curl -sf -o /dev/null "$PERF_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
   bench_start WRK_PID "$BENCH_TMP/wrk-perf.txt" taskset -c 1 wrk -t1 -c50 -d"$((SECONDS_PER_RUN + 2))s" "${PERF_URL%/graphql}$HIT_TARGET"
   sleep 1
-  perf record -e cpu-clock -F 2000 -p "$PERF_PID" -o "$BENCH_TMP/perf.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1
+  # shellcheck disable=SC2086  # ACCESS_PERF_OPTS is split on purpose (e.g. "-g")
+  perf record -e cpu-clock -F 2000 ${ACCESS_PERF_OPTS:-} -p "$PERF_PID" -o "$BENCH_TMP/perf.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1
   wait "$WRK_PID" || true
   # Lines of "PCT% COMM [.] SYMBOL"; the loop's line-writing functions by name.
   perf report -i "$BENCH_TMP/perf.data" --no-children --sort comm,sym --stdio 2>/dev/null | awk '
