@@ -45,6 +45,12 @@ bench:
 	bash bench/run.sh
 	bash bench/l2.sh
 
+## bench/run.sh BENCH_REPEAT times (default 7), new processes each time, and the median ratio of
+## every row to nginx: a process's speed persists for its life, so only repetitions average it out.
+.PHONY: bench-repeat
+bench-repeat:
+	bash bench/repeat.sh
+
 ## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
 FUZZ_SECONDS ?= 60
 CI_FUZZ_SECONDS ?= 5

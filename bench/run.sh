@@ -15,6 +15,7 @@
 #   BENCH_CHURN_SECONDS  passed on to bench/memory.sh (default 120)
 #   BENCH_BIN=PATH       bench this binary instead of building .build/release/breakwater
 #   BENCH_KEEP_TMP=1     keep the temp dir (configs, logs, raw wrk output)
+#   BENCH_RESULT_MD=PATH write the Markdown table there instead of bench/results/latest.md
 #
 # Layout: CPU 0 runs the server under test (Breakwater's single loop via taskset, nginx's single
 # worker via worker_cpu_affinity), CPU 1 runs wrk; scenario (e) is unpinned on both sides.
@@ -546,7 +547,7 @@ print_markdown() {
 }
 
 mkdir -p "$BENCH_DIR/results"
-RESULT_MD="$BENCH_DIR/results/latest.md"
+RESULT_MD=${BENCH_RESULT_MD:-"$BENCH_DIR/results/latest.md"}
 echo
 print_text
 echo
