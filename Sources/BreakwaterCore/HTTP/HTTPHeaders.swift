@@ -37,7 +37,17 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     /// Every value of `name`, in order.
     package func values(of name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        // One pass over the fields in place, told apart by length first (as the subscript does):
+        // `filter` then `map` built two arrays and compared every name byte by byte. Most lookups
+        // find nothing, and then nothing is allocated.
+        let count = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            var values: [String] = []
+            for index in fields.indices where fields[index].name.utf8.count == count {
+                if fields[index].name.equalsIgnoringASCIICase(name) { values.append(fields[index].value) }
+            }
+            return values
+        }
     }
 
     package func contains(_ name: String) -> Bool { self[name] != nil }
@@ -51,7 +61,10 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 
     package mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        let count = name.utf8.count
+        // Nothing to remove is the usual case: checked without the mutation's copy-on-write work.
+        guard self[name] != nil else { return }
+        fields.removeAll { $0.name.utf8.count == count && $0.name.equalsIgnoringASCIICase(name) }
     }
 
     package func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
