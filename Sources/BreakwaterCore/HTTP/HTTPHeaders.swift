@@ -79,18 +79,24 @@ extension String {
     /// Case-insensitive comparison of ASCII letters, without allocating.
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
+        // Native strings are contiguous UTF-8, so this walks two buffers without iterators; read
+        // in place (`withUTF8` wanted `var` copies of both strings: a retain and release each).
+        if let equal = utf8.withContiguousStorageIfAvailable({ x in
+            other.utf8.withContiguousStorageIfAvailable { y in Self.equalsIgnoringASCIICase(x, y) }
+        }), let equal { return equal }
         var a = self, b = other
-        // Native strings are contiguous UTF-8, so this walks two buffers without iterators.
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                // A name is most often looked up by its own spelling: one memcmp settles that,
-                // where the byte loop below cost about ten instructions a byte.
-                if x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 { return true }
-                for i in 0..<x.count where x[i] != y[i] && x[i].asciiLowercased != y[i].asciiLowercased {
-                    return false
-                }
-                return true
-            }
+        return a.withUTF8 { x in b.withUTF8 { y in Self.equalsIgnoringASCIICase(x, y) } }
+    }
+
+    private static func equalsIgnoringASCIICase(
+        _ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        // A name is most often looked up by its own spelling: one memcmp settles that,
+        // where the byte loop below cost about ten instructions a byte.
+        if x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 { return true }
+        for i in 0..<x.count where x[i] != y[i] && x[i].asciiLowercased != y[i].asciiLowercased {
+            return false
         }
+        return true
     }
 }
