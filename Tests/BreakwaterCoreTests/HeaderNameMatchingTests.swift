@@ -27,6 +27,18 @@ struct HeaderNameMatchingTests {
         #expect(headers["Accept-Encoding"] == nil)
     }
 
+    @Test func valuesAndRemovalMatchEveryFieldOfThatNameOnly() {
+        // "Vary" and "Date" have the same length: told apart by their bytes, not their length.
+        var headers: HTTPHeaders = ["vary": "a", "Date": "x", "VARY": "b", "Accept": "c", "Vary": "d"]
+        #expect(headers.values(of: "Vary") == ["a", "b", "d"])
+        #expect(headers.values(of: "Varies").isEmpty)
+        #expect(headers.values(of: "date") == ["x"])
+        headers.remove("Age")
+        #expect(headers.fields.count == 5)
+        headers.remove("Vary")
+        #expect(headers.fields.map(\.name) == ["Date", "Accept"])
+    }
+
     @Test(arguments: [
         ("application/json", true, true),
         ("Application/JSON", true, true),

@@ -37,7 +37,17 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     /// Every value of `name`, in order.
     package func values(of name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        // One pass over the fields in place, told apart by length first (as the subscript does):
+        // `filter` then `map` built two arrays and compared every name byte by byte. Most lookups
+        // find nothing, and then nothing is allocated.
+        let count = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            var values: [String] = []
+            for index in fields.indices where fields[index].name.utf8.count == count {
+                if fields[index].name.equalsIgnoringASCIICase(name) { values.append(fields[index].value) }
+            }
+            return values
+        }
     }
 
     package func contains(_ name: String) -> Bool { self[name] != nil }
@@ -51,7 +61,10 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 
     package mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        let count = name.utf8.count
+        // Nothing to remove is the usual case: checked without the mutation's copy-on-write work.
+        guard self[name] != nil else { return }
+        fields.removeAll { $0.name.utf8.count == count && $0.name.equalsIgnoringASCIICase(name) }
     }
 
     package func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
@@ -66,18 +79,24 @@ extension String {
     /// Case-insensitive comparison of ASCII letters, without allocating.
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
+        // Native strings are contiguous UTF-8, so this walks two buffers without iterators; read
+        // in place (`withUTF8` wanted `var` copies of both strings: a retain and release each).
+        if let equal = utf8.withContiguousStorageIfAvailable({ x in
+            other.utf8.withContiguousStorageIfAvailable { y in Self.equalsIgnoringASCIICase(x, y) }
+        }), let equal { return equal }
         var a = self, b = other
-        // Native strings are contiguous UTF-8, so this walks two buffers without iterators.
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                // A name is most often looked up by its own spelling: one memcmp settles that,
-                // where the byte loop below cost about ten instructions a byte.
-                if x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 { return true }
-                for i in 0..<x.count where x[i] != y[i] && x[i].asciiLowercased != y[i].asciiLowercased {
-                    return false
-                }
-                return true
-            }
+        return a.withUTF8 { x in b.withUTF8 { y in Self.equalsIgnoringASCIICase(x, y) } }
+    }
+
+    private static func equalsIgnoringASCIICase(
+        _ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        // A name is most often looked up by its own spelling: one memcmp settles that,
+        // where the byte loop below cost about ten instructions a byte.
+        if x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 { return true }
+        for i in 0..<x.count where x[i] != y[i] && x[i].asciiLowercased != y[i].asciiLowercased {
+            return false
         }
+        return true
     }
 }

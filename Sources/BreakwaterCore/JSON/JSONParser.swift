@@ -188,7 +188,10 @@ private struct Reader {
             if frames[top].keyIndex != nil {
                 !frames[top].keyIndex!.insert(ByteKey(key: key)).inserted
             } else {
-                members[memberStart...].contains { $0.key.utf8.elementsEqual(key.utf8) }
+                // Lengths first (O(1) for native strings): an object's keys mostly differ in length.
+                members[memberStart...].contains {
+                    $0.key.utf8.count == key.utf8.count && $0.key.utf8.elementsEqual(key.utf8)
+                }
             }
         if isDuplicate { throw JSONError(message: "duplicate key \(quotedForMessage(key)) in object", offset: start) }
         // The placeholder value is replaced once the member's value is read.
