@@ -53,8 +53,9 @@ private protocol AccessLogFields {
     mutating func begin(_ time: LogTimestamp, times: inout LogTimeCache)
     /// Writes what comes after the fields, the newline included.
     mutating func end()
-    /// Starts the field `name` (separator, name, and what comes between it and the value).
-    mutating func key(_ name: StaticString)
+    /// Starts a field: separator, name, and what comes between it and the value, one literal per
+    /// format (`text` ` name=`, `json` `,"name":`), written whole.
+    mutating func key(_ text: StaticString, _ json: StaticString)
     /// Writes an absent value.
     mutating func absent()
     /// Writes a string value (cut to `limit` bytes).
@@ -75,47 +76,47 @@ extension AccessLogFields {
         errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?,
         bytes: Int, requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
     ) {
-        text("client", client)
-        key("method")
+        text(" client=", #","client":"#, client)
+        key(" method=", #","method":"#)
         if case .other(let token) = method { value(token, limit: .max) } else { word(method.token) }
-        integer("status", status)
-        key("cache")
+        integer(" status=", #","status":"#, status)
+        key(" cache=", #","cache":"#)
         if let cache { word(cache.word) } else { absent() }
-        text("operation", operation)
-        digest("hash", hash, memory: &memory)
-        text("error_code", errorCode)
-        if let bypassReason { text("bypass_reason", bypassReason) }
-        milliseconds("duration_ms", duration)
-        integer("origin_status", originStatus)
-        milliseconds("origin_ms", originDuration)
-        integer("bytes", bytes)
-        text("request_id", requestID)
-        text("user_agent", userAgent, limit: AccessLogLine.maxTextBytes)
-        text("client_name", clientName, limit: AccessLogLine.maxTextBytes)
-        text("client_version", clientVersion, limit: AccessLogLine.maxTextBytes)
+        text(" operation=", #","operation":"#, operation)
+        digest(" hash=", #","hash":"#, hash, memory: &memory)
+        text(" error_code=", #","error_code":"#, errorCode)
+        if let bypassReason { text(" bypass_reason=", #","bypass_reason":"#, bypassReason) }
+        milliseconds(" duration_ms=", #","duration_ms":"#, duration)
+        integer(" origin_status=", #","origin_status":"#, originStatus)
+        milliseconds(" origin_ms=", #","origin_ms":"#, originDuration)
+        integer(" bytes=", #","bytes":"#, bytes)
+        text(" request_id=", #","request_id":"#, requestID)
+        text(" user_agent=", #","user_agent":"#, userAgent, limit: AccessLogLine.maxTextBytes)
+        text(" client_name=", #","client_name":"#, clientName, limit: AccessLogLine.maxTextBytes)
+        text(" client_version=", #","client_version":"#, clientVersion, limit: AccessLogLine.maxTextBytes)
     }
 
     @inline(__always)
-    mutating func text(_ name: StaticString, _ value: String?, limit: Int = .max) {
-        key(name)
+    mutating func text(_ name: StaticString, _ jsonName: StaticString, _ value: String?, limit: Int = .max) {
+        key(name, jsonName)
         if let value { self.value(value, limit: limit) } else { absent() }
     }
 
     @inline(__always)
-    mutating func integer(_ name: StaticString, _ value: Int?) {
-        key(name)
+    mutating func integer(_ name: StaticString, _ jsonName: StaticString, _ value: Int?) {
+        key(name, jsonName)
         if let value { line.writeSignedDecimal(value) } else { absent() }
     }
 
     @inline(__always)
-    mutating func milliseconds(_ name: StaticString, _ value: Duration?) {
-        key(name)
+    mutating func milliseconds(_ name: StaticString, _ jsonName: StaticString, _ value: Duration?) {
+        key(name, jsonName)
         if let value { line.writeMilliseconds(value) } else { absent() }
     }
 
     @inline(__always)
-    mutating func digest(_ name: StaticString, _ value: SHA256Digest?, memory: inout LogLineMemory) {
-        key(name)
+    mutating func digest(_ name: StaticString, _ jsonName: StaticString, _ value: SHA256Digest?, memory: inout LogLineMemory) {
+        key(name, jsonName)
         if let value { self.value(value, memory: &memory) } else { absent() }
     }
 }
@@ -135,11 +136,7 @@ private struct JSONFields: AccessLogFields {
     mutating func end() { line.writeLiteral("}\n") }
 
     @inline(__always)
-    mutating func key(_ name: StaticString) {
-        line.writeLiteral(#",""#)
-        line.writeLiteral(name)
-        line.writeLiteral(#"":"#)
-    }
+    mutating func key(_ text: StaticString, _ json: StaticString) { line.writeLiteral(json) }
 
     @inline(__always)
     mutating func absent() { line.writeLiteral("null") }
@@ -183,11 +180,7 @@ private struct TextFields: AccessLogFields {
     mutating func end() { line.write(UInt8(ascii: "\n")) }
 
     @inline(__always)
-    mutating func key(_ name: StaticString) {
-        line.write(UInt8(ascii: " "))
-        line.writeLiteral(name)
-        line.write(UInt8(ascii: "="))
-    }
+    mutating func key(_ text: StaticString, _ json: StaticString) { line.writeLiteral(text) }
 
     @inline(__always)
     mutating func absent() { line.write(UInt8(ascii: "-")) }

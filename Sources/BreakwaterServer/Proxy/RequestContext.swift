@@ -44,7 +44,7 @@ final class RequestContext: Sendable {
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
         if accessLog.isOn {
-            log(reply, identity: identified?.identity, errorCode: errorCode, upstream: upstream, total: total)
+            log(reply, identified: identified, errorCode: errorCode, upstream: upstream, total: total)
         }
         // Stamped here, on the answer this call owns: the identity layer's own stamp then finds
         // it set, where on an answer still shared with `reply` it copied the whole response.
@@ -52,18 +52,21 @@ final class RequestContext: Sendable {
         responder.respond(reply.response)
     }
 
-    /// Writes this answer's access-log line into the loop's buffer, from the values at hand.
+    /// Writes this answer's access-log line into the loop's buffer, from the values at hand. The
+    /// identity's fields are read where they are stored: a copy of the whole identity retained
+    /// and released its five strings on every line.
     private func log(
-        _ reply: FlowReply, identity: RequestIdentity?, errorCode: String?, upstream: Duration?, total: Duration
+        _ reply: FlowReply, identified: IdentifiedResponder?, errorCode: String?, upstream: Duration?, total: Duration
     ) {
         accessLog.append { buffer, format, memory in
             AccessLogLine.append(
-                to: &buffer, format: format, memory: &memory, time: .now, client: identity?.remoteAddress ?? "",
-                method: method, status: reply.response.status, cache: reply.cache,
-                operation: operationName, hash: documentHash, errorCode: errorCode,
+                to: &buffer, format: format, memory: &memory, time: .now,
+                client: identified?.identity.remoteAddress ?? "", method: method, status: reply.response.status,
+                cache: reply.cache, operation: operationName, hash: documentHash, errorCode: errorCode,
                 bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
-                originDuration: upstream, bytes: reply.response.bodyCount, requestID: identity?.requestID,
-                userAgent: identity?.userAgent, clientName: identity?.clientName, clientVersion: identity?.clientVersion)
+                originDuration: upstream, bytes: reply.response.bodyCount, requestID: identified?.identity.requestID,
+                userAgent: identified?.identity.userAgent, clientName: identified?.identity.clientName,
+                clientVersion: identified?.identity.clientVersion)
         }
     }
 }
