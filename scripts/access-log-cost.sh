@@ -17,7 +17,8 @@
 #   ACCESS_CALLGRIND_OPTS="--dump-instr=yes"  more valgrind options (BENCH_KEEP_TMP=1 keeps the dumps)
 #   ACCESS_MODES="callgrind wrk"  ACCESS_N1=200 ACCESS_N2=1200  ACCESS_PAIRS=4 ACCESS_SECONDS=5
 #   ACCESS_DESTS="file"  where wrk's "on" runs write (text): any of file (the bench's temporary
-#     directory, on disk), shm (a file in /dev/shm: tmpfs), null (/dev/null); several are run in
+#     directory, on disk), shm (a file in /dev/shm: tmpfs), null (/dev/null), pipe (a FIFO read by
+#     `cat` on CPU 1: stdout piped to a log collector, as in a container); several are run in
 #     turn within each pair (off, then one run per destination), so that they share the load. The
 #     kernel's page-cache cost is file or shm minus null.
 #   ACCESS_RESTART=0  1: new proxies for every pair (a process's own luck, e.g. where its buffers
@@ -29,6 +30,12 @@
 #   ACCESS_PERF_LOG=text  the perf run's access log: text (to a file) or off (the same samples with
 #     the log off, to compare kernel functions per request: BENCH_KEEP_TMP=1 keeps perf.data)
 #   ACCESS_PERF_OPTS="-g"  more `perf record` options (call graphs: who calls a kernel function)
+#   ACCESS_MODES=toggle  one proxy per round (ACCESS_PAIRS rounds), its access log switched off
+#     and on by SIGHUP, ACCESS_PHASES=4 off/on pairs per round (off on, on off, ...), to the first
+#     of ACCESS_DESTS: off and on share the process (its own luck cancels); prints each round's
+#     ratio of the medians of CPU per request and the median over rounds.
+#   ACCESS_WRITER_CPU=1  (toggle) moves the log writer thread to that CPU, the loop staying on CPU 0:
+#     what the log costs the loop when the host has a CPU to spare for the writer.
 #   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
 #     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
@@ -58,6 +65,13 @@ HIT_TARGET="/graphql?operationName=GetLaunchDetail&variables=$(bench_uri '{"id":
 
 DESTS=${ACCESS_DESTS:-file}
 SHM_DIR=""
+# pipe: a FIFO drained by `cat` on CPU 1 (the client's CPU), as stdout piped to a log collector
+# in a container; the reader is restarted whenever the proxy closes its end (a reload to off).
+ACCESS_PIPE="$BENCH_TMP/access.pipe"
+if [[ " $DESTS " == *" pipe "* ]]; then
+  mkfifo "$ACCESS_PIPE"
+  bench_start PIPE_READER_PID "$BENCH_TMP/pipe-reader.log" taskset -c 1 bash -c "while true; do cat '$ACCESS_PIPE' >/dev/null; done"
+fi
 
 # config MODE [DEST]: MODE off | text | json; DEST file (default) | shm | null.
 config() {
@@ -66,7 +80,8 @@ config() {
     file) ;;
     shm) destination="$SHM_DIR/access-$1.log" ;;
     null) destination=/dev/null ;;
-    *) bench_die "ACCESS_DESTS: unknown destination '$2' (file, shm, null)" ;;
+    pipe) destination=$ACCESS_PIPE ;;
+    *) bench_die "ACCESS_DESTS: unknown destination '$2' (file, shm, null, pipe)" ;;
   esac
   [ "$1" = off ] && { destination=off; format=text; }
   {
@@ -118,6 +133,47 @@ callgrind_per_hit() {
   echo $(( (high - low) / (N2 - N1) ))
 }
 
+# CPU time (user + system, every thread: the log writer's write() included) per request: less
+# disturbed by other processes than req/s, which they can halve.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# The log writer thread's share (its write() calls included): "user+system" ticks.
+writer_ticks() {
+  local task
+  for task in /proc/"$1"/task/*; do
+    [ "$(cat "$task/comm")" = breakwater-log ] && awk '{ print $14 + $15 }' "$task/stat" && return
+  done
+  echo 0
+}
+# System time of the whole process, to tell the kernel's share from the proxy's own code.
+sys_ticks() { awk '{ print $15 }' "/proc/$1/stat"; }
+# CPU 0's busy time (every process, interrupts and kernel threads such as writeback included):
+# minus the proxy's own, what else ran on the loop's CPU (other engineers' work too: noise
+# unless the load is low).
+cpu0_ticks() { awk '$1 == "cpu0" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+per_request() { awk -v t=$(( $1 * TICK_US )) -v n="$2" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }'; }
+# measure_run PID URL NAME: one wrk run of the hit against URL; sets MEASURED ("req/s cpu-us")
+# and MEASURED_LINE (the figures as printed).
+measure_run() {
+  local pid=$1 url=$2 name=$3 before writer_before sys_before cpu0_before after writer_after sys_after cpu0_after
+  local rps p50 p99 errors requests cpu writer system cpu0
+  before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid") cpu0_before=$(cpu0_ticks)
+  taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$name.txt"
+  after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid") cpu0_after=$(cpu0_ticks)
+  read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$name.txt")
+  requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$name.txt")
+  cpu=$(per_request $(( after - before )) "$requests")
+  writer=$(per_request $(( writer_after - writer_before )) "$requests")
+  system=$(per_request $(( sys_after - sys_before )) "$requests")
+  cpu0=$(per_request $(( cpu0_after - cpu0_before )) "$requests")
+  MEASURED="$rps $cpu"
+  printf -v MEASURED_LINE '%8s req/s  cpu %6s us/req (system %s, log writer %s; CPU 0 busy %s)  p50 %s ms  p99 %s ms  errors %s  load %s' \
+    "$rps" "$cpu" "$system" "$writer" "$cpu0" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# shellcheck disable=SC2086  # the lists are split on purpose
+median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 if [[ " $MODES " == *" callgrind "* ]]; then
   echo "== callgrind: instructions per hashed-GET hit (N1=$N1, N2=$N2 hits), load $(cut -d' ' -f1-3 /proc/loadavg)"
   declare -A PER_HIT
@@ -163,25 +219,6 @@ if [[ " $MODES " == *" wrk "* ]]; then
     done
   }
   start_runs ""
-  # CPU time (user + system, every thread: the log writer's write() included) per request: less
-  # disturbed by other processes than req/s, which they can halve.
-  ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-  # The log writer thread's share (its write() calls included): "user+system" ticks.
-  writer_ticks() {
-    local task
-    for task in /proc/"$1"/task/*; do
-      [ "$(cat "$task/comm")" = breakwater-log ] && awk '{ print $14 + $15 }' "$task/stat" && return
-    done
-    echo 0
-  }
-  # System time of the whole process, to tell the kernel's share from the proxy's own code.
-  sys_ticks() { awk '{ print $15 }' "/proc/$1/stat"; }
-  # CPU 0's busy time (every process, interrupts and kernel threads such as writeback included):
-  # minus the proxy's own, what else ran on the loop's CPU (other engineers' work too: noise
-  # unless the load is low).
-  cpu0_ticks() { awk '$1 == "cpu0" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
-  TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
-  per_request() { awk -v t=$(( $1 * TICK_US )) -v n="$2" 'BEGIN { printf "%.2f", (n > 0) ? t / n : 0 }'; }
   declare -A RPS CPUS
   for pair in $(seq 1 "$PAIRS"); do
     # A process's own luck (where its buffers landed in memory, ...) persists for its life: with
@@ -192,22 +229,12 @@ if [[ " $MODES " == *" wrk "* ]]; then
     fi
     for run in $RUNS; do
       url=${URLS[$run]} pid=${PIDS[$run]}
-      before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid") cpu0_before=$(cpu0_ticks)
-      taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$run.txt"
-      after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid") cpu0_after=$(cpu0_ticks)
-      read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$run.txt")
-      requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$run.txt")
-      cpu=$(per_request $(( after - before )) "$requests")
-      writer=$(per_request $(( writer_after - writer_before )) "$requests")
-      system=$(per_request $(( sys_after - sys_before )) "$requests")
-      cpu0=$(per_request $(( cpu0_after - cpu0_before )) "$requests")
+      measure_run "$pid" "$url" "$run"
+      read -r rps cpu <<<"$MEASURED"
       RPS[$run]+=" $rps" CPUS[$run]+=" $cpu"
-      printf 'pair %d %-6s %8s req/s  cpu %6s us/req (system %s, log writer %s; CPU 0 busy %s)  p50 %s ms  p99 %s ms  errors %s  load %s\n' \
-        "$pair" "$run" "$rps" "$cpu" "$system" "$writer" "$cpu0" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+      printf 'pair %d %-6s %s\n' "$pair" "$run" "$MEASURED_LINE"
     done
   done
-  # shellcheck disable=SC2086  # the lists are split on purpose
-  median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   off_median=$(median "${RPS[off]}") off_cpu=$(median "${CPUS[off]}")
   for dest in ${RUNS#off }; do
     awk -v off="$off_median" -v on="$(median "${RPS[$dest]}")" -v d="$dest" \
@@ -216,6 +243,65 @@ if [[ " $MODES " == *" wrk "* ]]; then
       'BEGIN { printf "median CPU per request, to %-6s: off %.2f us, on %.2f us: on costs %+.1f%%\n", d, off, on, (on - off) * 100 / off }'
   done
   [[ " $DESTS " == *" file "* ]] && echo "access-log lines written to the file: $(wc -l <"$BENCH_TMP/access-text.log")"
+fi
+
+if [[ " $MODES " == *" toggle "* ]]; then
+  # One process per round, its access log switched off and on by SIGHUP (logging.access_log is
+  # reloadable): the off and on runs share the process's own luck, which otherwise persists
+  # for its life and spreads fresh processes' CPU per request by 30 % and more. The phases go
+  # off on on off ..., so that a drift of the machine's speed cancels too.
+  TOGGLE_DEST=${DESTS%% *}
+  PHASES=${ACCESS_PHASES:-4}
+  echo "== toggle: hashed-GET hits, one proxy per round, access log off vs text to $TOGGLE_DEST by SIGHUP; $PAIRS rounds of $PHASES off/on pairs of ${SECONDS_PER_RUN}s"
+  if [ "$TOGGLE_DEST" = shm ]; then
+    SHM_DIR=$(mktemp -d /dev/shm/breakwater-access.XXXXXX)
+    trap 'rm -rf "$SHM_DIR"; bench_cleanup' EXIT
+  fi
+  OFF_CONFIG=$(config off) ON_CONFIG=$(config text "$TOGGLE_DEST") LIVE_CONFIG=$BENCH_TMP/toggle.yaml
+  case $TOGGLE_DEST in
+    null | pipe) ON_LOG=/dev/null ;;  # nothing to count lines in
+    *) ON_LOG=$(awk '/access_log:/ { print $2 }' "$ON_CONFIG") ;;
+  esac
+  log_lines() { if [ "$ON_LOG" = /dev/null ]; then echo 0; else { wc -l <"$ON_LOG"; } 2>/dev/null || echo 0; fi; }
+  RATIOS="" RPS_RATIOS=""
+  for round in $(seq 1 "$PAIRS"); do
+    cp "$OFF_CONFIG" "$LIVE_CONFIG"
+    bench_start_breakwater "toggle-$round" "$LIVE_CONFIG" 1 0 TOGGLE_PID TOGGLE_URL TOGGLE_ADMIN
+    if [ -n "${ACCESS_WRITER_CPU:-}" ]; then
+      for task in /proc/"$TOGGLE_PID"/task/*; do
+        [ "$(cat "$task/comm")" = breakwater-log ] && taskset -pc "$ACCESS_WRITER_CPU" "${task##*/}" >/dev/null
+      done
+    fi
+    curl -sf -o /dev/null "$TOGGLE_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+    taskset -c 1 wrk -t1 -c8 -d1s "${TOGGLE_URL%/graphql}$HIT_TARGET" >/dev/null
+    OFF_CPUS="" ON_CPUS="" OFF_RPS="" ON_RPS=""
+    for phase in $(seq 1 "$PHASES"); do
+      order="off on"
+      [ $(( phase % 2 )) = 0 ] && order="on off"
+      for mode in $order; do
+        if [ "$mode" = on ]; then cp "$ON_CONFIG" "$LIVE_CONFIG"; else cp "$OFF_CONFIG" "$LIVE_CONFIG"; fi
+        kill -HUP "$TOGGLE_PID"
+        sleep 0.5
+        lines_before=$(log_lines)
+        measure_run "$TOGGLE_PID" "$TOGGLE_URL" "toggle-$mode"
+        lines_after=$(log_lines)
+        read -r rps cpu <<<"$MEASURED"
+        # The switch took: lines grow while on (unless to /dev/null), never while off.
+        if [ "$mode" = off ] && [ "$lines_after" != "$lines_before" ]; then bench_die "the access log still wrote while off (reload not applied?)"; fi
+        if [ "$mode" = on ] && [ "$ON_LOG" != /dev/null ] && [ "$lines_after" = "$lines_before" ]; then bench_die "the access log wrote nothing while on (reload not applied?)"; fi
+        if [ "$mode" = on ]; then ON_CPUS+=" $cpu" ON_RPS+=" $rps"; else OFF_CPUS+=" $cpu" OFF_RPS+=" $rps"; fi
+        printf 'round %d phase %d %-3s %s\n' "$round" "$phase" "$mode" "$MEASURED_LINE"
+      done
+    done
+    bench_stop "$TOGGLE_PID"
+    ratio=$(awk -v on="$(median "$ON_CPUS")" -v off="$(median "$OFF_CPUS")" 'BEGIN { printf "%.4f", on / off }')
+    rps_ratio=$(awk -v on="$(median "$ON_RPS")" -v off="$(median "$OFF_RPS")" 'BEGIN { printf "%.4f", on / off }')
+    RATIOS+=" $ratio" RPS_RATIOS+=" $rps_ratio"
+    awk -v r="$ratio" -v q="$rps_ratio" -v n="$round" -v off="$(median "$OFF_CPUS")" -v on="$(median "$ON_CPUS")" \
+      'BEGIN { printf "round %d: CPU per request off %.2f us, on %.2f us: %+.1f%%; req/s on/off %.3f\n", n, off, on, (r - 1) * 100, q }'
+  done
+  awk -v r="$(median "$RATIOS")" -v q="$(median "$RPS_RATIOS")" -v d="$TOGGLE_DEST" -v all="$RATIOS" \
+    'BEGIN { printf "median over rounds, to %s: CPU per request %+.1f%% (rounds:%s), req/s %+.1f%%\n", d, (r - 1) * 100, all, (q - 1) * 100 }'
 fi
 
 if [[ " $MODES " == *" perf "* ]]; then
