@@ -2,7 +2,7 @@
 // parsers classify and compare bytes without tables to initialise or strings to allocate.
 
 /// Byte classes and case-insensitive comparisons used by the HTTP/1.1 parsers.
-enum HTTP1Bytes {
+package enum HTTP1Bytes {
     static let cr: UInt8 = 13
     static let lf: UInt8 = 10
     static let space: UInt8 = 32
@@ -58,15 +58,41 @@ enum HTTP1Bytes {
     static func lowercased(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte | 0x20 : byte }
 
     /// Whether `bytes[range]` equals the lower-case ASCII `literal`, ignoring ASCII case.
-    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ literal: StaticString) -> Bool {
-        guard range.count == literal.utf8CodeUnitCount else { return false }
-        let expected = literal.utf8Start
-        var i = 0
-        for index in range {
-            if lowercased(bytes[index]) != expected[i] { return false }
-            i += 1
+    ///
+    /// For bytes a parser has validated (a token, or field-value characters: no control byte but
+    /// HTAB) and a literal of `a`-`z`, `0`-`9`, `-` and `/`: then setting the case bit (0x20) of
+    /// a byte gives a literal's byte only from that byte or its upper case (the bit's other
+    /// preimages, CR under `-`, 0x0F under `/`, 0x10-0x19 under digits, are control bytes the
+    /// parsers refuse; HTAB becomes `)`, in no literal). Compared eight bytes at a time.
+    package static func equalsLowercase(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ literal: StaticString
+    ) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard range.count == count, let base = bytes.baseAddress else { return false }
+        assert(range.upperBound <= bytes.count, "a range past its buffer")
+        let actual = UnsafeRawPointer(base + range.lowerBound)
+        let expected = UnsafeRawPointer(literal.utf8Start)
+        guard count >= 8 else {
+            for offset in 0..<count where actual.load(fromByteOffset: offset, as: UInt8.self) | 0x20
+                != expected.load(fromByteOffset: offset, as: UInt8.self)
+            {
+                return false
+            }
+            return true
         }
-        return true
+        let caseBits: UInt64 = 0x2020_2020_2020_2020
+        var offset = 0
+        while offset + 8 < count {
+            if actual.loadUnaligned(fromByteOffset: offset, as: UInt64.self) | caseBits
+                != expected.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
+                return false
+            }
+            offset += 8
+        }
+        // The last eight bytes, overlapping what was compared.
+        return actual.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) | caseBits
+            == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     /// The plain decimal number in `bytes[range]`, or nil (empty, a sign, a space, any other

@@ -159,7 +159,7 @@ final class OriginConnection: IOEventHandler {
             buffer.withBytes { bytes in
                 func text(_ range: Range<Int>) -> String {
                     // The usual Content-Type as the literal: no allocation for it on every answer.
-                    if range.count == 16 && Self.equalsLowercase(bytes, range, "application/json") {
+                    if range.count == 16 && HTTP1Bytes.equalsLowercase(bytes, range, "application/json") {
                         return "application/json"
                     }
                     return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
@@ -214,29 +214,12 @@ final class OriginConnection: IOEventHandler {
     /// `Connection`, `Keep-Alive`, `Content-Length`, `Transfer-Encoding` or `Date`, in any case.
     private static func isDropped(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
         switch name.count {
-        case 4: equalsLowercase(bytes, name, "date")
+        case 4: HTTP1Bytes.equalsLowercase(bytes, name, "date")
         case 10:
-            equalsLowercase(bytes, name, "connection") || equalsLowercase(bytes, name, "keep-alive")
-        case 14: equalsLowercase(bytes, name, "content-length")
-        case 17: equalsLowercase(bytes, name, "transfer-encoding")
+            HTTP1Bytes.equalsLowercase(bytes, name, "connection") || HTTP1Bytes.equalsLowercase(bytes, name, "keep-alive")
+        case 14: HTTP1Bytes.equalsLowercase(bytes, name, "content-length")
+        case 17: HTTP1Bytes.equalsLowercase(bytes, name, "transfer-encoding")
         default: false
-        }
-    }
-
-    /// Whether `bytes[range]` spells `literal` (lower case) in any ASCII case.
-    private static func equalsLowercase(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ literal: StaticString
-    ) -> Bool {
-        guard range.count == literal.utf8CodeUnitCount else { return false }
-        return literal.withUTF8Buffer { expected in
-            var index = range.lowerBound
-            for byte in expected {
-                let actual = bytes[index]
-                // Only letters may differ, by their case bit.
-                guard actual == byte || (actual | 0x20 == byte && byte >= UInt8(ascii: "a")) else { return false }
-                index += 1
-            }
-            return true
         }
     }
 
