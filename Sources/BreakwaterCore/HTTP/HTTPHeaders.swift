@@ -4,13 +4,31 @@
 import Glibc
 #endif
 
+/// One header field. A struct, not a `(name:value:)` tuple: an array of tuples is destroyed by
+/// the runtime's generic tuple walk (metadata per element), an array of these by their own
+/// compiled code; every request and answer drops a few such arrays.
+package struct HTTPHeaderField: Sendable, Equatable {
+    package var name: String
+    package var value: String
+
+    @inline(__always)
+    package init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
 /// Header fields in arrival order; names compare case-insensitively.
 package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    package var fields: [(name: String, value: String)]
+    package var fields: [HTTPHeaderField]
 
     package init() { fields = [] }
 
-    package init(_ fields: [(name: String, value: String)]) { self.fields = fields }
+    package init(_ fields: [HTTPHeaderField]) { self.fields = fields }
+
+    package init(_ fields: [(name: String, value: String)]) {
+        self.fields = fields.map { HTTPHeaderField(name: $0.name, value: $0.value) }
+    }
 
     /// Empty, with room for `capacity` fields (a response's headers are added one by one).
     package init(capacity: Int) {
@@ -19,7 +37,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 
     package init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { (name: $0.0, value: $0.1) }
+        fields = elements.map { HTTPHeaderField(name: $0.0, value: $0.1) }
     }
 
     /// The first value of `name`, or nil.
@@ -52,12 +70,12 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     package func contains(_ name: String) -> Bool { self[name] != nil }
 
-    package mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+    package mutating func add(_ name: String, _ value: String) { fields.append(HTTPHeaderField(name: name, value: value)) }
 
     /// Replaces every field called `name` with one holding `value`.
     package mutating func replace(_ name: String, with value: String) {
         remove(name)
-        fields.append((name, value))
+        fields.append(HTTPHeaderField(name: name, value: value))
     }
 
     package mutating func remove(_ name: String) {
@@ -67,12 +85,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
         fields.removeAll { $0.name.utf8.count == count && $0.name.equalsIgnoringASCIICase(name) }
     }
 
-    package func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
-
-    package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.count == rhs.fields.count
-            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
-    }
+    package func makeIterator() -> IndexingIterator<[HTTPHeaderField]> { fields.makeIterator() }
 }
 
 extension String {

@@ -22,9 +22,9 @@ struct DemoCounters: Sendable, Equatable {
         byMethod[method, default: 0] += 1
         lastQuery = query
         var seen: [String: String] = [:]
-        for (name, value) in headers {
-            let key = name.lowercased()
-            seen[key] = seen[key].map { "\($0), \(value)" } ?? value
+        for field in headers {
+            let key = field.name.lowercased()
+            seen[key] = seen[key].map { "\($0), \(field.value)" } ?? field.value
         }
         lastHeaders = seen
     }
