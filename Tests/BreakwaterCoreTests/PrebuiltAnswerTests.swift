@@ -102,4 +102,31 @@ struct PrebuiltAnswerTests {
     func acceptEncodingIsReadWithWeights(value: String, accepts: Bool) {
         #expect(ClientView.acceptsGzip([value]) == accepts)
     }
+
+    @Test func theClientViewReadsEveryFieldOfItsThreeNamesInAnyCase() {
+        let headers = HTTPHeaders([
+            (name: "accept", value: "application/json"), (name: "If-None-Match", value: #""a""#),
+            (name: "ACCEPT", value: "application/graphql-response+json"), (name: "accept-encoding", value: "br"),
+            (name: "if-none-match", value: #""b", "c""#), (name: "Accept-Encoding", value: "gzip"),
+            (name: "Accepts", value: "x"), (name: "If-None-Matc", value: "x"),
+        ])
+        let request = HTTPRequest(method: .get, target: "/graphql", headers: headers)
+        let view = ClientView(request: request, corsHeaders: [:], vary: nil, compressor: Gzip())
+        #expect(view.isGET)
+        #expect(view.ifNoneMatch == [#""a""#, #""b", "c""#])
+        #expect(view.wantsGraphQLResponseJSON)
+        #expect(view.gzip != nil)
+        // Without a compressor nothing is gzipped, whatever the client accepts.
+        #expect(ClientView(request: request, corsHeaders: [:], vary: nil).gzip == nil)
+        // Neither Accept field naming the GraphQL media type, and gzip refused in a second field.
+        let plain = HTTPRequest(method: .post, target: "/graphql", headers: HTTPHeaders([
+            (name: "Accept", value: "application/json"), (name: "Accept", value: "*/*"),
+            (name: "Accept-Encoding", value: "gzip"), (name: "Accept-Encoding", value: "gzip;q=0"),
+        ]))
+        let plainView = ClientView(request: plain, corsHeaders: [:], vary: nil, compressor: Gzip())
+        #expect(!plainView.isGET)
+        #expect(!plainView.wantsGraphQLResponseJSON)
+        #expect(plainView.ifNoneMatch.isEmpty)
+        #expect(plainView.gzip == nil)
+    }
 }
