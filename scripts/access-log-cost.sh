@@ -64,7 +64,12 @@ REGISTER=$(jq -cn --arg q "$DOCUMENT" --argjson e "$EXTENSIONS" \
 HIT_TARGET="/graphql?operationName=GetLaunchDetail&variables=$(bench_uri '{"id":"60"}')&extensions=$(bench_uri "$EXTENSIONS")"
 
 DESTS=${ACCESS_DESTS:-file}
+# shm: a file in /dev/shm (tmpfs), in a directory made once for every mode that writes there.
 SHM_DIR=""
+if [[ " $DESTS " == *" shm "* ]]; then
+  SHM_DIR=$(mktemp -d /dev/shm/breakwater-access.XXXXXX)
+  trap 'rm -rf "$SHM_DIR"; bench_cleanup' EXIT
+fi
 # pipe: a FIFO drained by `cat` on CPU 1 (the client's CPU), as stdout piped to a log collector
 # in a container; the reader is restarted whenever the proxy closes its end (a reload to off).
 ACCESS_PIPE="$BENCH_TMP/access.pipe"
@@ -188,10 +193,6 @@ fi
 
 if [[ " $MODES " == *" wrk "* ]]; then
   echo "== wrk -c${ACCESS_CONNECTIONS:-50}: hashed-GET hits, access log off vs text to: $DESTS; $PAIRS alternating pairs of ${SECONDS_PER_RUN}s"
-  if [[ " $DESTS " == *" shm "* ]]; then
-    SHM_DIR=$(mktemp -d /dev/shm/breakwater-access.XXXXXX)
-    trap 'rm -rf "$SHM_DIR"; bench_cleanup' EXIT
-  fi
   declare -A PIDS URLS
   RUNS="off $DESTS"
   if [ -n "${ACCESS_COMPARE_BIN:-}" ]; then
@@ -253,10 +254,6 @@ if [[ " $MODES " == *" toggle "* ]]; then
   TOGGLE_DEST=${DESTS%% *}
   PHASES=${ACCESS_PHASES:-4}
   echo "== toggle: hashed-GET hits, one proxy per round, access log off vs text to $TOGGLE_DEST by SIGHUP; $PAIRS rounds of $PHASES off/on pairs of ${SECONDS_PER_RUN}s"
-  if [ "$TOGGLE_DEST" = shm ]; then
-    SHM_DIR=$(mktemp -d /dev/shm/breakwater-access.XXXXXX)
-    trap 'rm -rf "$SHM_DIR"; bench_cleanup' EXIT
-  fi
   OFF_CONFIG=$(config off) ON_CONFIG=$(config text "$TOGGLE_DEST") LIVE_CONFIG=$BENCH_TMP/toggle.yaml
   case $TOGGLE_DEST in
     null | pipe) ON_LOG=/dev/null ;;  # nothing to count lines in

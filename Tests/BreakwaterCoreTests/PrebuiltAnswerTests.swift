@@ -40,7 +40,7 @@ struct PrebuiltAnswerTests {
     @Test func extraHeaderLinesAreStoredAfterTheETagAndSurviveRebuilding() {
         let entry = CacheEntry(
             key: StoreFixture.key(3), body: Array("{}".utf8), contentType: "application/json", etag: StoreFixture.etag,
-            extraHeaders: [("Surrogate-Key", "op:GetLaunch Launch:92")], storedAt: StoreFixture.start, ttl: .seconds(30),
+            extraHeaders: [HTTPHeaderField(name: "Surrogate-Key", value: "op:GetLaunch Launch:92")], storedAt: StoreFixture.start, ttl: .seconds(30),
             staleWhileRevalidate: .zero, staleIfError: .zero, documentDigest: StoreFixture.document, operationName: nil,
             tags: [], isPerUser: false)
         #expect(entry.response.value(of: "surrogate-key") == "op:GetLaunch Launch:92")

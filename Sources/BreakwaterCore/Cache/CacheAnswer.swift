@@ -63,7 +63,7 @@ package enum CacheAnswer {
             let etag = gzipped == nil ? entry.etag : CacheEntry.gzipETag(entry.etag)
             if ConditionalRequest.ifNoneMatchMatches(client.ifNoneMatch, etag: etag) {
                 headers.add("ETag", etag)
-                for field in entry.extraHeaders { headers.add(field.name, field.value) }
+                headers.fields += entry.extraHeaders
                 return HTTPResponse(status: 304, headers: headers)
             }
         }

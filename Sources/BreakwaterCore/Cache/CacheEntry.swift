@@ -52,7 +52,7 @@ package final class CacheEntry: Sendable {
         body: [UInt8],
         contentType: String,
         etag: String,
-        extraHeaders: [(name: String, value: String)] = [],
+        extraHeaders: [HTTPHeaderField] = [],
         storedAt: ContinuousClock.Instant,
         storedAtWallClock: WallClockTime = WallClockTime(millisecondsSinceEpoch: 0),
         ttl: Duration,
@@ -64,7 +64,7 @@ package final class CacheEntry: Sendable {
         isPerUser: Bool
     ) {
         self.key = key
-        response = PrebuiltResponse(fields: [("ETag", etag)] + extraHeaders, body: body)
+        response = PrebuiltResponse(fields: [HTTPHeaderField(name: "ETag", value: etag)] + extraHeaders, body: body)
         self.storedAt = storedAt
         self.storedAtWallClock = storedAtWallClock
         shape = CacheEntryShape.shared(
@@ -99,7 +99,10 @@ package final class CacheEntry: Sendable {
         let made = EncodedForm(
             compressed.map { body in
                 PrebuiltResponse(
-                    fields: [("ETag", Self.gzipETag(etag)), ("Content-Encoding", "gzip")] + extraHeaders, body: body)
+                    fields: [
+                        HTTPHeaderField(name: "ETag", value: Self.gzipETag(etag)),
+                        HTTPHeaderField(name: "Content-Encoding", value: "gzip"),
+                    ] + extraHeaders, body: body)
             })
         // Another thread may have made it meanwhile: either is the same bytes.
         return gzipForm.storeIfNil(made).response
@@ -118,15 +121,15 @@ package final class CacheEntry: Sendable {
     package var etag: String { response.value(of: "ETag") ?? "" }
 
     /// The header lines stored besides ETag (a tag header for the CDN in front, say).
-    package var extraHeaders: [(name: String, value: String)] {
-        var fields: [(name: String, value: String)] = []
+    package var extraHeaders: [HTTPHeaderField] {
+        var fields: [HTTPHeaderField] = []
         let head = response.bytes[..<(response.bodyStart - 2)]
         for line in head.split(separator: 10) {
             guard let colon = line.firstIndex(of: 58) else { continue }
             let name = String(decoding: line[..<colon], as: UTF8.self)
             if name == "ETag" || name == "Content-Length" { continue }
             let value = line[(colon + 2)...].dropLast()  // the CR
-            fields.append((name, String(decoding: value, as: UTF8.self)))
+            fields.append(HTTPHeaderField(name: name, value: String(decoding: value, as: UTF8.self)))
         }
         return fields
     }
@@ -164,7 +167,7 @@ extension CacheEntry {
     package static func make(
         key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
         isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
-        hasher: any SHA256Hashing, tagHeader: (name: String, value: String)? = nil
+        hasher: any SHA256Hashing, tagHeader: HTTPHeaderField? = nil
     ) -> CacheEntry {
         CacheEntry(
             key: key, body: answer.body, contentType: interned(answer.headers["Content-Type"]),

@@ -12,7 +12,7 @@ package struct PrebuiltResponse: Sendable {
     package let bodyStart: Int
 
     /// Serialises `fields` (written in order, each `Name: value`) and `body`.
-    package init(fields: [(name: String, value: String)], body: some Collection<UInt8>) {
+    package init(fields: [HTTPHeaderField], body: some Collection<UInt8>) {
         // Exactly the bytes written (an entry holds this array as long as it lives): the lines,
         // `Content-Length: ` with its digits, two CRLFs, the body.
         var size = 16 + Self.decimalDigits(body.count) + 4 + body.count

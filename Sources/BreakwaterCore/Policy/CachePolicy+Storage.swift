@@ -72,15 +72,14 @@ private struct StorageFields {
     init(_ headers: HTTPHeaders) {
         headers.fields.withUnsafeBufferPointer { fields in
             for index in fields.indices {
-                let name = fields[index].name
-                switch name.utf8.count {
-                case 4 where name.equalsIgnoringASCIICase("Vary"):
+                switch fields[index].name.utf8.count {
+                case 4 where fields[index].name.equalsIgnoringASCIICase("Vary"):
                     vary.append(fields[index].value)
-                case 10 where name.equalsIgnoringASCIICase("Set-Cookie"):
+                case 10 where fields[index].name.equalsIgnoringASCIICase("Set-Cookie"):
                     setsCookie = true
-                case 12 where contentType == nil && name.equalsIgnoringASCIICase("Content-Type"):
+                case 12 where contentType == nil && fields[index].name.equalsIgnoringASCIICase("Content-Type"):
                     contentType = fields[index].value
-                case 13 where name.equalsIgnoringASCIICase("Cache-Control"):
+                case 13 where fields[index].name.equalsIgnoringASCIICase("Cache-Control"):
                     cacheControl.append(fields[index].value)
                 default:
                     break

@@ -40,10 +40,10 @@ package struct TagHeader: Sendable, Equatable {
 
     /// The header field of an entry: nil for per-user entries, which no cache in front may keep.
     package func field(for entry: (operationName: String?, digest: SHA256Digest, tags: [String]), isPerUser: Bool)
-        -> (name: String, value: String)?
+        -> HTTPHeaderField?
     {
         guard !isPerUser else { return nil }
-        return (name, value(operationName: entry.operationName, digest: entry.digest, tags: entry.tags))
+        return HTTPHeaderField(name: name, value: value(operationName: entry.operationName, digest: entry.digest, tags: entry.tags))
     }
 }
 
