@@ -97,10 +97,22 @@ struct PrebuiltAnswerTests {
     @Test(arguments: [
         ("gzip", true), ("GZIP", true), ("x-gzip", true), ("deflate, gzip;q=0.5", true), ("*", true),
         ("gzip;q=0", false), ("identity", false), ("br, deflate", false), ("", false), ("*;q=0", false),
-        ("gzip;q=0, *", false),
+        ("gzip;q=0, *", false), ("gzip; Q=0.000", false), ("gzip;q=0.", false), ("gzip ;level=1; q=0.001", true),
+        ("x-gzip;q=0, deflate", false), ("*;q=0, gzip", true), ("gzip;q=0.5, gzip;q=0", false), ("xgzip", false),
+        ("gzipp, identity", false), (" , ,gzip , ", true), ("gzip;q=abc", true), ("\tGzIp\t;\tq=1", true),
+        ("deflate;q=0, br;q=1", false), ("x-GZIP", true), ("x_gzip", false), ("*", true), ("*;q=0.0, x-gzip;q=1", true),
     ])
     func acceptEncodingIsReadWithWeights(value: String, accepts: Bool) {
-        #expect(ClientView.acceptsGzip([value]) == accepts)
+        #expect(AcceptEncoding.acceptsGzip([value]) == accepts)
+    }
+
+    /// Several fields: any one's gzip accepts, an explicit `gzip;q=0` in any of them refuses.
+    @Test func acceptEncodingFieldsAreReadTogether() {
+        #expect(AcceptEncoding.acceptsGzip(["br", "gzip"]))
+        #expect(!AcceptEncoding.acceptsGzip(["gzip", "gzip;q=0"]))
+        #expect(!AcceptEncoding.acceptsGzip(["*", "x-gzip; q=0"]))
+        #expect(!AcceptEncoding.acceptsGzip([]))
+        #expect(AcceptEncoding.acceptsGzip(["", "*"]))
     }
 
     @Test func theClientViewReadsEveryFieldOfItsThreeNamesInAnyCase() {

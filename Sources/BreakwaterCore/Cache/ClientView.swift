@@ -55,25 +55,7 @@ package struct ClientView: Sendable {
         self.init(
             isGET: request.method == .get, ifNoneMatch: ifNoneMatch, wantsGraphQLResponseJSON: wantsGraphQLResponseJSON,
             extraHeaders: corsHeaders, vary: vary,
-            gzip: compressor.flatMap { Self.acceptsGzip(acceptEncoding) ? $0 : nil })
-    }
-
-    /// Whether `Accept-Encoding` lists `gzip` (or `x-gzip`, or `*`) with a non-zero weight.
-    package static func acceptsGzip(_ values: [String]) -> Bool {
-        var accepted = false
-        for value in values {
-            for part in value.split(separator: ",") {
-                let pieces = part.split(separator: ";")
-                guard let coding = pieces.first?.trimmingWhitespace().lowercased() else { continue }
-                guard coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }
-                let weight = pieces.dropFirst().first { $0.trimmingWhitespace().lowercased().hasPrefix("q=") }
-                let q = weight.flatMap { Double($0.trimmingWhitespace().dropFirst(2)) } ?? 1
-                // An explicit gzip;q=0 refuses gzip even when * is accepted.
-                if coding != "*" && q == 0 { return false }
-                if q > 0 { accepted = true }
-            }
-        }
-        return accepted
+            gzip: compressor.flatMap { AcceptEncoding.acceptsGzip(acceptEncoding) ? $0 : nil })
     }
 
     private static let graphQLResponseJSON = Array("application/graphql-response+json".utf8)

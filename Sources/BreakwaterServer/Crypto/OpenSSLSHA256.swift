@@ -1,4 +1,4 @@
-// SHA-256 through OpenSSL's EVP interface.
+// SHA-256 computed by OpenSSL's own SHA-256 functions (not EVP: see COpenSSL_sha256).
 
 import BreakwaterCore
 import COpenSSL
@@ -9,13 +9,9 @@ package struct OpenSSLSHA256: SHA256Hashing {
 
     package func sha256(_ bytes: UnsafeRawBufferPointer) -> SHA256Digest {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var length: UInt32 = 0
-        let ok = withUnsafeMutableBytes(of: &words) { out in
-            EVP_Digest(
-                bytes.baseAddress, bytes.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length,
-                EVP_sha256(), nil)
+        withUnsafeMutableBytes(of: &words) { out in
+            COpenSSL_sha256(bytes.baseAddress, bytes.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        precondition(ok == 1 && length == 32, "OpenSSL's SHA-256 failed")
         return SHA256Digest(words: words)
     }
 }
