@@ -124,18 +124,27 @@ callgrind_run() {
   port=$(bench_port_of "$line")
   hits "$port" "$count"
   bench_stop "$pid"
-  # One file per thread (name ends in -NN); "totals:" is each thread's instruction count.
-  cat "$out".*-* | awk '/^totals:/ { sum += $2 } END { print sum }'
+  # One file per thread (name ends in -NN, in the order the threads started); "totals:" is each
+  # thread's instruction count. Prints "NN count" per thread.
+  local file
+  for file in "$out".*-*; do
+    printf '%s %s\n' "${file##*-}" "$(awk '/^totals:/ { print $2 }' "$file")"
+  done
 }
 
-# callgrind_per_hit MODE: instructions of one hit, start-up and warm-up cancelled out.
+# callgrind_per_hit MODE: instructions of one hit, start-up and warm-up cancelled out: all
+# threads, and (to stderr) each thread's share.
 callgrind_per_hit() {
-  local low high
+  local low high total_low total_high
   low=$(callgrind_run "$1" "$N1")
   high=$(callgrind_run "$1" "$N2")
-  [ -n "$low" ] && [ -n "$high" ] && [ "$high" -gt "$low" ] || bench_die "callgrind run of '$1' failed"
-  printf '%-5s %12s Ir at N1  %12s Ir at N2  -> %8s Ir per hit\n' "$1" "$low" "$high" "$(( (high - low) / (N2 - N1) ))" >&2
-  echo $(( (high - low) / (N2 - N1) ))
+  total_low=$(awk '{ sum += $2 } END { print sum }' <<<"$low")
+  total_high=$(awk '{ sum += $2 } END { print sum }' <<<"$high")
+  [ -n "$total_low" ] && [ -n "$total_high" ] && [ "$total_high" -gt "$total_low" ] || bench_die "callgrind run of '$1' failed"
+  printf '%-5s %12s Ir at N1  %12s Ir at N2  -> %8s Ir per hit; per thread:%s\n' "$1" "$total_low" "$total_high" \
+    "$(( (total_high - total_low) / (N2 - N1) ))" \
+    "$(join <(sort <<<"$low") <(sort <<<"$high") | awk -v n=$(( N2 - N1 )) '{ printf " %s %+d", $1, ($3 - $2) / n }')" >&2
+  echo $(( (total_high - total_low) / (N2 - N1) ))
 }
 
 # CPU time (user + system, every thread: the log writer's write() included) per request: less

@@ -217,6 +217,51 @@ import Testing
         }
     }
 
+    /// A loop packs a record; the writer reads it back: every field, present or absent, and a
+    /// method that is not one of the known ones, come back as they went in.
+    @Test func aRecordGivesBackEveryField() throws {
+        var bare = LoggingFormatTests.entry
+        bare.method = .other("M-SEARCH")
+        bare.cache = nil
+        bare.operation = nil
+        bare.hash = nil
+        bare.userAgent = nil
+        bare.clientName = nil
+        bare.duration = Duration(secondsComponent: 7_200, attosecondsComponent: 123_456_789_012_345_678)
+        bare.originDuration = .zero
+        bare.originStatus = 0
+        var buffer = LogLineBuffer(capacity: 64)
+        for entry in [Self.full, bare] { entry.appendRecord(to: &buffer, format: .text) }
+        var read: [String] = []
+        buffer.withUnsafeBytes { records in
+            AccessLogRecord.forEach(in: records) { record in
+                let text = { (bytes: UnsafeBufferPointer<UInt8>?) in bytes.map { String(decoding: $0, as: UTF8.self) } }
+                read.append(
+                    "\(record.format) \(record.time.millisecondsSinceEpoch) \(text(record.client) ?? "nil") "
+                        + "\(record.method.map(\.token) ?? "other:" + (text(record.methodToken) ?? "nil")) \(record.status) "
+                        + "\(record.cache?.headerValue ?? "nil") \(text(record.operation) ?? "nil") \(record.hash?.hex ?? "nil") "
+                        + "\(text(record.errorCode) ?? "nil") \(text(record.bypassReason) ?? "nil") \(record.duration) "
+                        + "\(record.originStatus.map(String.init) ?? "nil") \(record.originDuration.map { "\($0)" } ?? "nil") "
+                        + "\(record.bytes) \(text(record.requestID) ?? "nil") \(text(record.userAgent)?.count ?? -1) "
+                        + "\(text(record.clientName) ?? "nil") \(text(record.clientVersion) ?? "nil")")
+            }
+        }
+        let full = Self.full
+        #expect(read.count == 2)
+        #expect(read.first == "text \(full.time.millisecondsSinceEpoch) 10.0.0.1 POST 502 MISS Get Launches \(Self.hash.hex) "
+            + "ORIGIN_UNREACHABLE too-large \(full.duration) 503 \(full.originDuration!) 98 r-9 16 web 1.0=x")
+        #expect(read.last == "text 0 10.0.0.1 other:M-SEARCH 200 nil nil nil nil nil \(bare.duration) 0 \(Duration.zero) 1234 r-1 -1 nil nil")
+    }
+
+    /// A client's long text is cut when the loop packs it, so the record stays small.
+    @Test func aRecordHoldsAtMostTheLimitOfAClientText() {
+        var entry = LoggingFormatTests.entry
+        entry.userAgent = String(repeating: "u", count: 100_000)
+        var buffer = LogLineBuffer(capacity: 64)
+        entry.appendRecord(to: &buffer, format: .json)
+        #expect(buffer.count < 1_000)
+    }
+
     @Test func textValuesAgreeWithTheRecordFormat() {
         #expect(LogLineFormat.textValue("plain") == "plain")
         #expect(LogLineFormat.textValue("") == #""""#)
@@ -298,12 +343,30 @@ import Testing
         #expect(object?["type"] as? String == "access")
     }
 
+    /// A line is spelled in the format that was set when its request was answered, even when a
+    /// reload changed it before the writer took the line.
+    @Test func eachLineKeepsTheFormatOfItsAnswer() throws {
+        let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.text))
+        log.buffers[0].append(LoggingFormatTests.entry)
+        log.apply(Self.logging(.json))
+        log.buffers[0].append(LoggingFormatTests.entry)
+        let lines = String(decoding: Self.take(log).batches[0], as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0] == Substring(LoggingFormatTests.entry.line(.text)))
+        #expect(lines[1] == Substring(LoggingFormatTests.entry.line(.json)))
+    }
+
     /// A writer that never takes (a blocked pipe, a stalled disk): the loop's buffer stops at the
     /// bound, every further line is counted as dropped, and the count reaches the writer.
     @Test func aStalledWriterCostsLinesNeverMemoryOrTime() {
         let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.json))
         let lineBytes = LoggingFormatTests.entry.line(.json).utf8.count + 1
-        let fitting = (ProxyAccessLog.maxBufferedBytes + lineBytes - 1) / lineBytes
+        // The bound is on what the loop holds: records, not yet lines.
+        var record = LogLineBuffer()
+        LoggingFormatTests.entry.appendRecord(to: &record, format: .json)
+        let recordBytes = record.count
+        #expect(recordBytes < lineBytes, "a record is smaller than its line")
+        let fitting = (ProxyAccessLog.maxBufferedBytes + recordBytes - 1) / recordBytes
         let total = fitting + 5_000
         let started = ContinuousClock.now
         for _ in 0..<total { log.buffers[0].append(LoggingFormatTests.entry) }
@@ -312,7 +375,6 @@ import Testing
         #expect(dropped == total - fitting)
         #expect(lines == fitting)
         #expect(batches[0].count == fitting * lineBytes)
-        #expect(batches[0].count < ProxyAccessLog.maxBufferedBytes + lineBytes)
         #expect(log.droppedLines == dropped)
         #expect(elapsed < .seconds(5), "appending never waits for the writer")
         // Once taken, lines are accepted again.

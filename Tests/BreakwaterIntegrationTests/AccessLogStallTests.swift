@@ -40,8 +40,8 @@ import Glibc
         let detail = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { __typename id site } }"}"#
         let connection = try HTTPConnection(port: proxy.port)
         defer { connection.close() }
-        // About 1.5 × (1 MiB of buffer + the pipe) worth of lines at ~400 bytes each.
-        let total = 4_000
+        // About 1.5 × (1 MiB of buffered records at ~190 bytes each + the pipe's 64 KiB of lines).
+        let total = 9_000
         let started = ContinuousClock.now
         var slowest = Duration.zero
         for _ in 0..<total {

@@ -1,8 +1,8 @@
 // One access-log line (SPEC section 6): time, client address, method, status, X-Cache, operation
 // name and hash, error code, duration, origin status and duration, response bytes, request id,
 // user agent, Apollo client name and version. Never variables, never other header values.
-// A value for tests and one-off lines: the proxy writes its lines from the request's own values
-// straight into the loop's buffer (AccessLogLine), building no entry.
+// A value for tests and one-off lines: the proxy packs its records from the request's own values
+// straight into the loop's buffer (AccessLogRecord), building no entry.
 
 /// What the access log records about one answered request.
 package struct AccessLogEntry: Sendable, CustomStringConvertible {
@@ -55,13 +55,21 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     /// Longest user agent, client name or version kept: a client cannot blow up a line.
     package static let maxTextBytes = AccessLogLine.maxTextBytes
 
-    /// Appends the line, its newline included, to `buffer`.
+    /// Appends the entry's record (what a loop hands the log writer) in `format` to `buffer`.
+    package func appendRecord(to buffer: inout LogLineBuffer, format: Configuration.LogFormat) {
+        AccessLogRecord.append(
+            to: &buffer, format: format, time: time, client: client, method: method, status: status, cache: cache,
+            operation: operation, hash: hash, errorCode: errorCode, bypassReason: bypassReason, duration: duration,
+            originStatus: originStatus, originDuration: originDuration, bytes: bytes, requestID: requestID,
+            userAgent: userAgent, clientName: clientName, clientVersion: clientVersion)
+    }
+
+    /// Appends the line, its newline included, to `buffer`: the entry packed as a record and
+    /// spelled, the way every line goes.
     package func append(to buffer: inout LogLineBuffer, format: Configuration.LogFormat, memory: inout LogLineMemory) {
-        AccessLogLine.append(
-            to: &buffer, format: format, memory: &memory, time: time, client: client, method: method, status: status,
-            cache: cache, operation: operation, hash: hash, errorCode: errorCode, bypassReason: bypassReason,
-            duration: duration, originStatus: originStatus, originDuration: originDuration, bytes: bytes,
-            requestID: requestID, userAgent: userAgent, clientName: clientName, clientVersion: clientVersion)
+        var record = LogLineBuffer(capacity: 256)
+        appendRecord(to: &record, format: format)
+        record.withUnsafeBytes { AccessLogLine.append(records: $0, to: &buffer, memory: &memory) }
     }
 
     /// The line in `format`, without its newline.

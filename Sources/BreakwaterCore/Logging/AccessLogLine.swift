@@ -1,7 +1,7 @@
-// An access-log line (SPEC section 6) written straight into a loop's LogLineBuffer, in either
-// `logging.format`: room for its longest form reserved once, then every field written through a
-// raw cursor; no entry value built, no String per field, no capacity check per byte, and the
-// time's text up to the second taken from a LogTimeCache.
+// An access-log line (SPEC section 6) spelled by the log writer thread from a loop's record
+// (AccessLogRecord), in the format the record names: room for its longest form reserved once,
+// then every field written through a raw cursor; no String per field, no capacity check per byte,
+// and the time's text up to the second taken from a LogTimeCache.
 //   text: 2026-11-23T16:04:05.123Z access: client=10.0.0.1 method=GET status=200 cache=HIT ...
 //   json: {"time":"2026-11-23T16:04:05.123Z","type":"access","client":"10.0.0.1",...}
 
@@ -10,35 +10,36 @@ package enum AccessLogLine {
     /// Longest user agent, client name or version kept: a client cannot blow up a line.
     package static let maxTextBytes = 256
 
-    /// Appends one line, its newline included, to `buffer`. The values are borrowed from the
-    /// request for the time it takes (the proxy passes its own, nothing is copied to call this).
-    package static func append(
-        to buffer: inout LogLineBuffer, format: Configuration.LogFormat, memory: inout LogLineMemory,
-        time: LogTimestamp, client: String, method: HTTPMethod, status: Int, cache: XCache?, operation: String?,
-        hash: SHA256Digest?, errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?,
-        originDuration: Duration?, bytes: Int, requestID: String?, userAgent: String?, clientName: String?,
-        clientVersion: String?
-    ) {
-        let room = fixedBound + ByteCursor.logBound(of: client) + ByteCursor.logBound(of: method.otherToken)
-            + ByteCursor.logBound(of: operation) + ByteCursor.logBound(of: errorCode)
-            + ByteCursor.logBound(of: bypassReason) + ByteCursor.logBound(of: requestID)
-            + ByteCursor.logBound(of: userAgent, limit: maxTextBytes) + ByteCursor.logBound(of: clientName, limit: maxTextBytes)
-            + ByteCursor.logBound(of: clientVersion, limit: maxTextBytes)
+    /// Appends the line of every record in `records` (bytes `AccessLogRecord.append` wrote), each
+    /// in the format its record names, newline included, to `buffer`.
+    package static func append(records: UnsafeRawBufferPointer, to buffer: inout LogLineBuffer, memory: inout LogLineMemory) {
+        AccessLogRecord.forEach(in: records) { append($0, to: &buffer, memory: &memory) }
+    }
+
+    /// Appends one record's line, its newline included, to `buffer`.
+    package static func append(_ record: borrowing AccessLogRecord.Fields, to buffer: inout LogLineBuffer, memory: inout LogLineMemory) {
+        let room = fixedBound + bound(record.client) + bound(record.methodToken) + bound(record.operation)
+            + bound(record.errorCode) + bound(record.bypassReason) + bound(record.requestID) + bound(record.userAgent)
+            + bound(record.clientName) + bound(record.clientVersion)
         /// The line in the format of `fields`, from its start to its newline.
         func write(_ fields: consuming some AccessLogFields) -> ByteCursor {
             var fields = fields
-            fields.begin(time, times: &memory.times)
-            fields.write(
-                memory: &memory, client: client, method: method, status: status, cache: cache, operation: operation, hash: hash,
-                errorCode: errorCode, bypassReason: bypassReason, duration: duration, originStatus: originStatus,
-                originDuration: originDuration, bytes: bytes, requestID: requestID, userAgent: userAgent,
-                clientName: clientName, clientVersion: clientVersion)
+            fields.begin(record.time, times: &memory.times)
+            fields.write(record, memory: &memory)
             fields.end()
             return fields.line
         }
         let start = ByteCursor(buffer.reserve(room))
-        let end = format == .json ? write(JSONFields(line: start)) : write(TextFields(line: start))
+        let end = record.format == .json ? write(JSONFields(line: start)) : write(TextFields(line: start))
         buffer.commit(upTo: end.position)
+    }
+
+    /// Room a string value may take (escapes at most sextuple a byte, plus the quotes); 4 for an
+    /// absent one (`null`).
+    @inline(__always)
+    private static func bound(_ text: UnsafeBufferPointer<UInt8>?) -> Int {
+        guard let text else { return 4 }
+        return 6 * text.count + 2
     }
 
     /// Room for everything but the string values: the time, the names and punctuation of the 17
@@ -58,48 +59,47 @@ private protocol AccessLogFields {
     mutating func key(_ text: StaticString, _ json: StaticString)
     /// Writes an absent value.
     mutating func absent()
-    /// Writes a string value (cut to `limit` bytes).
-    mutating func value(_ text: String, limit: Int)
+    /// Writes a string value.
+    mutating func value(_ text: UnsafeBufferPointer<UInt8>)
     /// Writes a digest's 64 hex digits (spelled once per new digest by `memory`).
     mutating func value(_ digest: SHA256Digest, memory: inout LogLineMemory)
-    /// Writes a fixed plain word (an `X-Cache` value).
+    /// Writes a fixed plain word (a known method, an `X-Cache` value).
     mutating func word(_ text: StaticString)
-    /// Writes a value known to be one plain word (a known method's token): copied, not scanned.
-    mutating func word(_ text: String)
 }
 
 extension AccessLogFields {
     /// The fields in their order, SPEC section 6's list; the format decides how each is written.
     @inline(__always)
-    mutating func write(
-        memory: inout LogLineMemory, client: String, method: HTTPMethod, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?,
-        errorCode: String?, bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?,
-        bytes: Int, requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
-    ) {
-        text(" client=", #","client":"#, client)
+    mutating func write(_ record: borrowing AccessLogRecord.Fields, memory: inout LogLineMemory) {
+        text(" client=", #","client":"#, record.client)
         key(" method=", #","method":"#)
-        if case .other(let token) = method { value(token, limit: .max) } else { word(method.token) }
-        integer(" status=", #","status":"#, status)
+        if let method = record.method { word(method.word) } else { text(record.methodToken) }
+        integer(" status=", #","status":"#, record.status)
         key(" cache=", #","cache":"#)
-        if let cache { word(cache.word) } else { absent() }
-        text(" operation=", #","operation":"#, operation)
-        digest(" hash=", #","hash":"#, hash, memory: &memory)
-        text(" error_code=", #","error_code":"#, errorCode)
-        if let bypassReason { text(" bypass_reason=", #","bypass_reason":"#, bypassReason) }
-        milliseconds(" duration_ms=", #","duration_ms":"#, duration)
-        integer(" origin_status=", #","origin_status":"#, originStatus)
-        milliseconds(" origin_ms=", #","origin_ms":"#, originDuration)
-        integer(" bytes=", #","bytes":"#, bytes)
-        text(" request_id=", #","request_id":"#, requestID)
-        text(" user_agent=", #","user_agent":"#, userAgent, limit: AccessLogLine.maxTextBytes)
-        text(" client_name=", #","client_name":"#, clientName, limit: AccessLogLine.maxTextBytes)
-        text(" client_version=", #","client_version":"#, clientVersion, limit: AccessLogLine.maxTextBytes)
+        if let cache = record.cache { word(cache.word) } else { absent() }
+        text(" operation=", #","operation":"#, record.operation)
+        digest(" hash=", #","hash":"#, record.hash, memory: &memory)
+        text(" error_code=", #","error_code":"#, record.errorCode)
+        if let bypassReason = record.bypassReason { text(" bypass_reason=", #","bypass_reason":"#, bypassReason) }
+        milliseconds(" duration_ms=", #","duration_ms":"#, record.duration)
+        integer(" origin_status=", #","origin_status":"#, record.originStatus)
+        milliseconds(" origin_ms=", #","origin_ms":"#, record.originDuration)
+        integer(" bytes=", #","bytes":"#, record.bytes)
+        text(" request_id=", #","request_id":"#, record.requestID)
+        text(" user_agent=", #","user_agent":"#, record.userAgent)
+        text(" client_name=", #","client_name":"#, record.clientName)
+        text(" client_version=", #","client_version":"#, record.clientVersion)
     }
 
     @inline(__always)
-    mutating func text(_ name: StaticString, _ jsonName: StaticString, _ value: String?, limit: Int = .max) {
+    mutating func text(_ value: UnsafeBufferPointer<UInt8>?) {
+        if let value { self.value(value) } else { absent() }
+    }
+
+    @inline(__always)
+    mutating func text(_ name: StaticString, _ jsonName: StaticString, _ value: UnsafeBufferPointer<UInt8>?) {
         key(name, jsonName)
-        if let value { self.value(value, limit: limit) } else { absent() }
+        text(value)
     }
 
     @inline(__always)
@@ -142,7 +142,7 @@ private struct JSONFields: AccessLogFields {
     mutating func absent() { line.writeLiteral("null") }
 
     @inline(__always)
-    mutating func value(_ text: String, limit: Int) { line.writeJSONString(text, limit: limit) }
+    mutating func value(_ text: UnsafeBufferPointer<UInt8>) { line.writeJSONString(text) }
 
     @inline(__always)
     mutating func value(_ digest: SHA256Digest, memory: inout LogLineMemory) {
@@ -158,12 +158,6 @@ private struct JSONFields: AccessLogFields {
         line.write(UInt8(ascii: "\""))
     }
 
-    @inline(__always)
-    mutating func word(_ text: String) {
-        line.write(UInt8(ascii: "\""))
-        line.write(text)
-        line.write(UInt8(ascii: "\""))
-    }
 }
 
 /// ` key=value` fields; absent is `-`, strings are bare when one plain word, else JSON-quoted.
@@ -186,7 +180,7 @@ private struct TextFields: AccessLogFields {
     mutating func absent() { line.write(UInt8(ascii: "-")) }
 
     @inline(__always)
-    mutating func value(_ text: String, limit: Int) { line.writeTextValue(text, limit: limit) }
+    mutating func value(_ text: UnsafeBufferPointer<UInt8>) { line.writeTextValue(text) }
 
     /// 64 hex digits are one plain word: bare.
     @inline(__always)
@@ -194,15 +188,22 @@ private struct TextFields: AccessLogFields {
 
     @inline(__always)
     mutating func word(_ text: StaticString) { line.writeLiteral(text) }
-
-    @inline(__always)
-    mutating func word(_ text: String) { line.write(text) }
 }
 
 extension HTTPMethod {
-    /// The token of an unknown method, the one that is written as a string.
-    fileprivate var otherToken: String? {
-        if case .other(let token) = self { token } else { nil }
+    /// A known method's token as a literal (another method's is written from its record).
+    @inline(__always)
+    fileprivate var word: StaticString {
+        switch self {
+        case .get: "GET"
+        case .head: "HEAD"
+        case .post: "POST"
+        case .put: "PUT"
+        case .delete: "DELETE"
+        case .options: "OPTIONS"
+        case .patch: "PATCH"
+        case .other: "-"
+        }
     }
 }
 

@@ -84,43 +84,38 @@ extension ByteCursor {
 
     /// `text` as a JSON string literal, cut to `limit` bytes (at a character boundary) first.
     package mutating func writeJSONString(_ text: String, limit: Int = .max) {
-        if text.utf8.count > limit { return writeJSONString(LogLineBytes.bounded(text, limit: limit)) }
-        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard LogLineScan.isJSONSafe(bytes) else { return false }
-            write(UInt8(ascii: "\""))
-            if let start = bytes.baseAddress { write(start, count: bytes.count) }
-            write(UInt8(ascii: "\""))
-            return true
+        LogLineBytes.withUTF8(text) { bytes in
+            writeJSONString(UnsafeBufferPointer(rebasing: bytes[..<LogLineBytes.boundedCount(bytes, limit: limit)]))
         }
-        if copied != true { writeEscaped(text) }
+    }
+
+    /// `bytes` (UTF-8) as a JSON string literal: copied between quotes when nothing needs an
+    /// escape (scanned eight bytes a step), else through JSONWriter.
+    package mutating func writeJSONString(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard LogLineScan.isJSONSafe(bytes) else { return writeEscaped(bytes) }
+        write(UInt8(ascii: "\""))
+        if let start = bytes.baseAddress { write(start, count: bytes.count) }
+        write(UInt8(ascii: "\""))
     }
 
     /// A text-format value: as it is when it is one plain printable-ASCII word without `"`, `\`
     /// or `=`, else JSON-quoted, so that a line splits on spaces into `key=value` fields.
     package mutating func writeTextValue(_ text: String, limit: Int = .max) {
-        if text.utf8.count > limit { return writeTextValue(LogLineBytes.bounded(text, limit: limit)) }
-        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard LogLineScan.isPlainWord(bytes) else { return false }
-            if let start = bytes.baseAddress { write(start, count: bytes.count) }
-            return true
-        }
-        switch copied {
-        case true?: return
-        case false?: writeEscaped(text)
-        case nil:
-            let bytes = Array(text.utf8)
-            if bytes.withUnsafeBufferPointer(LogLineScan.isPlainWord) {
-                bytes.withUnsafeBytes { write($0.baseAddress!, count: $0.count) }
-            } else {
-                writeEscaped(text)
-            }
+        LogLineBytes.withUTF8(text) { bytes in
+            writeTextValue(UnsafeBufferPointer(rebasing: bytes[..<LogLineBytes.boundedCount(bytes, limit: limit)]))
         }
     }
 
+    /// `bytes` (UTF-8) as a text-format value.
+    package mutating func writeTextValue(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard LogLineScan.isPlainWord(bytes) else { return writeEscaped(bytes) }
+        if let start = bytes.baseAddress { write(start, count: bytes.count) }
+    }
+
     /// The slow way, for a string with something to escape.
-    private mutating func writeEscaped(_ text: String) {
+    private mutating func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
         var out: [UInt8] = []
-        JSONWriter.quotedString(text, into: &out)
+        JSONWriter.quotedString(String(decoding: bytes, as: UTF8.self), into: &out)
         out.withUnsafeBytes { write($0.baseAddress!, count: $0.count) }
     }
 }

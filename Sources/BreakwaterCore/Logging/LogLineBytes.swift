@@ -18,13 +18,24 @@ package enum LogLineBytes {
         append(to: &out, room: ByteCursor.logBound(of: text, limit: limit)) { $0.writeTextValue(text, limit: limit) }
     }
 
-    /// `text` cut to at most `limit` UTF-8 bytes, never inside a character's bytes.
-    package static func bounded(_ text: String, limit: Int) -> String {
-        let utf8 = text.utf8
-        var end = utf8.index(utf8.startIndex, offsetBy: limit)
+    /// How many of `bytes` (UTF-8) to keep for at most `limit`: all of them when they fit, else
+    /// a cut never inside a character's bytes.
+    @inline(__always)
+    package static func boundedCount(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Int {
+        guard bytes.count > limit else { return bytes.count }
+        var end = limit
         // Step back over continuation bytes (10xxxxxx) so the cut falls between characters.
-        while end > utf8.startIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
-        return String(text[..<end])
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return end
+    }
+
+    /// Calls `body` with `text`'s UTF-8 bytes in place: a native string's storage, or the stack
+    /// copy `withUTF8` makes of a small one (whose UTF-8 view has no contiguous storage to lend).
+    @inline(__always)
+    package static func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
     }
 
     private static func append(to out: inout [UInt8], room: Int, _ write: (inout ByteCursor) -> Void) {

@@ -52,17 +52,16 @@ final class RequestContext: Sendable {
         responder.respond(reply.response)
     }
 
-    /// Writes this answer's access-log line into the loop's buffer, from the values at hand. The
-    /// identity's fields are read where they are stored: a copy of the whole identity retained
-    /// and released its five strings on every line.
+    /// Packs this answer's access-log record into the loop's buffer (the log writer spells the
+    /// line), from the values at hand. The identity's fields are read where they are stored: a
+    /// copy of the whole identity retained and released its five strings on every line.
     private func log(
         _ reply: FlowReply, identified: IdentifiedResponder?, errorCode: String?, upstream: Duration?, total: Duration
     ) {
-        accessLog.append { buffer, format, memory in
-            AccessLogLine.append(
-                to: &buffer, format: format, memory: &memory, time: .now,
-                client: identified?.identity.remoteAddress ?? "", method: method, status: reply.response.status,
-                cache: reply.cache, operation: operationName, hash: documentHash, errorCode: errorCode,
+        accessLog.append { buffer, format in
+            AccessLogRecord.append(
+                to: &buffer, format: format, time: .now, client: identified?.identity.remoteAddress ?? "", method: method,
+                status: reply.response.status, cache: reply.cache, operation: operationName, hash: documentHash, errorCode: errorCode,
                 bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
                 originDuration: upstream, bytes: reply.response.bodyCount, requestID: identified?.identity.requestID,
                 userAgent: identified?.identity.userAgent, clientName: identified?.identity.clientName,

@@ -1,8 +1,8 @@
-// One event loop's access-log buffer: each answered request's line is written straight into it
-// (AccessLogLine: bytes through a raw cursor, a per-second cached time, no entry, no swift-log
-// record), and the log writer thread swaps it for its emptied spare once per batch and writes
-// it. A loop never waits for the output: past `ProxyAccessLog.maxBufferedBytes` not yet taken,
-// lines are dropped and counted.
+// One event loop's access-log buffer: each answered request's fields are packed straight into it
+// as a compact record (AccessLogRecord: fixed-width numbers and the strings' bytes, no entry, no
+// swift-log record), and the log writer thread swaps it for its emptied spare once per batch,
+// spells the records as lines and writes them. A loop never waits for the output: past
+// `ProxyAccessLog.maxBufferedBytes` of records not yet taken, lines are dropped and counted.
 
 import BreakwaterCore
 import Synchronization
@@ -17,7 +17,6 @@ package final class ProxyLogBuffer: Sendable {
         var bytes = LogLineBuffer(capacity: 4096)
         var lines = 0
         var dropped = 0
-        var memory = LogLineMemory()
     }
 
     /// Taken by the loop for one line and by the writer for one swap: an uncontended lock is two
@@ -38,9 +37,9 @@ package final class ProxyLogBuffer: Sendable {
     /// Whether answers should be logged at all (`logging.access_log` is not `off`).
     package var isOn: Bool { control.format != nil }
 
-    /// Appends one line that `write` writes (with `AccessLogLine.append`) into the loop's buffer,
-    /// in the format the last reload set.
-    func append(_ write: (inout LogLineBuffer, Configuration.LogFormat, inout LogLineMemory) -> Void) {
+    /// Appends one record that `write` writes (with `AccessLogRecord.append`) into the loop's
+    /// buffer, for a line in the format the last reload set.
+    func append(_ write: (inout LogLineBuffer, Configuration.LogFormat) -> Void) {
         guard let format = control.format else { return }
         let becameNonEmpty = state.withLock { state -> Bool in
             guard state.bytes.count < ProxyAccessLog.maxBufferedBytes else {
@@ -48,7 +47,7 @@ package final class ProxyLogBuffer: Sendable {
                 return false
             }
             let wasEmpty = state.bytes.isEmpty
-            write(&state.bytes, format, &state.memory)
+            write(&state.bytes, format)
             state.lines += 1
             return wasEmpty
         }
@@ -56,16 +55,17 @@ package final class ProxyLogBuffer: Sendable {
         if becameNonEmpty { control.wakeWriterIfParked() }
     }
 
-    /// Appends `entry`'s line (tests, one-off lines).
+    /// Appends `entry`'s record (tests, one-off lines).
     package func append(_ entry: AccessLogEntry) {
-        append { entry.append(to: &$0, format: $1, memory: &$2) }
+        append { entry.appendRecord(to: &$0, format: $1) }
     }
 
     /// Whether no line waits.
     var isEmpty: Bool { state.withLock { $0.bytes.isEmpty } }
 
-    /// Takes the buffered lines (an exchange of buffers under the lock) and hands them to `write`;
-    /// returns their count and the lines dropped since the last take. Only the writer calls this.
+    /// Takes the buffered records (an exchange of buffers under the lock) and hands them to
+    /// `write`; returns their count and the lines dropped since the last take. Only the writer
+    /// calls this.
     func take(_ write: (UnsafeRawBufferPointer) -> Void) -> (lines: Int, dropped: Int) {
         taken.withLock { taken in
             let counts = state.withLock { state in

@@ -1,0 +1,235 @@
+// One answered request's access-log fields as an event loop hands them to the log writer thread
+// (issue 14): packed into the loop's buffer as a compact record (fixed-width numbers, the digest's
+// 32 bytes, each string's bytes behind its length), and spelled as a text or JSON line by the
+// writer (AccessLogLine), off the loop. The loop's share of a line is then a few copies; the
+// keys, the escaping, the decimals and the time's text are the writer's.
+//
+// Layout, native byte order, no alignment:
+//   0  UInt32 record size      4 UInt8 format (1 text, 2 JSON)   5 UInt8 X-Cache (0 none)
+//   6  UInt8 flags (digest, origin status, origin duration)      7 UInt8 method (0xFF: other)
+//   8  Int64 time (ms since the epoch)   16 Int64 bytes   24 Int64 status   32 Int64 origin status
+//   40 Duration (its 16 bytes)   56 Duration, the origin's
+//   72 32 bytes digest
+//   104 nine strings, each a UInt32 length (UInt32.max: absent) and its bytes: client, method
+//       token (other methods), operation, error code, bypass reason, request id, user agent,
+//       client name, client version.
+
+/// Packs access-log records and reads them back.
+package enum AccessLogRecord {
+    private static let headerSize = 104
+    private static let stringCount = 9
+    private static let absent = UInt32.max
+
+    private static let hasDigest: UInt8 = 1
+    private static let hasOriginStatus: UInt8 = 2
+    private static let hasOriginDuration: UInt8 = 4
+
+    /// Appends one record to `buffer`. Client-sent texts (user agent, client name and version)
+    /// are cut to `AccessLogLine.maxTextBytes` at a character boundary here, so a record is never
+    /// larger than its line needs.
+    @inline(__always)
+    package static func append(
+        to buffer: inout LogLineBuffer, format: Configuration.LogFormat, time: LogTimestamp, client: String?,
+        method: HTTPMethod, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?, errorCode: String?,
+        bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?, bytes: Int,
+        requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
+    ) {
+        let limit = AccessLogLine.maxTextBytes
+        let methodCode = method.recordCode
+        let otherToken: String? = methodCode == otherMethod ? method.token : nil
+        let room = headerSize + 4 * stringCount + count(client) + count(otherToken) + count(operation) + count(errorCode)
+            + count(bypassReason) + count(requestID) + Swift.min(count(userAgent), limit)
+            + Swift.min(count(clientName), limit) + Swift.min(count(clientVersion), limit)
+        let start = buffer.reserve(room)
+        let raw = UnsafeMutableRawPointer(start)
+        var flags: UInt8 = 0
+        raw.storeBytes(of: format == .json ? 2 : 1, toByteOffset: 4, as: UInt8.self)
+        raw.storeBytes(of: cache?.recordCode ?? 0, toByteOffset: 5, as: UInt8.self)
+        raw.storeBytes(of: methodCode, toByteOffset: 7, as: UInt8.self)
+        raw.storeBytes(of: time.millisecondsSinceEpoch, toByteOffset: 8, as: Int64.self)
+        raw.storeBytes(of: Int64(bytes), toByteOffset: 16, as: Int64.self)
+        raw.storeBytes(of: Int64(status), toByteOffset: 24, as: Int64.self)
+        if let originStatus {
+            flags |= hasOriginStatus
+            raw.storeBytes(of: Int64(originStatus), toByteOffset: 32, as: Int64.self)
+        }
+        store(duration, at: 40, in: raw)
+        if let originDuration {
+            flags |= hasOriginDuration
+            store(originDuration, at: 56, in: raw)
+        }
+        if let hash {
+            flags |= hasDigest
+            raw.storeBytes(of: hash.words, toByteOffset: 72, as: (UInt64, UInt64, UInt64, UInt64).self)
+        }
+        raw.storeBytes(of: flags, toByteOffset: 6, as: UInt8.self)
+        var cursor = ByteCursor(start + headerSize)
+        put(client, to: &cursor)
+        put(otherToken, to: &cursor)
+        put(operation, to: &cursor)
+        put(errorCode, to: &cursor)
+        put(bypassReason, to: &cursor)
+        put(requestID, to: &cursor)
+        put(userAgent, limit: limit, to: &cursor)
+        put(clientName, limit: limit, to: &cursor)
+        put(clientVersion, limit: limit, to: &cursor)
+        raw.storeBytes(of: UInt32(cursor.position - start), toByteOffset: 0, as: UInt32.self)
+        buffer.commit(upTo: cursor.position)
+    }
+
+    /// Calls `body` with each record's fields in `records` (bytes `append` wrote), in order.
+    package static func forEach(in records: UnsafeRawBufferPointer, _ body: (borrowing Fields) -> Void) {
+        guard let base = records.baseAddress else { return }
+        var offset = 0
+        while offset + headerSize <= records.count {
+            let record = base + offset
+            let size = Int(record.loadUnaligned(as: UInt32.self))
+            precondition(size >= headerSize + 4 * stringCount && offset + size <= records.count, "a damaged access-log record")
+            body(Fields(record))
+            offset += size
+        }
+    }
+
+    /// One record's fields, read in place: the strings point into the record.
+    package struct Fields: ~Copyable {
+        package let format: Configuration.LogFormat
+        package let time: LogTimestamp
+        package let cache: XCache?
+        /// A known method; nil for another one, whose token is `methodToken`.
+        package let method: HTTPMethod?
+        package let status: Int
+        package let originStatus: Int?
+        package let duration: Duration
+        package let originDuration: Duration?
+        package let bytes: Int
+        package let hash: SHA256Digest?
+        package let client: UnsafeBufferPointer<UInt8>?
+        package let methodToken: UnsafeBufferPointer<UInt8>?
+        package let operation: UnsafeBufferPointer<UInt8>?
+        package let errorCode: UnsafeBufferPointer<UInt8>?
+        package let bypassReason: UnsafeBufferPointer<UInt8>?
+        package let requestID: UnsafeBufferPointer<UInt8>?
+        package let userAgent: UnsafeBufferPointer<UInt8>?
+        package let clientName: UnsafeBufferPointer<UInt8>?
+        package let clientVersion: UnsafeBufferPointer<UInt8>?
+
+        fileprivate init(_ raw: UnsafeRawPointer) {
+            let flags = raw.load(fromByteOffset: 6, as: UInt8.self)
+            format = raw.load(fromByteOffset: 4, as: UInt8.self) == 2 ? .json : .text
+            cache = XCache(recordCode: raw.load(fromByteOffset: 5, as: UInt8.self))
+            method = HTTPMethod(recordCode: raw.load(fromByteOffset: 7, as: UInt8.self))
+            time = LogTimestamp(millisecondsSinceEpoch: raw.loadUnaligned(fromByteOffset: 8, as: Int64.self))
+            bytes = Int(raw.loadUnaligned(fromByteOffset: 16, as: Int64.self))
+            status = Int(raw.loadUnaligned(fromByteOffset: 24, as: Int64.self))
+            originStatus = flags & hasOriginStatus != 0 ? Int(raw.loadUnaligned(fromByteOffset: 32, as: Int64.self)) : nil
+            duration = loadDuration(at: 40, in: raw)
+            originDuration = flags & hasOriginDuration != 0 ? loadDuration(at: 56, in: raw) : nil
+            hash = flags & hasDigest != 0
+                ? SHA256Digest(words: raw.loadUnaligned(fromByteOffset: 72, as: (UInt64, UInt64, UInt64, UInt64).self)) : nil
+            var offset = headerSize
+            client = take(raw, &offset)
+            methodToken = take(raw, &offset)
+            operation = take(raw, &offset)
+            errorCode = take(raw, &offset)
+            bypassReason = take(raw, &offset)
+            requestID = take(raw, &offset)
+            userAgent = take(raw, &offset)
+            clientName = take(raw, &offset)
+            clientVersion = take(raw, &offset)
+        }
+    }
+
+    /// The code of other methods, whose token the record carries.
+    fileprivate static let otherMethod: UInt8 = 0xFF
+
+    @inline(__always)
+    private static func count(_ text: String?) -> Int { text?.utf8.count ?? 0 }
+
+    /// A duration's 16 bytes as they are (`components` costs a 128-bit division).
+    @inline(__always)
+    private static func store(_ duration: Duration, at offset: Int, in raw: UnsafeMutableRawPointer) {
+        raw.storeBytes(of: duration, toByteOffset: offset, as: Duration.self)
+    }
+
+    @inline(__always)
+    private static func loadDuration(at offset: Int, in raw: UnsafeRawPointer) -> Duration {
+        raw.loadUnaligned(fromByteOffset: offset, as: Duration.self)
+    }
+
+    /// Writes `text`'s length and bytes, at most `limit` of them (cut before a character's first byte).
+    @inline(__always)
+    private static func put(_ text: String?, limit: Int = .max, to cursor: inout ByteCursor) {
+        guard let text else {
+            UnsafeMutableRawPointer(cursor.position).storeBytes(of: absent, as: UInt32.self)
+            return cursor.skip(4)
+        }
+        LogLineBytes.withUTF8(text) { bytes in
+            let kept = LogLineBytes.boundedCount(bytes, limit: limit)
+            UnsafeMutableRawPointer(cursor.position).storeBytes(of: UInt32(kept), as: UInt32.self)
+            cursor.skip(4)
+            if let base = bytes.baseAddress { cursor.write(base, count: kept) }
+        }
+    }
+
+    /// Reads the string at `offset` and moves past it.
+    @inline(__always)
+    private static func take(_ raw: UnsafeRawPointer, _ offset: inout Int) -> UnsafeBufferPointer<UInt8>? {
+        let length = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        offset += 4
+        guard length != absent else { return nil }
+        defer { offset += Int(length) }
+        return UnsafeBufferPointer(start: (raw + offset).assumingMemoryBound(to: UInt8.self), count: Int(length))
+    }
+}
+
+extension HTTPMethod {
+    /// A known method's code in a record, `AccessLogRecord.otherMethod` for any other.
+    @inline(__always)
+    fileprivate var recordCode: UInt8 {
+        switch self {
+        case .get: 0
+        case .head: 1
+        case .post: 2
+        case .put: 3
+        case .delete: 4
+        case .options: 5
+        case .patch: 6
+        case .other: AccessLogRecord.otherMethod
+        }
+    }
+
+    fileprivate init?(recordCode: UInt8) {
+        switch recordCode {
+        case 0: self = .get
+        case 1: self = .head
+        case 2: self = .post
+        case 3: self = .put
+        case 4: self = .delete
+        case 5: self = .options
+        case 6: self = .patch
+        default: return nil
+        }
+    }
+}
+
+extension XCache {
+    @inline(__always)
+    fileprivate var recordCode: UInt8 {
+        switch self {
+        case .hit: 1
+        case .stale: 2
+        case .miss: 3
+        case .bypass: 4
+        }
+    }
+
+    fileprivate init?(recordCode: UInt8) {
+        switch recordCode {
+        case 1: self = .hit
+        case 2: self = .stale
+        case 3: self = .miss
+        case 4: self = .bypass
+        default: return nil
+        }
+    }
+}
