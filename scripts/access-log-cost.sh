@@ -36,6 +36,11 @@
 #     ratio of the medians of CPU per request and the median over rounds.
 #   ACCESS_WRITER_CPU=1  (toggle) moves the log writer thread to that CPU, the loop staying on CPU 0:
 #     what the log costs the loop when the host has a CPU to spare for the writer.
+#   ACCESS_DELAY_MS=N  (wrk, toggle) each wrk connection waits N ms between its requests (wrk's
+#     `delay()`), so the offered rate is at most ACCESS_CONNECTIONS * 1000 / N req/s whatever the
+#     proxy's speed: with the proxy below saturation, off and on serve the same rate and CPU per
+#     request compares the work alone, without the closed loop of a saturated run (a slower proxy
+#     finds wrk asleep more often and pays for more wake-ups per request).
 #   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
 #     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
@@ -172,7 +177,8 @@ measure_run() {
   local pid=$1 url=$2 name=$3 before writer_before sys_before cpu0_before after writer_after sys_after cpu0_after
   local rps p50 p99 errors requests cpu writer system cpu0
   before=$(ticks "$pid") writer_before=$(writer_ticks "$pid") sys_before=$(sys_ticks "$pid") cpu0_before=$(cpu0_ticks)
-  taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$name.txt"
+  taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency ${WRK_PACE:+-s "$WRK_PACE"} \
+    "${url%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-$name.txt"
   after=$(ticks "$pid") writer_after=$(writer_ticks "$pid") sys_after=$(sys_ticks "$pid") cpu0_after=$(cpu0_ticks)
   read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-$name.txt")
   requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-$name.txt")
@@ -184,6 +190,13 @@ measure_run() {
   printf -v MEASURED_LINE '%8s req/s  cpu %6s us/req (system %s, log writer %s; CPU 0 busy %s)  p50 %s ms  p99 %s ms  errors %s  load %s' \
     "$rps" "$cpu" "$system" "$writer" "$cpu0" "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
+
+WRK_PACE=""
+if [ -n "${ACCESS_DELAY_MS:-}" ]; then
+  [[ "$ACCESS_DELAY_MS" =~ ^[1-9][0-9]*$ ]] || bench_die "ACCESS_DELAY_MS must be a positive integer"
+  WRK_PACE=$BENCH_TMP/pace.lua
+  echo "function delay() return $ACCESS_DELAY_MS end" >"$WRK_PACE"
+fi
 
 # shellcheck disable=SC2086  # the lists are split on purpose
 median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -326,7 +339,7 @@ if [[ " $MODES " == *" perf "* ]]; then
     {
       share = $1; sub("%", "", share); total += share
       if ($2 == "breakwater-log") { writer += share; next }
-      if ($0 ~ /AccessLogLine|LogLineBuffer|LogTimeCache|LogLineScan|ProxyLogBuffer|ProxyLogControl|ByteCursorV(14writeTextValue|15writeJSONString|8writeHex|17writeMilliseconds|18writeSignedDecimal|12writeLiteral)/) lines += share
+      if ($0 ~ /AccessLogLine|AccessLogRecord|LogLineBuffer|LogTimeCache|LogLineScan|ProxyLogBuffer|ProxyLogControl|ByteCursorV(14writeTextValue|15writeJSONString|8writeHex|17writeMilliseconds|18writeSignedDecimal|12writeLiteral)/) lines += share
     }
     END {
       printf "samples: log writer thread %.1f%%, writing lines on the loop %.1f%%: the access log %.1f%% of the proxy CPU\n", writer, lines, writer + lines
