@@ -41,6 +41,9 @@
 #     proxy's speed: with the proxy below saturation, off and on serve the same rate and CPU per
 #     request compares the work alone, without the closed loop of a saturated run (a slower proxy
 #     finds wrk asleep more often and pays for more wake-ups per request).
+#   ACCESS_MODES=side  (needs ACCESS_DELAY_MS) two new proxies per round, off and on, both on
+#     CPU 0 at the same time, each under its own paced wrk on CPU 1: the machine's slow spells
+#     hit both alike; prints each round's ratio of CPU per request and the median over rounds.
 #   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
 #     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
@@ -321,6 +324,60 @@ if [[ " $MODES " == *" toggle "* ]]; then
   done
   awk -v r="$(median "$RATIOS")" -v q="$(median "$RPS_RATIOS")" -v d="$TOGGLE_DEST" -v all="$RATIOS" \
     'BEGIN { printf "median over rounds, to %s: CPU per request %+.1f%% (rounds:%s), req/s %+.1f%%\n", d, (r - 1) * 100, all, (q - 1) * 100 }'
+fi
+
+if [[ " $MODES " == *" side "* ]]; then
+  # Two new proxies per round side by side on CPU 0, one with the log off, one on (to the first
+  # of ACCESS_DESTS), each under its own paced wrk on CPU 1 for the same seconds: what slows the
+  # machine down slows both at once (the toggle's off and on runs are seconds apart, and the
+  # host's slow spells are longer than a run but shorter than a round). Paced, so both serve the
+  # same rate and CPU 0 is not saturated; which one started first alternates by round. The on
+  # proxy's writer shares the CPU and its caches with the off one, so this errs low by that much.
+  SIDE_DEST=${DESTS%% *}
+  [ -n "$WRK_PACE" ] || bench_die "ACCESS_MODES=side needs ACCESS_DELAY_MS (paced load; e.g. 4)"
+  echo "== side by side: hashed-GET hits, off and text to $SIDE_DEST at once, both on CPU 0; $PAIRS rounds of ${SECONDS_PER_RUN}s, wrk -c${ACCESS_CONNECTIONS:-50} paced at one request per ${ACCESS_DELAY_MS} ms per connection"
+  OFF_CONFIG=$(config off) ON_CONFIG=$(config text "$SIDE_DEST")
+  RATIOS="" RPS_RATIOS=""
+  for round in $(seq 1 "$PAIRS"); do
+    order="off on"
+    [ $(( round % 2 )) = 0 ] && order="on off"
+    declare -A SIDE_PID SIDE_URL
+    for mode in $order; do
+      if [ "$mode" = on ]; then cfg=$ON_CONFIG; else cfg=$OFF_CONFIG; fi
+      bench_start_breakwater "side-$round-$mode" "$cfg" 1 0 SIDE_NEW_PID SIDE_NEW_URL SIDE_NEW_ADMIN
+      SIDE_PID[$mode]=$SIDE_NEW_PID SIDE_URL[$mode]=$SIDE_NEW_URL
+      curl -sf -o /dev/null "$SIDE_NEW_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+      taskset -c 1 wrk -t1 -c8 -d1s "${SIDE_NEW_URL%/graphql}$HIT_TARGET" >/dev/null
+    done
+    declare -A BEFORE AFTER
+    for mode in off on; do BEFORE[$mode]=$(ticks "${SIDE_PID[$mode]}"); done
+    WRK_PIDS=""
+    for mode in off on; do
+      taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency -s "$WRK_PACE" \
+        "${SIDE_URL[$mode]%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-side-$mode.txt" &
+      WRK_PIDS+=" $!"
+    done
+    # shellcheck disable=SC2086  # one pid per word
+    wait $WRK_PIDS
+    for mode in off on; do AFTER[$mode]=$(ticks "${SIDE_PID[$mode]}"); done
+    declare -A CPU RPS
+    for mode in off on; do
+      read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-side-$mode.txt")
+      requests=$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-side-$mode.txt")
+      CPU[$mode]=$(per_request $(( AFTER[$mode] - BEFORE[$mode] )) "$requests")
+      RPS[$mode]=$rps
+      printf 'round %d %-3s %8s req/s  cpu %6s us/req  p50 %s ms  p99 %s ms  errors %s  load %s\n' "$round" "$mode" "$rps" "${CPU[$mode]}" \
+        "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    done
+    bench_stop "${SIDE_PID[off]}"
+    bench_stop "${SIDE_PID[on]}"
+    ratio=$(awk -v on="${CPU[on]}" -v off="${CPU[off]}" 'BEGIN { printf "%.4f", on / off }')
+    rps_ratio=$(awk -v on="${RPS[on]}" -v off="${RPS[off]}" 'BEGIN { printf "%.4f", on / off }')
+    RATIOS+=" $ratio" RPS_RATIOS+=" $rps_ratio"
+    awk -v r="$ratio" -v q="$rps_ratio" -v n="$round" 'BEGIN { printf "round %d: CPU per request on/off %+.1f%%; req/s on/off %.3f\n", n, (r - 1) * 100, q }'
+  done
+  awk -v r="$(median "$RATIOS")" -v q="$(median "$RPS_RATIOS")" -v d="$SIDE_DEST" -v all="$RATIOS" \
+    'BEGIN { printf "median over rounds, side by side, to %s: CPU per request %+.1f%% (rounds:%s), req/s %+.1f%%\n", d, (r - 1) * 100, all, (q - 1) * 100 }'
 fi
 
 if [[ " $MODES " == *" perf "* ]]; then
