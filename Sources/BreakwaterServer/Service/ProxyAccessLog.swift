@@ -10,7 +10,8 @@ import Synchronization
 package final class ProxyAccessLog: Sendable {
     /// Bytes a loop may buffer before the writer takes them; beyond, lines are dropped and counted
     /// (a stalled destination costs lines, never a loop's time or unbounded memory).
-    package static let maxBufferedBytes = 1 << 20
+    /// 4 MiB: about 22,000 records, 300 ms of a saturated loop, three of the writer's batches.
+    package static let maxBufferedBytes = 4 << 20
 
     /// One per loop, in loop order.
     package let buffers: [ProxyLogBuffer]

@@ -27,8 +27,9 @@ package final class ProxyLogBuffer: Sendable {
     private let taken = Mutex(LogLineBuffer(capacity: 4096))
     private let control: ProxyLogControl
 
-    /// Room a buffer keeps once written: a busy loop's 20 ms of lines, not a freak line's.
-    static let roomKept = 2 << 20
+    /// Room a buffer keeps once written: a busy loop's 100 ms of records or lines (about 70k
+    /// requests a second), not a freak line's.
+    static let roomKept = 4 << 20
 
     init(control: ProxyLogControl) {
         self.control = control
