@@ -41,9 +41,10 @@
 #     proxy's speed: with the proxy below saturation, off and on serve the same rate and CPU per
 #     request compares the work alone, without the closed loop of a saturated run (a slower proxy
 #     finds wrk asleep more often and pays for more wake-ups per request).
-#   ACCESS_MODES=side  (needs ACCESS_DELAY_MS) two new proxies per round, off and on, both on
-#     CPU 0 at the same time, each under its own paced wrk on CPU 1: the machine's slow spells
-#     hit both alike; prints each round's ratio of CPU per request and the median over rounds.
+#   ACCESS_MODES=side  two new proxies per round, off and on, both on CPU 0 at the same time, each
+#     under its own wrk on CPU 1 (paced with ACCESS_DELAY_MS; without it both saturate CPU 0
+#     together): the machine's slow spells hit both alike; prints each round's ratio of CPU per
+#     request and the median over rounds.
 #   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
 #     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
@@ -330,12 +331,12 @@ if [[ " $MODES " == *" side "* ]]; then
   # Two new proxies per round side by side on CPU 0, one with the log off, one on (to the first
   # of ACCESS_DESTS), each under its own paced wrk on CPU 1 for the same seconds: what slows the
   # machine down slows both at once (the toggle's off and on runs are seconds apart, and the
-  # host's slow spells are longer than a run but shorter than a round). Paced, so both serve the
-  # same rate and CPU 0 is not saturated; which one started first alternates by round. The on
-  # proxy's writer shares the CPU and its caches with the off one, so this errs low by that much.
+  # host's slow spells are longer than a run but shorter than a round). Paced (ACCESS_DELAY_MS),
+  # both serve the same rate and CPU 0 is not saturated; unpaced, they share a saturated CPU 0.
+  # Which one started first alternates by round. The on proxy's writer shares the CPU and its
+  # caches with the off one, so this errs low by that much.
   SIDE_DEST=${DESTS%% *}
-  [ -n "$WRK_PACE" ] || bench_die "ACCESS_MODES=side needs ACCESS_DELAY_MS (paced load; e.g. 4)"
-  echo "== side by side: hashed-GET hits, off and text to $SIDE_DEST at once, both on CPU 0; $PAIRS rounds of ${SECONDS_PER_RUN}s, wrk -c${ACCESS_CONNECTIONS:-50} paced at one request per ${ACCESS_DELAY_MS} ms per connection"
+  echo "== side by side: hashed-GET hits, off and text to $SIDE_DEST at once, both on CPU 0; $PAIRS rounds of ${SECONDS_PER_RUN}s, wrk -c${ACCESS_CONNECTIONS:-50}${ACCESS_DELAY_MS:+ paced at one request per ${ACCESS_DELAY_MS} ms per connection}"
   OFF_CONFIG=$(config off) ON_CONFIG=$(config text "$SIDE_DEST")
   RATIOS="" RPS_RATIOS=""
   for round in $(seq 1 "$PAIRS"); do
@@ -353,7 +354,7 @@ if [[ " $MODES " == *" side "* ]]; then
     for mode in off on; do BEFORE[$mode]=$(ticks "${SIDE_PID[$mode]}"); done
     WRK_PIDS=""
     for mode in off on; do
-      taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency -s "$WRK_PACE" \
+      taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency ${WRK_PACE:+-s "$WRK_PACE"} \
         "${SIDE_URL[$mode]%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-side-$mode.txt" &
       WRK_PIDS+=" $!"
     done
