@@ -44,7 +44,7 @@
 #   ACCESS_MODES=side  two new proxies per round, off and on, both on CPU 0 at the same time, each
 #     under its own wrk on CPU 1 (paced with ACCESS_DELAY_MS; without it both saturate CPU 0
 #     together): the machine's slow spells hit both alike; prints each round's ratio of CPU per
-#     request and the median over rounds.
+#     request and the median over rounds. ACCESS_FORMAT=json logs JSON lines instead of text.
 #   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
 #     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
@@ -336,8 +336,13 @@ if [[ " $MODES " == *" side "* ]]; then
   # Which one started first alternates by round. The on proxy's writer shares the CPU and its
   # caches with the off one, so this errs low by that much.
   SIDE_DEST=${DESTS%% *}
-  echo "== side by side: hashed-GET hits, off and text to $SIDE_DEST at once, both on CPU 0; $PAIRS rounds of ${SECONDS_PER_RUN}s, wrk -c${ACCESS_CONNECTIONS:-50}${ACCESS_DELAY_MS:+ paced at one request per ${ACCESS_DELAY_MS} ms per connection}"
-  OFF_CONFIG=$(config off) ON_CONFIG=$(config text "$SIDE_DEST")
+  echo "== side by side: hashed-GET hits, off and ${ACCESS_FORMAT:-text} to $SIDE_DEST at once, both on CPU 0; $PAIRS rounds of ${SECONDS_PER_RUN}s, wrk -c${ACCESS_CONNECTIONS:-50}${ACCESS_DELAY_MS:+ paced at one request per ${ACCESS_DELAY_MS} ms per connection}"
+  OFF_CONFIG=$(config off) ON_CONFIG=$(config "${ACCESS_FORMAT:-text}" "$SIDE_DEST")
+  case $SIDE_DEST in
+    null | pipe) SIDE_LOG=/dev/null ;;  # nothing to count lines in
+    *) SIDE_LOG=$(awk '/access_log:/ { print $2 }' "$ON_CONFIG") ;;
+  esac
+  side_lines() { if [ "$SIDE_LOG" = /dev/null ]; then echo 0; else { wc -l <"$SIDE_LOG"; } 2>/dev/null || echo 0; fi; }
   RATIOS="" RPS_RATIOS=""
   for round in $(seq 1 "$PAIRS"); do
     order="off on"
@@ -351,6 +356,7 @@ if [[ " $MODES " == *" side "* ]]; then
       taskset -c 1 wrk -t1 -c8 -d1s "${SIDE_NEW_URL%/graphql}$HIT_TARGET" >/dev/null
     done
     declare -A BEFORE AFTER
+    side_lines_before=$(side_lines)
     for mode in off on; do BEFORE[$mode]=$(ticks "${SIDE_PID[$mode]}"); done
     WRK_PIDS=""
     for mode in off on; do
@@ -361,6 +367,8 @@ if [[ " $MODES " == *" side "* ]]; then
     # shellcheck disable=SC2086  # one pid per word
     wait $WRK_PIDS
     for mode in off on; do AFTER[$mode]=$(ticks "${SIDE_PID[$mode]}"); done
+    sleep 0.3  # the writer's last batch
+    if [ "$SIDE_LOG" != /dev/null ] && [ "$(side_lines)" = "$side_lines_before" ]; then bench_die "the access log wrote nothing while on"; fi
     declare -A CPU RPS
     for mode in off on; do
       read -r rps p50 p99 errors < <(bench_parse_wrk "$BENCH_TMP/wrk-side-$mode.txt")
