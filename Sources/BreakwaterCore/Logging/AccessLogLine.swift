@@ -63,8 +63,10 @@ private protocol AccessLogFields {
     mutating func value(_ text: UnsafeBufferPointer<UInt8>)
     /// Writes a digest's 64 hex digits (spelled once per new digest by `memory`).
     mutating func value(_ digest: SHA256Digest, memory: inout LogLineMemory)
-    /// Writes a fixed plain word (a known method, an `X-Cache` value).
+    /// Writes a fixed plain word (an `X-Cache` value).
     mutating func word(_ text: StaticString)
+    /// Writes a value known to be one plain word (a known method's token): copied, not scanned.
+    mutating func word(_ text: String)
 }
 
 extension AccessLogFields {
@@ -73,7 +75,7 @@ extension AccessLogFields {
     mutating func write(_ record: borrowing AccessLogRecord.Fields, memory: inout LogLineMemory) {
         text(" client=", #","client":"#, record.client)
         key(" method=", #","method":"#)
-        if let method = record.method { word(method.word) } else { text(record.methodToken) }
+        if let method = record.method { word(method.token) } else { text(record.methodToken) }
         integer(" status=", #","status":"#, record.status)
         key(" cache=", #","cache":"#)
         if let cache = record.cache { word(cache.word) } else { absent() }
@@ -158,6 +160,13 @@ private struct JSONFields: AccessLogFields {
         line.write(UInt8(ascii: "\""))
     }
 
+    @inline(__always)
+    mutating func word(_ text: String) {
+        line.write(UInt8(ascii: "\""))
+        line.write(text)
+        line.write(UInt8(ascii: "\""))
+    }
+
 }
 
 /// ` key=value` fields; absent is `-`, strings are bare when one plain word, else JSON-quoted.
@@ -188,23 +197,9 @@ private struct TextFields: AccessLogFields {
 
     @inline(__always)
     mutating func word(_ text: StaticString) { line.writeLiteral(text) }
-}
 
-extension HTTPMethod {
-    /// A known method's token as a literal (another method's is written from its record).
     @inline(__always)
-    fileprivate var word: StaticString {
-        switch self {
-        case .get: "GET"
-        case .head: "HEAD"
-        case .post: "POST"
-        case .put: "PUT"
-        case .delete: "DELETE"
-        case .options: "OPTIONS"
-        case .patch: "PATCH"
-        case .other: "-"
-        }
-    }
+    mutating func word(_ text: String) { line.write(text) }
 }
 
 extension XCache {
