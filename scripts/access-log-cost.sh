@@ -45,6 +45,9 @@
 #     under its own wrk on CPU 1 (paced with ACCESS_DELAY_MS; without it both saturate CPU 0
 #     together): the machine's slow spells hit both alike; prints each round's ratio of CPU per
 #     request and the median over rounds. ACCESS_FORMAT=json logs JSON lines instead of text.
+#     ACCESS_SIDE_SERVER=nginx measures nginx's own access log the same way instead (one worker,
+#     `return 200` with a body of the hit's size, a log_format with the text line's fields,
+#     `buffer=64k flush=1s`, to a file).
 #   ACCESS_COMPARE_BIN=PATH  a second binary (an earlier build) whose "on" runs, named DEST@2, are
 #     added to every pair: two builds compared under the same load (one "off", the first binary's).
 set -euo pipefail
@@ -336,32 +339,67 @@ if [[ " $MODES " == *" side "* ]]; then
   # Which one started first alternates by round. The on proxy's writer shares the CPU and its
   # caches with the off one, so this errs low by that much.
   SIDE_DEST=${DESTS%% *}
-  echo "== side by side: hashed-GET hits, off and ${ACCESS_FORMAT:-text} to $SIDE_DEST at once, both on CPU 0; $PAIRS rounds of ${SECONDS_PER_RUN}s, wrk -c${ACCESS_CONNECTIONS:-50}${ACCESS_DELAY_MS:+ paced at one request per ${ACCESS_DELAY_MS} ms per connection}"
+  echo "== side by side (${ACCESS_SIDE_SERVER:-breakwater}): hashed-GET hits, off and ${ACCESS_FORMAT:-text} to $SIDE_DEST at once, both on CPU 0; $PAIRS rounds of ${SECONDS_PER_RUN}s, wrk -c${ACCESS_CONNECTIONS:-50}${ACCESS_DELAY_MS:+ paced at one request per ${ACCESS_DELAY_MS} ms per connection}"
   OFF_CONFIG=$(config off) ON_CONFIG=$(config "${ACCESS_FORMAT:-text}" "$SIDE_DEST")
   case $SIDE_DEST in
     null | pipe) SIDE_LOG=/dev/null ;;  # nothing to count lines in
     *) SIDE_LOG=$(awk '/access_log:/ { print $2 }' "$ON_CONFIG") ;;
   esac
+  SIDE_SERVER=${ACCESS_SIDE_SERVER:-breakwater}
+  if [ "$SIDE_SERVER" = nginx ]; then
+    # For scale: nginx's own access log, measured the same way. One worker answering the hit's
+    # URL with `return 200` and a JSON body of the hit's size; "on" logs a line spelling the
+    # same fields as Breakwater's text line to a file, buffered as nginx is usually run.
+    NGINX=$(bench_nginx_bin)
+    [ "$SIDE_DEST" = file ] || bench_die "ACCESS_SIDE_SERVER=nginx logs to a file only"
+    SIDE_BODY=$(curl -sf -o /dev/null -w '%{size_download}' "$ORIGIN_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER")
+    SIDE_LOG=$BENCH_TMP/nginx-access.log
+  fi
+  # side_start MODE ROUND: starts the off or on server; sets SIDE_PID[MODE] (whose CPU counts),
+  # SIDE_STOP[MODE] (what to stop) and SIDE_HIT[MODE] (the hit's URL).
+  side_start() {
+    local mode=$1 round=$2 dir port body cfg
+    if [ "$SIDE_SERVER" = nginx ]; then
+      dir="$BENCH_TMP/nginx-side-$round-$mode" port=$(bench_free_port)
+      mkdir -p "$dir"/{client_body,proxy_temp,fastcgi,uwsgi,scgi}
+      body=$(printf '{"data":{"launch":{"pad":"%*s"}}}' $(( SIDE_BODY > 40 ? SIDE_BODY - 30 : 10 )) "" | tr ' ' x)
+      { echo "worker_processes 1;"; [ "$(id -u)" -eq 0 ] && echo "user root;"; nginx_preamble "$dir"
+        cat <<EOF
+    log_format bw '\$time_iso8601 access: client=\$remote_addr method=\$request_method status=\$status cache=HIT operation=\$arg_operationName hash=$(printf '%064d' 0) error_code=- duration_ms=\$request_time origin_status=- origin_ms=- bytes=\$body_bytes_sent request_id=\$request_id user_agent=\$http_user_agent client_name=\$http_apollographql_client_name client_version=\$http_apollographql_client_version';
+    server {
+        listen 127.0.0.1:$port;
+        $([ "$mode" = on ] && echo "access_log $SIDE_LOG bw buffer=64k flush=1s;")
+        location = /graphql { default_type application/json; return 200 '$body'; }
+    }
+}
+EOF
+      } >"$dir/nginx.conf"
+      bench_start SIDE_NEW_PID "$dir/out.log" taskset -c 0 "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g "daemon off;"
+      for _ in $(seq 1 50); do pgrep -P "$SIDE_NEW_PID" >/dev/null && break; sleep 0.1; done
+      SIDE_STOP[$mode]=$SIDE_NEW_PID SIDE_PID[$mode]=$(pgrep -P "$SIDE_NEW_PID" | head -1)
+      SIDE_HIT[$mode]="http://127.0.0.1:$port$HIT_TARGET"
+    else
+      if [ "$mode" = on ]; then cfg=$ON_CONFIG; else cfg=$OFF_CONFIG; fi
+      bench_start_breakwater "side-$round-$mode" "$cfg" 1 0 SIDE_NEW_PID SIDE_NEW_URL SIDE_NEW_ADMIN
+      curl -sf -o /dev/null "$SIDE_NEW_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
+      SIDE_PID[$mode]=$SIDE_NEW_PID SIDE_STOP[$mode]=$SIDE_NEW_PID SIDE_HIT[$mode]="${SIDE_NEW_URL%/graphql}$HIT_TARGET"
+    fi
+    taskset -c 1 wrk -t1 -c8 -d1s "${SIDE_HIT[$mode]}" >/dev/null
+  }
   side_lines() { if [ "$SIDE_LOG" = /dev/null ]; then echo 0; else { wc -l <"$SIDE_LOG"; } 2>/dev/null || echo 0; fi; }
   RATIOS="" RPS_RATIOS=""
   for round in $(seq 1 "$PAIRS"); do
     order="off on"
     [ $(( round % 2 )) = 0 ] && order="on off"
-    declare -A SIDE_PID SIDE_URL
-    for mode in $order; do
-      if [ "$mode" = on ]; then cfg=$ON_CONFIG; else cfg=$OFF_CONFIG; fi
-      bench_start_breakwater "side-$round-$mode" "$cfg" 1 0 SIDE_NEW_PID SIDE_NEW_URL SIDE_NEW_ADMIN
-      SIDE_PID[$mode]=$SIDE_NEW_PID SIDE_URL[$mode]=$SIDE_NEW_URL
-      curl -sf -o /dev/null "$SIDE_NEW_URL" -H 'Content-Type: application/json' --data-binary "$REGISTER"
-      taskset -c 1 wrk -t1 -c8 -d1s "${SIDE_NEW_URL%/graphql}$HIT_TARGET" >/dev/null
-    done
+    declare -A SIDE_PID SIDE_STOP SIDE_HIT
+    for mode in $order; do side_start "$mode" "$round"; done
     declare -A BEFORE AFTER
     side_lines_before=$(side_lines)
     for mode in off on; do BEFORE[$mode]=$(ticks "${SIDE_PID[$mode]}"); done
     WRK_PIDS=""
     for mode in off on; do
       taskset -c 1 wrk -t1 -c"${ACCESS_CONNECTIONS:-50}" -d"${SECONDS_PER_RUN}s" --latency ${WRK_PACE:+-s "$WRK_PACE"} \
-        "${SIDE_URL[$mode]%/graphql}$HIT_TARGET" >"$BENCH_TMP/wrk-side-$mode.txt" &
+        "${SIDE_HIT[$mode]}" >"$BENCH_TMP/wrk-side-$mode.txt" &
       WRK_PIDS+=" $!"
     done
     # shellcheck disable=SC2086  # one pid per word
@@ -378,8 +416,8 @@ if [[ " $MODES " == *" side "* ]]; then
       printf 'round %d %-3s %8s req/s  cpu %6s us/req  p50 %s ms  p99 %s ms  errors %s  load %s\n' "$round" "$mode" "$rps" "${CPU[$mode]}" \
         "$p50" "$p99" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
-    bench_stop "${SIDE_PID[off]}"
-    bench_stop "${SIDE_PID[on]}"
+    bench_stop "${SIDE_STOP[off]}"
+    bench_stop "${SIDE_STOP[on]}"
     ratio=$(awk -v on="${CPU[on]}" -v off="${CPU[off]}" 'BEGIN { printf "%.4f", on / off }')
     rps_ratio=$(awk -v on="${RPS[on]}" -v off="${RPS[off]}" 'BEGIN { printf "%.4f", on / off }')
     RATIOS+=" $ratio" RPS_RATIOS+=" $rps_ratio"
