@@ -3,27 +3,38 @@
 // Splitting into substrings, lower-casing and parsing weights as Doubles cost about 9,000
 // instructions on every answer from the cache to a client that sends the header (every browser).
 
-/// An Accept-Encoding reader for the one coding Breakwater produces.
-package enum AcceptEncoding {
-    /// Whether `values` list `gzip` (or `x-gzip`, or `*`) with a non-zero weight; an explicit
-    /// `gzip;q=0` (or `x-gzip;q=0`) refuses gzip even when `*` is accepted.
-    package static func acceptsGzip(_ values: [String]) -> Bool {
-        var accepted = false
-        for value in values {
-            var value = value
-            switch value.withUTF8(verdict) {
-            case .refused: return false
-            case .accepted: accepted = true
-            case .unnamed: break
-            }
+/// What a request's Accept-Encoding fields say of gzip, read one field value at a time (as a
+/// walk over the request's fields meets them: no array of values is built).
+package struct AcceptEncoding {
+    private var verdict = Verdict.unnamed
+
+    package init() {}
+
+    /// Reads one Accept-Encoding field value.
+    package mutating func read(_ value: String) {
+        guard verdict != .refused else { return }
+        switch value.withUTF8Bytes(Self.fieldVerdict) {
+        case .refused: verdict = .refused
+        case .accepted: verdict = .accepted
+        case .unnamed: break
         }
-        return accepted
+    }
+
+    /// Whether the values read list `gzip` (or `x-gzip`, or `*`) with a non-zero weight; an
+    /// explicit `gzip;q=0` (or `x-gzip;q=0`) in any of them refuses gzip even when `*` is accepted.
+    package var acceptsGzip: Bool { verdict == .accepted }
+
+    /// The verdict of `values` read in order.
+    package static func acceptsGzip(_ values: [String]) -> Bool {
+        var encoding = AcceptEncoding()
+        for value in values { encoding.read(value) }
+        return encoding.acceptsGzip
     }
 
     private enum Verdict { case accepted, refused, unnamed }
 
     /// What one field value says of gzip.
-    private static func verdict(_ bytes: UnsafeBufferPointer<UInt8>) -> Verdict {
+    private static func fieldVerdict(_ bytes: UnsafeBufferPointer<UInt8>) -> Verdict {
         var accepted = false
         var start = 0
         while start <= bytes.count {

@@ -37,7 +37,7 @@ package struct ClientView: Sendable {
         // `values(of:)` walked them three times and built an array for each name present.
         var ifNoneMatch: [String] = []
         var wantsGraphQLResponseJSON = false
-        var acceptEncoding: [String] = []
+        var acceptEncoding = AcceptEncoding()
         request.headers.fields.withUnsafeBufferPointer { fields in
             for index in fields.indices {
                 switch fields[index].name.utf8.count {
@@ -46,7 +46,7 @@ package struct ClientView: Sendable {
                 case 13 where fields[index].name.equalsIgnoringASCIICase("If-None-Match"):
                     ifNoneMatch.append(fields[index].value)
                 case 15 where compressor != nil && fields[index].name.equalsIgnoringASCIICase("Accept-Encoding"):
-                    acceptEncoding.append(fields[index].value)
+                    acceptEncoding.read(fields[index].value)
                 default:
                     break
                 }
@@ -55,7 +55,7 @@ package struct ClientView: Sendable {
         self.init(
             isGET: request.method == .get, ifNoneMatch: ifNoneMatch, wantsGraphQLResponseJSON: wantsGraphQLResponseJSON,
             extraHeaders: corsHeaders, vary: vary,
-            gzip: compressor.flatMap { AcceptEncoding.acceptsGzip(acceptEncoding) ? $0 : nil })
+            gzip: acceptEncoding.acceptsGzip ? compressor : nil)
     }
 
     private static let graphQLResponseJSON = Array("application/graphql-response+json".utf8)

@@ -34,23 +34,12 @@ package struct ByteCursor {
     @inline(__always)
     package mutating func skip(_ count: Int) { position += count }
 
-    /// `text`'s UTF-8 bytes, copied at once from its contiguous storage when it has one, else
-    /// from the stack copy `withUTF8` makes of a small string (most header names and values are
-    /// small, up to 15 bytes, and went byte by byte through the UTF-8 view's iterator).
+    /// `text`'s UTF-8 bytes, copied at once (`String.withUTF8Bytes`: small strings too).
     @inline(__always)
     package mutating func write(_ text: String) {
-        let copied: Int? = text.utf8.withContiguousStorageIfAvailable { [position] bytes in
+        position += text.withUTF8Bytes { [position] bytes in
             if let base = bytes.baseAddress { position.update(from: base, count: bytes.count) }
             return bytes.count
-        }
-        if let copied {
-            position += copied
-        } else {
-            var small = text
-            position += small.withUTF8 { [position] bytes in
-                if let base = bytes.baseAddress { position.update(from: base, count: bytes.count) }
-                return bytes.count
-            }
         }
     }
 

@@ -26,6 +26,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     package init(_ fields: [HTTPHeaderField]) { self.fields = fields }
 
+    /// Fields written as `(name:value:)` tuples (tests, literals).
     package init(_ fields: [(name: String, value: String)]) {
         self.fields = fields.map { HTTPHeaderField(name: $0.name, value: $0.value) }
     }

@@ -34,13 +34,9 @@ package enum AccessLogLine {
         buffer.commit(upTo: end.position)
     }
 
-    /// Room a string value may take (escapes at most sextuple a byte, plus the quotes); 4 for an
-    /// absent one (`null`).
+    /// Room a string value may take (`ByteCursor.logBound`).
     @inline(__always)
-    private static func bound(_ text: UnsafeBufferPointer<UInt8>?) -> Int {
-        guard let text else { return 4 }
-        return 6 * text.count + 2
-    }
+    private static func bound(_ text: UnsafeBufferPointer<UInt8>?) -> Int { ByteCursor.logBound(ofCount: text?.count) }
 
     /// Room for everything but the string values: the time, the names and punctuation of the 17
     /// fields, three integers, two durations, the digest.

@@ -163,7 +163,7 @@ package enum AccessLogRecord {
             UnsafeMutableRawPointer(cursor.position).storeBytes(of: absent, as: UInt32.self)
             return cursor.skip(4)
         }
-        LogLineBytes.withUTF8(text) { bytes in
+        text.withUTF8Bytes { bytes in
             let kept = LogLineBytes.boundedCount(bytes, limit: limit)
             UnsafeMutableRawPointer(cursor.position).storeBytes(of: UInt32(kept), as: UInt32.self)
             cursor.skip(4)

@@ -9,8 +9,14 @@ extension ByteCursor {
     /// at most sextuple a byte, plus the quotes); 4 for an absent one (`null`).
     @inline(__always)
     package static func logBound(of text: String?, limit: Int = .max) -> Int {
-        guard let text else { return 4 }
-        return 6 * Swift.min(text.utf8.count, limit) + 2
+        logBound(ofCount: text.map { Swift.min($0.utf8.count, limit) })
+    }
+
+    /// Room a string value of `count` UTF-8 bytes may take; 4 for an absent one.
+    @inline(__always)
+    package static func logBound(ofCount count: Int?) -> Int {
+        guard let count else { return 4 }
+        return 6 * count + 2
     }
 
     /// Room any number, duration or digest of a line may take.
@@ -84,7 +90,7 @@ extension ByteCursor {
 
     /// `text` as a JSON string literal, cut to `limit` bytes (at a character boundary) first.
     package mutating func writeJSONString(_ text: String, limit: Int = .max) {
-        LogLineBytes.withUTF8(text) { bytes in
+        text.withUTF8Bytes { bytes in
             writeJSONString(UnsafeBufferPointer(rebasing: bytes[..<LogLineBytes.boundedCount(bytes, limit: limit)]))
         }
     }
@@ -101,7 +107,7 @@ extension ByteCursor {
     /// A text-format value: as it is when it is one plain printable-ASCII word without `"`, `\`
     /// or `=`, else JSON-quoted, so that a line splits on spaces into `key=value` fields.
     package mutating func writeTextValue(_ text: String, limit: Int = .max) {
-        LogLineBytes.withUTF8(text) { bytes in
+        text.withUTF8Bytes { bytes in
             writeTextValue(UnsafeBufferPointer(rebasing: bytes[..<LogLineBytes.boundedCount(bytes, limit: limit)]))
         }
     }

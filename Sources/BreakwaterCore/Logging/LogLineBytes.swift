@@ -29,15 +29,6 @@ package enum LogLineBytes {
         return end
     }
 
-    /// Calls `body` with `text`'s UTF-8 bytes in place: a native string's storage, or the stack
-    /// copy `withUTF8` makes of a small one (whose UTF-8 view has no contiguous storage to lend).
-    @inline(__always)
-    package static func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        var copy = text
-        return copy.withUTF8(body)
-    }
-
     private static func append(to out: inout [UInt8], room: Int, _ write: (inout ByteCursor) -> Void) {
         var buffer = LogLineBuffer(capacity: room)
         var line = ByteCursor(buffer.reserve(room))
