@@ -51,6 +51,11 @@ bench:
 bench-repeat:
 	bash bench/repeat.sh
 
+# Row (f) with Breakwater and nginx proxy_pass side by side on one CPU (BENCHMARKS.md).
+.PHONY: bench-miss-side
+bench-miss-side:
+	bash bench/miss-side.sh
+
 ## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
 FUZZ_SECONDS ?= 60
 CI_FUZZ_SECONDS ?= 5
