@@ -8,7 +8,9 @@ package protocol HTTPHandler: Sendable {
 }
 
 /// The one answer to one request. Implemented by the I/O layer; callable from any thread.
-package protocol HTTPResponder: Sendable {
+/// Class-bound: every responder is an object, so an `any HTTPResponder` is one reference (a
+/// copy is a retain, a cast to a concrete responder compares a class, and nothing is boxed).
+package protocol HTTPResponder: AnyObject, Sendable {
     /// Sends the response. Only the first call of `respond` or `closeConnection` counts.
     func respond(_ response: HTTPResponse)
     /// Drops the connection without an answer (the demo origin's "close" fault).

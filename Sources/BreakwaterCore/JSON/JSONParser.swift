@@ -35,6 +35,24 @@ package enum JSONParser {
         return try text.withUTF8 { result(of: UnsafeRawBufferPointer($0), maxDepth: maxDepth) }.get()
     }
 
+    /// The members of a GraphQL POST body of the plain shape, read without building the body's
+    /// object: an object holding a non-empty `query` string, and at most an `operationName`
+    /// (a non-empty string or null) and `variables` (an object or null), each once, their names
+    /// written without escapes. Nil for anything else, valid or not: the caller then parses the
+    /// body with `parse` (every message and every other shape stays that path's). Where this
+    /// answers, `parse` yields the same members (`variables` is read by the same reader, with the
+    /// same depth budget under the body's object).
+    package static func plainGraphQLPOST(_ bytes: [UInt8], maxDepth: Int = 64)
+        -> (query: String, operationName: String?, variables: JSONValue?)?
+    {
+        guard maxDepth > 1 else { return nil }
+        return bytes.withUnsafeBytes { buffer in
+            // The body's object is not on the reader's stack: its members get one level less.
+            var reader = Reader(bytes: buffer, maxDepth: maxDepth - 1)
+            return reader.readPlainGraphQLPOST()
+        }
+    }
+
     /// Carries a typed error out of the standard library's untyped `rethrows` closures.
     private static func result(of bytes: UnsafeRawBufferPointer, maxDepth: Int) -> Result<JSONValue, JSONError> {
         Result { () throws(JSONError) in try parse(bytes, maxDepth: maxDepth) }
@@ -172,6 +190,81 @@ private struct Reader {
             }
             return value
         }
+    }
+
+    /// `JSONParser.plainGraphQLPOST`'s reading: nil at the first byte off its shape.
+    mutating func readPlainGraphQLPOST() -> (query: String, operationName: String?, variables: JSONValue?)? {
+        skipWhitespace()
+        guard current == .openBrace else { return nil }
+        index += 1
+        var query: String?
+        var operationName: String?
+        var variables: JSONValue?
+        var seen: PlainMember = []
+        while true {
+            skipWhitespace()
+            guard let member = readPlainMemberName(), !seen.contains(member) else { return nil }
+            seen.insert(member)
+            skipWhitespace()
+            guard current == .colon else { return nil }
+            index += 1
+            skipWhitespace()
+            switch member {
+            case .query:
+                guard current == .quote, let text = try? parseString(), !text.isEmpty else { return nil }
+                query = text
+            case .operationName:
+                if current == .quote {
+                    guard let name = try? parseString(), !name.isEmpty else { return nil }
+                    operationName = name
+                } else {
+                    guard (try? expectLiteral("null")) != nil else { return nil }
+                }
+            default:
+                if current == .openBrace {
+                    guard let value = try? parseValue() else { return nil }
+                    variables = value
+                } else {
+                    guard (try? expectLiteral("null")) != nil else { return nil }
+                }
+            }
+            skipWhitespace()
+            guard current == .comma else { break }
+            index += 1
+        }
+        guard current == .closeBrace else { return nil }
+        index += 1
+        skipWhitespace()
+        guard index == bytes.count, let query else { return nil }
+        return (query, operationName, variables)
+    }
+
+    /// The plain shape's members.
+    struct PlainMember: OptionSet {
+        let rawValue: UInt8
+        static let query = PlainMember(rawValue: 1)
+        static let operationName = PlainMember(rawValue: 2)
+        static let variables = PlainMember(rawValue: 4)
+    }
+
+    /// Reads a quoted member name and says which plain member it is; nil for any other name
+    /// (escaped spellings included) or no name at all.
+    mutating func readPlainMemberName() -> PlainMember? {
+        guard current == .quote else { return nil }
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != .quote, bytes[end] != .backslash { end += 1 }
+        guard end < bytes.count, bytes[end] == .quote else { return nil }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        let member: PlainMember? =
+            switch name.count {
+            case 5 where name.elementsEqual("query".utf8): .query
+            case 13 where name.elementsEqual("operationName".utf8): .operationName
+            case 9 where name.elementsEqual("variables".utf8): .variables
+            default: nil
+            }
+        if member != nil { index = end + 1 }
+        return member
     }
 
     /// Reads `"key":` for the innermost open object, rejecting a key that object already holds.
