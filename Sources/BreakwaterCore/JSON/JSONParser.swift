@@ -2,6 +2,14 @@
 // and every GET `variables`/`extensions` parameter, so it avoids Foundation, validates in one
 // pass, and keeps its own stack instead of recursing (hostile nesting cannot overflow ours).
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Parses JSON text into a `JSONValue`, rejecting everything RFC 8259 does not allow.
 ///
 /// Beyond the grammar it rejects two things the RFC leaves open: duplicate keys in one object
@@ -250,20 +258,24 @@ private struct Reader {
     /// Reads a quoted member name and says which plain member it is; nil for any other name
     /// (escaped spellings included) or no name at all.
     mutating func readPlainMemberName() -> PlainMember? {
-        guard current == .quote else { return nil }
-        let start = index + 1
-        var end = start
-        while end < bytes.count, bytes[end] != .quote, bytes[end] != .backslash { end += 1 }
-        guard end < bytes.count, bytes[end] == .quote else { return nil }
-        let name = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        guard current == .quote, let base = bytes.baseAddress else { return nil }
+        // The name and its closing quote, compared in place: `"query"`, `"variables"` or
+        // `"operationName"` followed by `"`, so an escape or a longer name never matches.
+        func matches(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            return index + 1 + count < bytes.count && base.load(fromByteOffset: index + 1 + count, as: UInt8.self) == .quote
+                && memcmp(base + index + 1, literal.utf8Start, count) == 0
+        }
         let member: PlainMember? =
-            switch name.count {
-            case 5 where name.elementsEqual("query".utf8): .query
-            case 13 where name.elementsEqual("operationName".utf8): .operationName
-            case 9 where name.elementsEqual("variables".utf8): .variables
-            default: nil
-            }
-        if member != nil { index = end + 1 }
+            if matches("query") { .query } else if matches("variables") { .variables } else if matches("operationName") {
+                .operationName
+            } else { nil }
+        switch member {
+        case .query?: index += 7
+        case .variables?: index += 11
+        case .operationName?: index += 15
+        default: break
+        }
         return member
     }
 
@@ -344,7 +356,8 @@ private struct Reader {
     }
 
     /// Steps over string bytes eight at a time while none of them is a quote, a backslash, a
-    /// control character or a non-ASCII byte (the byte loop takes those one by one).
+    /// control character or a non-ASCII byte, then to the first such byte (the byte loop takes
+    /// those one by one).
     @inline(__always)
     mutating func skipPlainASCII() {
         guard let base = bytes.baseAddress else { return }
@@ -357,7 +370,12 @@ private struct Reader {
             // A zero byte in `quotes`/`backslashes`, a byte below 0x20, or a high bit: stop.
             let special =
                 ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20) | word
-            if special & highs != 0 { return }
+            if special & highs != 0 {
+                // The lowest flagged byte is the first special one (a borrow only flags bytes
+                // after it): step to it, so the byte loop starts right there.
+                index += (special & highs).trailingZeroBitCount >> 3
+                return
+            }
             index += 8
         }
     }
