@@ -59,7 +59,7 @@ struct OutputQueue {
     /// Appends what `write` writes, at most `bound` bytes, to the open owned chunk: written
     /// through a cursor into the connection's scratch block (or a temporary one when `bound` is
     /// larger), then copied once.
-    mutating func append(bound: Int, _ write: (inout ByteCursor) -> Void) {
+    mutating func append(bound: Int, _ write: (inout HeadOutput) -> Void) {
         if bound <= scratch.capacity {
             appendWritten(into: scratch.start, write)
         } else {
@@ -69,8 +69,8 @@ struct OutputQueue {
         }
     }
 
-    private mutating func appendWritten(into block: UnsafeMutablePointer<UInt8>, _ write: (inout ByteCursor) -> Void) {
-        var cursor = ByteCursor(block)
+    private mutating func appendWritten(into block: UnsafeMutablePointer<UInt8>, _ write: (inout HeadOutput) -> Void) {
+        var cursor = HeadOutput(block)
         write(&cursor)
         let written = UnsafeBufferPointer(start: block, count: cursor.position - block)
         append { $0.append(contentsOf: written) }

@@ -21,38 +21,38 @@ enum ResponseHeadWriter {
         for field in response.headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
         output.append(bound: bound) { head in
             if status == 200 {
-                head.writeLiteral("HTTP/1.1 200 OK\r\n")
+                head.put("HTTP/1.1 200 OK\r\n")
             } else {
-                head.writeLiteral("HTTP/1.1 ")
-                head.writeDecimal(status)
-                head.write(32)
-                head.write(reason)
-                head.writeLiteral("\r\n")
+                head.put("HTTP/1.1 ")
+                head.putDecimal(status)
+                head.put(32)
+                head.put(reason)
+                head.put("\r\n")
             }
             for field in response.headers.fields where !isFraming(field.name) {
-                head.write(field.name)
-                head.writeLiteral(": ")
-                head.write(field.value)
-                head.writeLiteral("\r\n")
+                head.put(field.name)
+                head.put(": ")
+                head.put(field.value)
+                head.put("\r\n")
             }
             if let requestID = response.requestID {
-                head.writeLiteral("X-Request-Id: ")
-                head.write(requestID)
-                head.writeLiteral("\r\n")
+                head.put("X-Request-Id: ")
+                head.put(requestID)
+                head.put("\r\n")
             }
-            head.writeLiteral("Date: ")
-            head.write(date)
+            head.put("Date: ")
+            head.put(date)
             if !bodiless && prebuilt == nil {
-                head.writeLiteral("\r\nContent-Length: ")
-                head.writeDecimal(response.body.count)
+                head.put("\r\nContent-Length: ")
+                head.putDecimal(response.body.count)
             }
             if !keepAlive {
-                head.writeLiteral("\r\nConnection: close")
+                head.put("\r\nConnection: close")
             } else if http10KeepAlive {
-                head.writeLiteral("\r\nConnection: keep-alive")
+                head.put("\r\nConnection: keep-alive")
             }
             // A prebuilt block carries Content-Length and the blank line itself.
-            head.writeLiteral(prebuilt == nil ? "\r\n\r\n" : "\r\n")
+            head.put(prebuilt == nil ? "\r\n\r\n" as StaticString : "\r\n")
         }
         if let prebuilt {
             if omitBody {
