@@ -10,6 +10,7 @@
 #   CALLGRIND_TOP=25          functions listed per scenario (0: none)
 #   CALLGRIND_INCLUSIVE=1     list them by inclusive cost (callees included) instead of self cost
 #   BENCH_BIN=PATH            this binary instead of building .build/release/breakwater
+#   CALLGRIND_OPTIONS="--dump-instr=yes"   more valgrind options (per-instruction counts for objdump)
 #   CALLGRIND_SAME_IDS=1      count requests with the warm-up's variables again (the figures before
 #                             2026-11-25: a tenth of the counted misses were then memo hits)
 set -euo pipefail
@@ -52,7 +53,8 @@ bench_write_config "$BENCH_TMP/miss.yaml" "http://$NGX_ORIGIN/graphql" "$RULES"
 counted() {
   local name=$1 config=$2 out="$BENCH_TMP/callgrind.$1.out" log="$BENCH_TMP/$1.log" pid line port
   shift 2
-  bench_start pid "$log" valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
+  # shellcheck disable=SC2086 # CALLGRIND_OPTIONS: extra valgrind options, split on spaces
+  bench_start pid "$log" valgrind --tool=callgrind --instr-atstart=no ${CALLGRIND_OPTIONS:-} --callgrind-out-file="$out" \
     "$BREAKWATER" run --config "$config" --threads 1 --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --log-level warning
   line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on http://' 120)
   port=$(bench_port_of "$line")

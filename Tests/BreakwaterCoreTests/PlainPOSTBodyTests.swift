@@ -52,6 +52,31 @@ import Testing
         }
     }
 
+    /// `variables` as a flat object of scalars is read without the container stack; every other
+    /// object, and every malformed one, falls back to the whole reader with the same result.
+    @Test func flatVariablesReadTheSameAsNestedOnes() throws {
+        let flat = [
+            #"{}"#, #"{ }"#, #"{"id":"7"}"#, #"{ "a" : -1.5e-3 , "b" : true, "c" : false, "d" : null, "e" : "\u00e9" }"#,
+            #"{"\u0069d":"7","x":0}"#,
+            "{" + (0..<16).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}",
+        ]
+        let other = [
+            // Past the flat reader: nested, too many members; then malformed ones.
+            #"{"a":{"b":1}}"#, #"{"a":[1]}"#, "{" + (0..<17).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}",
+            #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, #"{"a":1,}"#, #"{"a":01}"#, #"{"a":tru}"#, #"{"a" 1}"#,
+            #"{a:1}"#, #"{"a":1"#, #"{"a":"x}"#, #"{"a":1}}"#, #"{"a":-}"#, "{\"a\":\"\u{1}\"}",
+        ]
+        for variables in flat + other {
+            let text = #"{"query":"{ a }","variables":"# + variables + "}"
+            let body = Array(text.utf8)
+            #expect(Self.parsed(body) == Self.whole(body), "\(text)")
+        }
+        for variables in flat {
+            let request = try GraphQLRequestParser.parsePOST(body: Array((#"{"query":"{ a }","variables":"# + variables + "}").utf8))
+            #expect(request.variables == (try JSONParser.parse(variables)), "\(variables)")
+        }
+    }
+
     @Test func theDepthBudgetIsTheWholeParses() {
         // The body's object is one level: variables may nest 63 more, not 64.
         func body(depth: Int) -> String {

@@ -230,7 +230,7 @@ private struct Reader {
                 }
             default:
                 if current == .openBrace {
-                    guard let value = try? parseValue() else { return nil }
+                    guard let value = readFlatObject() ?? (try? parseValue()) else { return nil }
                     variables = value
                 } else {
                     guard (try? expectLiteral("null")) != nil else { return nil }
@@ -245,6 +245,59 @@ private struct Reader {
         skipWhitespace()
         guard index == bytes.count, let query else { return nil }
         return (query, operationName, variables)
+    }
+
+    /// A flat object of at most `flatObjectLimit` scalar members (the usual `variables`), read
+    /// straight into its members without the container stack; nil, with the position restored,
+    /// at anything else (a nested container, a duplicate key, a syntax error), which the caller
+    /// then reads with `parseValue`.
+    mutating func readFlatObject() -> JSONValue? {
+        let start = index
+        guard current == .openBrace, frames.count < maxDepth else { return nil }
+        index += 1
+        skipWhitespace()
+        var flat: [(key: String, value: JSONValue)] = []
+        if current == .closeBrace {
+            index += 1
+            return .object(flat)
+        }
+        flat.reserveCapacity(4)
+        while flat.count < Self.flatObjectLimit {
+            skipWhitespace()
+            guard current == .quote, let key = try? parseString(),
+                !flat.contains(where: { $0.key.utf8.count == key.utf8.count && $0.key.utf8.elementsEqual(key.utf8) })
+            else { break }
+            skipWhitespace()
+            guard current == .colon else { break }
+            index += 1
+            skipWhitespace()
+            guard let value = readScalar() else { break }
+            flat.append((key: key, value: value))
+            skipWhitespace()
+            if current == .comma {
+                index += 1
+                continue
+            }
+            guard current == .closeBrace else { break }
+            index += 1
+            return .object(flat)
+        }
+        index = start
+        return nil
+    }
+
+    static let flatObjectLimit = 16
+
+    /// A string, number, `true`, `false` or `null`; nil at anything else or a malformed one.
+    private mutating func readScalar() -> JSONValue? {
+        switch current {
+        case .quote?: (try? parseString()).map(JSONValue.string)
+        case .minus?, (.digit0 ... .digit9)?: (try? parseNumber()).map(JSONValue.number)
+        case UInt8(ascii: "t")?: (try? expectLiteral("true")).map { .bool(true) }
+        case UInt8(ascii: "f")?: (try? expectLiteral("false")).map { .bool(false) }
+        case UInt8(ascii: "n")?: (try? expectLiteral("null")).map { .null }
+        default: nil
+        }
     }
 
     /// The plain shape's members.
