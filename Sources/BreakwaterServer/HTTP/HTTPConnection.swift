@@ -174,9 +174,7 @@ final class HTTPConnection: IOEventHandler {
         let head = parser.head
         headStartedAt = nil
         let made = buffer.withBytes { bytes -> HTTPRequest in
-            func text(_ range: Range<Int>) -> String {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-            }
+            func text(_ range: Range<Int>) -> String { FieldText.string(bytes, range) }
             // One more than sent: the identity layer adds X-Request-Id without regrowing the array.
             var headers = HTTPHeaders(capacity: head.fields.count + 1)
             for field in head.fields { headers.add(text(field.name), text(field.value)) }

@@ -157,13 +157,7 @@ final class OriginConnection: IOEventHandler {
         case .head:
             status = parser.head.status
             buffer.withBytes { bytes in
-                func text(_ range: Range<Int>) -> String {
-                    // The usual Content-Type as the literal: no allocation for it on every answer.
-                    if range.count == 16 && HTTP1Bytes.equalsLowercase(bytes, range, "application/json") {
-                        return "application/json"
-                    }
-                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-                }
+                func text(_ range: Range<Int>) -> String { FieldText.string(bytes, range) }
                 var fields = HTTPHeaders(capacity: parser.head.fields.count)
                 // The framing fields described this connection, which the parser already read,
                 // and the origin's Date is replaced by the proxy's own: nothing past here reads
