@@ -48,6 +48,16 @@ package enum HTTP1Bytes {
         return i
     }
 
+    /// `HTTP/1.` as the low seven bytes of a little-endian word (a version's first bytes).
+    static let versionPrefix: UInt64 = 0x002E_312F_5054_5448
+    static let versionPrefixMask: UInt64 = 0x00FF_FFFF_FFFF_FFFF
+
+    /// The eight bytes at `offset` as a little-endian word; the caller checked they exist.
+    @inline(__always)
+    static func word(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 

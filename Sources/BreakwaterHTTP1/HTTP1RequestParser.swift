@@ -111,6 +111,16 @@ package final class HTTP1RequestParser {
                 i += 1
                 state = .version(matched: 0)
             case .version(let matched):
+                // The usual `HTTP/1.1` CRLF at once, to the state the bytes one by one reach.
+                if matched == 0 && i + 10 <= end && HTTP1Bytes.word(bytes, at: i) & HTTP1Bytes.versionPrefixMask
+                    == HTTP1Bytes.versionPrefix && (bytes[i + 7] == 48 || bytes[i + 7] == 49)
+                    && bytes[i + 8] == HTTP1Bytes.cr && bytes[i + 9] == HTTP1Bytes.lf
+                {
+                    head.minorVersion = Int(bytes[i + 7] - 48)
+                    i += 10
+                    state = .fields
+                    continue
+                }
                 let literal: StaticString = "HTTP/1."
                 guard byte == literal.utf8Start[matched] else {
                     return fail(matched < 5 ? .badRequestLine : .badVersion)

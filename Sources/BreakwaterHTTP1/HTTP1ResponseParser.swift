@@ -89,6 +89,18 @@ package struct HTTP1ResponseParser {
                 cursor.messageStart = i
                 state = .version(matched: 0)
             case .version(let matched):
+                // The usual `HTTP/1.1 200 ` (or CR) at once, to the state the bytes one by one reach.
+                if matched == 0 && i + 13 <= end && HTTP1Bytes.word(bytes, at: i) & HTTP1Bytes.versionPrefixMask
+                    == HTTP1Bytes.versionPrefix && HTTP1Bytes.isDigit(bytes[i + 7]) && bytes[i + 8] == HTTP1Bytes.space
+                    && HTTP1Bytes.isDigit(bytes[i + 9]) && HTTP1Bytes.isDigit(bytes[i + 10])
+                    && HTTP1Bytes.isDigit(bytes[i + 11]) && (bytes[i + 12] == HTTP1Bytes.space || bytes[i + 12] == HTTP1Bytes.cr)
+                {
+                    head.minorVersion = bytes[i + 7] == 48 ? 0 : 1
+                    for offset in 9...11 { head.status = head.status * 10 + Int(bytes[i + offset] - 48) }
+                    state = bytes[i + 12] == HTTP1Bytes.cr ? .statusLineLF : .reason
+                    i += 13
+                    continue
+                }
                 let literal: StaticString = "HTTP/1."
                 guard byte == literal.utf8Start[matched] else { return fail(HTTP1ParseError(.badStatusLine)) }
                 i += 1

@@ -172,7 +172,7 @@ import Testing
         #expect(outcome.requests.isEmpty)
     }
 
-    @Test(arguments: ["HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "HTTP/1.10"])
+    @Test(arguments: ["HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "HTTP/1.10", "HTTP/1.1 ", "HTTP/1.1\n", "http/1.1", "HTTP/1,1"])
     func versionsOtherThan10And11AreBadRequest(version: String) {
         #expect(Feeding.requests("GET / \(version)\r\nHost: a\r\n\r\n").status == 400)
     }

@@ -115,6 +115,13 @@ enum ResponseFeeding {
         #expect(ResponseFeeding.responses("HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n").responses.map(\.keepAlive) == [true])
     }
 
+    @Test func statusLinesWithoutReasonOrWithAnyMinorDigitAreRead() {
+        let outcome = ResponseFeeding.responses("HTTP/1.1 204\r\n\r\nHTTP/1.9 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.status) == [204, 200])
+        #expect(outcome.responses.last?.body == "{}")
+    }
+
     @Test func truncatedBodyIsAnErrorAtClose() {
         #expect(ResponseFeeding.responses("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", closes: true).error == .truncated)
         #expect(ResponseFeeding.responses("HTTP/1.1 200 OK\r\nContent-Le", closes: true).error == .truncated)
@@ -126,6 +133,9 @@ enum ResponseFeeding {
         "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
         "HTTP/1.1 200 OK\r\nBad Header: 1\r\n\r\n", "HTTP/1.1 101 Switching Protocols\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n",
+        // Status lines near the usual one (read at once when whole, byte by byte when split).
+        "HTTP/1.1 099 Low\r\n\r\n", "HTTP/1.x 200 OK\r\n\r\n", "HTTP/1.1  200 OK\r\n\r\n", "HTTP/1.1 2a0 OK\r\n\r\n",
+        "HTTP/1.1 200\n\r\n", "HTTP/1.1 200\r\r\n", "HTTP/1,1 200 OK\r\n\r\n", "http/1.1 200 OK\r\n\r\n",
     ])
     func malformedResponsesAreErrors(wire: String) {
         #expect(ResponseFeeding.responses(wire).error != nil)
