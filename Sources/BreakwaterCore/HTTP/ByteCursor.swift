@@ -45,6 +45,12 @@ package struct ByteCursor {
 
     /// The decimal digits of a non-negative `value` (at most 20 bytes).
     package mutating func writeDecimal(_ value: Int) {
+        position += Self.putDecimal(value, at: position)
+    }
+
+    /// Writes the decimal digits of a non-negative `value` at `start` (at most 20 bytes) and
+    /// says how many (shared with the server's head writers).
+    package static func putDecimal(_ value: Int, at start: UnsafeMutablePointer<UInt8>) -> Int {
         var digits = 1
         var rest = value / 10
         while rest > 0 {
@@ -53,9 +59,9 @@ package struct ByteCursor {
         }
         rest = value
         for index in stride(from: digits - 1, through: 0, by: -1) {
-            position[index] = UInt8(48 + rest % 10)
+            start[index] = UInt8(48 + rest % 10)
             rest /= 10
         }
-        position += digits
+        return digits
     }
 }

@@ -3,6 +3,8 @@
 // about 20-40 instructions around a copy of a few bytes, and a proxied answer's head made 48 of
 // them; the head writers of this module write through this type instead.
 
+import BreakwaterCore
+
 /// Writes bytes into memory the caller reserved (`OutputQueue.append(bound:)` counts the room).
 struct HeadOutput {
     private(set) var position: UnsafeMutablePointer<UInt8>
@@ -44,17 +46,6 @@ struct HeadOutput {
 
     /// The decimal digits of a non-negative `value` (at most 20 bytes).
     mutating func putDecimal(_ value: Int) {
-        var digits = 1
-        var rest = value / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        rest = value
-        for index in stride(from: digits - 1, through: 0, by: -1) {
-            position[index] = UInt8(48 + rest % 10)
-            rest /= 10
-        }
-        position += digits
+        position += ByteCursor.putDecimal(value, at: position)
     }
 }
