@@ -90,6 +90,20 @@ struct OperationAnalysisTests {
         }
     }
 
+    /// A `\u` escape with fewer than four bytes before the end trapped inside the library's lexer
+    /// (found by `make ci-sanitizers`' fuzzing): refused beforehand, with the error the library
+    /// gives the same escape when four bytes follow.
+    @Test(arguments: [
+        "\"\\u", "\"\\u12", "\"\\u12\"", "\"\u{E9}\\u1\n}", "{ a(x: \"\\u12", "query Q {\n  a(x: \"\u{20AC}\\u1\"",
+        "{ a { ...V } nt{\"Doub\u{FFFD} mle&q\\u}",
+    ])
+    func aTruncatedUnicodeEscapeIsASyntaxError(document: String) {
+        let padded = document + "zzzz"
+        let expected = #expect(throws: DocumentError.self) { try OperationAnalysis(document: padded) }
+        #expect(expected?.message == "Syntax Error: Invalid character escape sequence: \\u.")
+        #expect(throws: expected!) { try OperationAnalysis(document: document) }
+    }
+
     @Test func parsesAVeryLargeDocument() throws {
         let fields = (0..<10_000).map { "field\($0)(arg: \($0)) { id }" }.joined(separator: "\n")
         let analysis = try OperationAnalysis(document: "query Big {\n\(fields)\n}")

@@ -78,6 +78,21 @@ import Testing
         #expect(location?["column"] as? Int == 12)
     }
 
+    /// A `\u` escape cut short by the end of the document stopped the process inside the GraphQL
+    /// library's lexer (proxy and demo origin alike): now a 400 from each, and both keep serving.
+    @Test func aDocumentEndingInAShortUnicodeEscapeIsBadRequest() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(origin: origin.url)
+        for client in [proxy.client, origin.client] {
+            let response = try client.post("/graphql", json: #"{"query":"{ a(x: \"\\u12"}"#)
+            #expect(response.status == 400, "\(response.text)")
+            #expect(firstError(response).code == "GRAPHQL_PARSE_FAILED")
+            #expect(firstError(response).message == #"Syntax Error: Invalid character escape sequence: \u."#)
+        }
+        let served = try proxy.client.post("/graphql", json: #"{"query":"{ launch(id: \"1\") { id } }"}"#)
+        #expect(served.status == 200, "\(served.text)")
+    }
+
     @Test func unknownOperationNameIsBadRequest() throws {
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(origin: origin.url)

@@ -35,7 +35,7 @@ package struct OperationAnalysis: Sendable {
 
     /// Parses `document`; throws on a syntax error, over-deep nesting, or a document without operations.
     package init(document: String) throws(DocumentError) {
-        try Self.checkNesting(of: document)
+        try GraphQLSourceCheck.check(document, maxNestingDepth: Self.maxNestingDepth)
         let parsed: Document
         do {
             parsed = try parse(source: document, noLocation: true)
@@ -103,71 +103,5 @@ extension OperationAnalysis {
             message = "Syntax Error: " + message + (message.hasSuffix(".") ? "" : ".")
         }
         return DocumentError(kind: .syntax, message: String(message), locations: locations)
-    }
-
-    /// Rejects nesting deeper than `maxNestingDepth` before the recursive parser sees it, with one
-    /// linear pass over the bytes that skips strings, block strings and comments as the lexer does.
-    private static func checkNesting(of document: String) throws(DocumentError) {
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
-        let bytes = Array(document.utf8)
-        var depth = 0, line = 1, lineStart = 0, index = 0
-
-        func has(_ text: StaticString, at offset: Int) -> Bool {
-            guard offset + text.utf8CodeUnitCount <= bytes.count else { return false }
-            return (0..<text.utf8CodeUnitCount).allSatisfy { bytes[offset + $0] == text.utf8Start[$0] }
-        }
-        func newLine(at offset: Int) -> Int {
-            // "\r\n" is one line break, as for the lexer.
-            let end = bytes[offset] == carriageReturn && offset + 1 < bytes.count && bytes[offset + 1] == newline
-                ? offset + 2 : offset + 1
-            line += 1
-            lineStart = end
-            return end
-        }
-
-        while index < bytes.count {
-            switch bytes[index] {
-            case newline, carriageReturn:
-                index = newLine(at: index)
-            case UInt8(ascii: "#"):
-                while index < bytes.count, bytes[index] != newline, bytes[index] != carriageReturn { index += 1 }
-            case quote where has("\"\"\"", at: index):
-                index += 3
-                while index < bytes.count, !has("\"\"\"", at: index) {
-                    if has("\\\"\"\"", at: index) {
-                        index += 4
-                    } else if bytes[index] == newline || bytes[index] == carriageReturn {
-                        index = newLine(at: index)
-                    } else {
-                        index += 1
-                    }
-                }
-                index += 3
-            case quote:
-                index += 1
-                // An unterminated string ends at the line break; the parser reports it.
-                while index < bytes.count, bytes[index] != quote, bytes[index] != newline,
-                    bytes[index] != carriageReturn
-                {
-                    index += bytes[index] == backslash ? 2 : 1
-                }
-                if index < bytes.count, bytes[index] == quote { index += 1 }
-            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):
-                depth += 1
-                guard depth <= maxNestingDepth else {
-                    throw DocumentError(
-                        kind: .syntax,
-                        message: "Syntax Error: Document nests deeper than \(maxNestingDepth) levels.",
-                        locations: [.init(line: line, column: index - lineStart + 1)])
-                }
-                index += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"):
-                depth = max(depth - 1, 0)
-                index += 1
-            default:
-                index += 1
-            }
-        }
     }
 }

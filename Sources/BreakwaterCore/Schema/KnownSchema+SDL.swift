@@ -9,6 +9,11 @@ extension KnownSchema {
     package init(sdl: String) throws(SchemaError) {
         let document: Document
         do {
+            try GraphQLSourceCheck.check(sdl, maxNestingDepth: OperationAnalysis.maxNestingDepth)
+        } catch {
+            throw SchemaError("SDL does not parse: \(error.message)", line: error.locations.first?.line)
+        }
+        do {
             document = try parse(source: sdl, noLocation: true)
         } catch let error as GraphQLError {
             // The library's message goes on with an excerpt of the source; its first line says it all.

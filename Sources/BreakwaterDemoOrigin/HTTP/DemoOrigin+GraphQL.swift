@@ -15,6 +15,14 @@ extension DemoOrigin {
         }
         let document: Document
         do {
+            // What would stop the process inside the library's parser is refused first.
+            try GraphQLSourceCheck.check(parameters.query, maxNestingDepth: OperationAnalysis.maxNestingDepth)
+        } catch {
+            let locations = error.locations.map { GraphQL.SourceLocation(line: $0.line, column: $0.column) }
+            return Self.errorsResponse(
+                status: 400, [GraphQLError(message: error.message, locations: locations)], code: "GRAPHQL_PARSE_FAILED")
+        }
+        do {
             document = try parse(source: Source(body: parameters.query, name: "GraphQL request"))
         } catch {
             return Self.errorsResponse(status: 400, [Self.graphQLError(error)], code: "GRAPHQL_PARSE_FAILED")
@@ -66,7 +74,9 @@ extension DemoOrigin {
 
     /// The name of a document's only operation, for the counters of requests without `operationName`.
     static func soleOperationName(in query: String) -> String? {
-        guard let document = try? parse(source: query, noLocation: true) else { return nil }
+        guard (try? GraphQLSourceCheck.check(query, maxNestingDepth: OperationAnalysis.maxNestingDepth)) != nil,
+            let document = try? parse(source: query, noLocation: true)
+        else { return nil }
         return operation(in: document, named: nil)?.name?.value
     }
 

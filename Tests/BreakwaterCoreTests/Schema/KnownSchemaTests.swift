@@ -38,7 +38,7 @@ struct KnownSchemaTests {
         #expect(schema.field("x", on: "A")?.typeName == "Int")
     }
 
-    @Test(arguments: ["type Query {", "type Thing { a: Int }", "{ launches { id } }"])
+    @Test(arguments: ["type Query {", "type Thing { a: Int }", "{ launches { id } }", "type Query { a: Int }\n\"\\u12"])
     func unusableSDLThrows(sdl: String) {
         #expect(throws: SchemaError.self) { try KnownSchema(sdl: sdl) }
     }

@@ -1,0 +1,82 @@
+// What would crash the GraphQL library's parser, refused before it sees a text: the proxy's
+// client documents, the demo origin's requests and an operator's SDL all go through this first.
+
+/// One pass over a GraphQL text for the inputs that stop the process inside the library.
+package enum GraphQLSourceCheck {
+    /// Rejects, before the library sees them, what would crash it: nesting deeper than
+    /// `maxNestingDepth` (its parser recurses once per level), and a `\u` escape with fewer than
+    /// four bytes after it before the document ends (its lexer reads those four bytes unchecked
+    /// and traps past the end: `"\u12` as a whole document stopped the process). One linear pass
+    /// over the bytes that skips strings, block strings and comments as the lexer does.
+    package static func check(_ document: String, maxNestingDepth: Int) throws(DocumentError) {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
+        let bytes = Array(document.utf8)
+        var depth = 0, line = 1, lineStart = 0, index = 0
+
+        func has(_ text: StaticString, at offset: Int) -> Bool {
+            guard offset + text.utf8CodeUnitCount <= bytes.count else { return false }
+            return (0..<text.utf8CodeUnitCount).allSatisfy { bytes[offset + $0] == text.utf8Start[$0] }
+        }
+        func newLine(at offset: Int) -> Int {
+            // "\r\n" is one line break, as for the lexer.
+            let end = bytes[offset] == carriageReturn && offset + 1 < bytes.count && bytes[offset + 1] == newline
+                ? offset + 2 : offset + 1
+            line += 1
+            lineStart = end
+            return end
+        }
+
+        while index < bytes.count {
+            switch bytes[index] {
+            case newline, carriageReturn:
+                index = newLine(at: index)
+            case UInt8(ascii: "#"):
+                while index < bytes.count, bytes[index] != newline, bytes[index] != carriageReturn { index += 1 }
+            case quote where has("\"\"\"", at: index):
+                index += 3
+                while index < bytes.count, !has("\"\"\"", at: index) {
+                    if has("\\\"\"\"", at: index) {
+                        index += 4
+                    } else if bytes[index] == newline || bytes[index] == carriageReturn {
+                        index = newLine(at: index)
+                    } else {
+                        index += 1
+                    }
+                }
+                index += 3
+            case quote:
+                index += 1
+                // An unterminated string ends at the line break; the parser reports it.
+                while index < bytes.count, bytes[index] != quote, bytes[index] != newline,
+                    bytes[index] != carriageReturn
+                {
+                    if bytes[index] == backslash, index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u"),
+                        bytes.count - (index + 2) < 4
+                    {
+                        // The library's own words for an escape that is not four hex digits, at the `u`.
+                        throw DocumentError(
+                            kind: .syntax, message: "Syntax Error: Invalid character escape sequence: \\u.",
+                            locations: [.init(line: line, column: index + 1 - lineStart + 1)])
+                    }
+                    index += bytes[index] == backslash ? 2 : 1
+                }
+                if index < bytes.count, bytes[index] == quote { index += 1 }
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):
+                depth += 1
+                guard depth <= maxNestingDepth else {
+                    throw DocumentError(
+                        kind: .syntax,
+                        message: "Syntax Error: Document nests deeper than \(maxNestingDepth) levels.",
+                        locations: [.init(line: line, column: index - lineStart + 1)])
+                }
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"):
+                depth = max(depth - 1, 0)
+                index += 1
+            default:
+                index += 1
+            }
+        }
+    }
+}
