@@ -343,6 +343,7 @@ measure() {
   out="$BENCH_TMP/wrk-$WRK_SEQ-${key//[^a-z0-9]/_}.txt"
   echo "$*" >"$out.cmd"
   "$@" >"$out" 2>&1 || { cat "$out" >&2; bench_die "wrk failed: $*"; }
+  LAST_WRK_OUT=$out
   local figures
   figures=$(bench_parse_wrk "$out")
   RESULTS[$key]+="$figures;"
@@ -393,11 +394,30 @@ for run in $(seq 1 "$RUNS"); do
   measure e breakwater "${UNPINNED[@]}" "${BW2_URL%/graphql}$BW_HIT_PATH"
   measure e nginx "${UNPINNED[@]}" "$NGINX2_BASE$NGINX_HIT_PATH"
 done
-# (f) misses: distinct variables per request, TTL 0, a fast origin (nginx return 200).
-for run in $(seq 1 "$RUNS"); do
-  measure f breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
-  measure f nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
-done
+# (f) misses: distinct variables per request, TTL 0, a fast origin (nginx return 200). Each
+# server's CPU time per request (/proc) is kept too: in (f) wrk, the proxy and the unpinned origin
+# share two CPUs, and req/s moves with where the scheduler puts the origin while a proxy's CPU per
+# request holds still (BENCHMARKS.md, seventh session).
+# cpu_per_request PID TICKS_BEFORE: microseconds of PID's CPU per request of the last wrk run.
+cpu_per_request() {
+  local ticks requests
+  ticks=$(($(awk '{ print $14 + $15 }' "/proc/$1/stat") - $2))
+  requests=$(awk '/requests in/ { print $1 }' "$LAST_WRK_OUT")
+  awk -v t="$ticks" -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", n > 0 ? t * 1e6 / hz / n : 0 }'
+}
+F_CPU_BW="" F_CPU_NGINX=""
+if wanted f; then
+  NGINX1_WORKER=$(pgrep -P "$NGINX1_PID" -f "worker process" | head -1)
+  [ -n "$NGINX1_WORKER" ] || bench_die "no nginx worker for (f)"
+  for run in $(seq 1 "$RUNS"); do
+    before=$(awk '{ print $14 + $15 }' "/proc/$BW3_PID/stat")
+    measure f breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
+    F_CPU_BW+="$(cpu_per_request "$BW3_PID" "$before") "
+    before=$(awk '{ print $14 + $15 }' "/proc/$NGINX1_WORKER/stat")
+    measure f nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
+    F_CPU_NGINX+="$(cpu_per_request "$NGINX1_WORKER" "$before") "
+  done
+fi
 # (g) pipelining depth 16, (h) Connection: close churn, (i) 1,000 connections: hashed GET hits.
 for run in $(seq 1 "$RUNS"); do
   measure g breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/pipeline.lua" "${BW1_URL%/graphql}" -- 16 "$BW_HIT_PATH"
@@ -493,9 +513,19 @@ verdict() {
   read -r ng _ <<<"$(median "$1|nginx")"
   awk -v a="$bw" -v b="$ng" 'BEGIN { printf "%s (%.2fx)", (a >= b ? "yes" : "NO"), (b > 0 ? a / b : 0) }'
 }
+# cpu_verdict: (f)'s median CPU per request on each side and their ratio.
+cpu_verdict() {
+  wanted f || { echo "not run"; return; }
+  local bw ng
+  bw=$(printf '%s\n' $F_CPU_BW | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  ng=$(printf '%s\n' $F_CPU_NGINX | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  awk -v a="$bw" -v b="$ng" -v runs="$F_CPU_BW/ $F_CPU_NGINX" 'BEGIN {
+    printf "breakwater %s us, nginx %s us: %s (nginx/breakwater %.2f; runs %s)", a, b, (a <= b ? "yes" : "NO"), (a > 0 ? b / a : 0), runs }'
+}
 VERDICTS=(
   "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e), (g) $(verdict g), (h) $(verdict h), (i) $(verdict i), (j) $(verdict j), (k) $(verdict k)"
   "miss req/s at least nginx proxy_pass's: (f) $(verdict f)"
+  "miss CPU per request, median of runs (the proxy's own cost; bench/miss-side.sh runs both at once): (f) $(cpu_verdict)"
   "added miss latency at p50 <= 0.2 ms: $(wanted c && awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }' || echo "not run") ($ADDED_P50 ms)"
 )
 
