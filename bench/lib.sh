@@ -257,14 +257,19 @@ http {
 EOF
 }
 
-# start_origin_nginx VAR_HOSTPORT: an nginx origin answering every request at once (NGINX set by
-# the caller; /big and /medium serve $BENCH_TMP/big.json and medium.json when the caller wrote them).
+# start_origin_nginx VAR_HOSTPORT: an nginx origin answering every request at once, its worker on
+# CPU 1 (NGINX set by the caller; /big and /medium serve $BENCH_TMP/big.json and medium.json when
+# the caller wrote them).
 start_origin_nginx() { # VAR_HOSTPORT
   local dir="$BENCH_TMP/origin-nginx" port pid
   port=$(bench_free_port)
   mkdir -p "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
   {
     echo "worker_processes 1;"
+    # On CPU 1 with wrk, the load-generating side: CPU 0 stays the server's under test. Left to
+    # the scheduler, the origin moved between the CPUs from run to run, and row (f) moved with it
+    # (Breakwater 32.7k-50.9k req/s by the origin's CPU alone; BENCHMARKS.md, seventh session).
+    [ "$(nproc)" -ge 2 ] && echo "worker_cpu_affinity 10;"
     [ "$(id -u)" -eq 0 ] && echo "user root;"
     nginx_preamble "$dir"
     cat <<EOF

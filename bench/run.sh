@@ -403,7 +403,7 @@ cpu_per_request() {
   local ticks requests
   ticks=$(($(awk '{ print $14 + $15 }' "/proc/$1/stat") - $2))
   requests=$(awk '/requests in/ { print $1 }' "$LAST_WRK_OUT")
-  awk -v t="$ticks" -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", n > 0 ? t * 1e6 / hz / n : 0 }'
+  awk -v t="$ticks" -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (n > 0 ? t * 1e6 / hz / n : 0) }'
 }
 F_CPU_BW="" F_CPU_NGINX=""
 if wanted f; then
@@ -537,7 +537,7 @@ HEADER=(
   "swift: $(swift --version 2>&1 | head -n1)"
   "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   "runs: $RUNS x $DURATION per scenario and server, interleaved; median run by req/s; body $BODY_BYTES bytes"
-  "layout: server on CPU 0 (taskset / worker_cpu_affinity), wrk -t1 -c50 on CPU 1; (c) -c1; (e) unpinned"
+  "layout: server on CPU 0 (taskset / worker_cpu_affinity), wrk -t1 -c50 and the nginx origin of (c)/(f) on CPU 1; (c) -c1; (e) unpinned"
 )
 
 print_text() {
