@@ -204,6 +204,20 @@ bench_hash() { printf '%s' "$1" | "$BREAKWATER" hash; }
 
 # --- wrk ------------------------------------------------------------------------------------
 
+# bench_cpu_ticks PID: the process's CPU time so far (user + system), in clock ticks.
+bench_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# bench_cpu_per_request TICKS WRK_OUTPUT: microseconds of CPU per request of that wrk run.
+bench_cpu_per_request() {
+  awk -v t="$1" -v n="$(awk '/requests in/ { print $1 }' "$2")" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%.2f", (n > 0 ? t * 1e6 / hz / n : 0) }'
+}
+
+# bench_median "N N ...": the median of a list of numbers.
+bench_median() {
+  printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # bench_parse_wrk FILE: prints "rps p50_ms p99_ms errors" (errors: non-2xx/3xx + socket errors).
 bench_parse_wrk() {
   awk '

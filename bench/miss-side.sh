@@ -38,10 +38,6 @@ if [ -n "${MISS_DELAY_MS:-}" ]; then
   echo "function delay() return $MISS_DELAY_MS end" >>"$LUA"
 fi
 
-# CPU ticks (user + system) of a process, and microseconds of them per request.
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-per_request() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t * 1e6 / hz / n }'; }
-median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # start_nginx ROUND: a new nginx proxy_pass on CPU 0; sets NGX_MASTER, NGX_WORKER, NGX_URL.
 start_nginx() {
@@ -83,7 +79,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for url in "$BW_URL" "$NGX_URL"; do
     taskset -c 1 wrk -t1 -c8 -d1s -s "$BENCH_DIR/lua/distinct.lua" "$url" -- "$BENCH_TMP/live.json" 0 1 >/dev/null
   done
-  bw_before=$(ticks "$BW_PID") ngx_before=$(ticks "$NGX_WORKER")
+  bw_before=$(bench_cpu_ticks "$BW_PID") ngx_before=$(bench_cpu_ticks "$NGX_WORKER")
   taskset -c 1 wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" --latency -s "$LUA" "$BW_URL" -- "$BENCH_TMP/live.json" 0 1 \
     >"$BENCH_TMP/wrk-bw.txt" &
   wrk_bw=$!
@@ -91,12 +87,12 @@ for round in $(seq 1 "$ROUNDS"); do
     >"$BENCH_TMP/wrk-ngx.txt" &
   wrk_ngx=$!
   wait "$wrk_bw" "$wrk_ngx"
-  bw_after=$(ticks "$BW_PID") ngx_after=$(ticks "$NGX_WORKER")
+  bw_after=$(bench_cpu_ticks "$BW_PID") ngx_after=$(bench_cpu_ticks "$NGX_WORKER")
   read -r bw_rps bw_p50 bw_p99 bw_errors < <(bench_parse_wrk "$BENCH_TMP/wrk-bw.txt")
   read -r ngx_rps ngx_p50 ngx_p99 ngx_errors < <(bench_parse_wrk "$BENCH_TMP/wrk-ngx.txt")
   [ "$bw_errors" = 0 ] && [ "$ngx_errors" = 0 ] || bench_die "errors in round $round: breakwater $bw_errors, nginx $ngx_errors"
-  bw_cpu=$(per_request $((bw_after - bw_before)) "$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-bw.txt")")
-  ngx_cpu=$(per_request $((ngx_after - ngx_before)) "$(awk '/requests in/ { print $1 }' "$BENCH_TMP/wrk-ngx.txt")")
+  bw_cpu=$(bench_cpu_per_request $((bw_after - bw_before)) "$BENCH_TMP/wrk-bw.txt")
+  ngx_cpu=$(bench_cpu_per_request $((ngx_after - ngx_before)) "$BENCH_TMP/wrk-ngx.txt")
   rps_ratio=$(awk -v a="$bw_rps" -v b="$ngx_rps" 'BEGIN { printf "%.3f", a / b }')
   cpu_ratio=$(awk -v a="$bw_cpu" -v b="$ngx_cpu" 'BEGIN { printf "%.3f", b / a }')
   RPS_RATIOS+=" $rps_ratio" CPU_RATIOS+=" $cpu_ratio"
@@ -105,4 +101,4 @@ for round in $(seq 1 "$ROUNDS"); do
   bench_stop "$BW_PID"
   bench_stop "$NGX_MASTER"
 done
-echo "median over $ROUNDS rounds: breakwater/nginx req/s $(median "$RPS_RATIOS") (rounds:$RPS_RATIOS); nginx/breakwater CPU per request $(median "$CPU_RATIOS") (rounds:$CPU_RATIOS); >= 1.0 meets SPEC section 8"
+echo "median over $ROUNDS rounds: breakwater/nginx req/s $(bench_median "$RPS_RATIOS") (rounds:$RPS_RATIOS); nginx/breakwater CPU per request $(bench_median "$CPU_RATIOS") (rounds:$CPU_RATIOS); >= 1.0 meets SPEC section 8"

@@ -395,27 +395,19 @@ for run in $(seq 1 "$RUNS"); do
   measure e nginx "${UNPINNED[@]}" "$NGINX2_BASE$NGINX_HIT_PATH"
 done
 # (f) misses: distinct variables per request, TTL 0, a fast origin (nginx return 200). Each
-# server's CPU time per request (/proc) is kept too: in (f) wrk, the proxy and the unpinned origin
-# share two CPUs, and req/s moves with where the scheduler puts the origin while a proxy's CPU per
-# request holds still (BENCHMARKS.md, seventh session).
-# cpu_per_request PID TICKS_BEFORE: microseconds of PID's CPU per request of the last wrk run.
-cpu_per_request() {
-  local ticks requests
-  ticks=$(($(awk '{ print $14 + $15 }' "/proc/$1/stat") - $2))
-  requests=$(awk '/requests in/ { print $1 }' "$LAST_WRK_OUT")
-  awk -v t="$ticks" -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (n > 0 ? t * 1e6 / hz / n : 0) }'
-}
+# server's CPU time per request (/proc) is kept too: the proxy's own cost, which neither the
+# scheduler nor the origin moves (BENCHMARKS.md, seventh session).
 F_CPU_BW="" F_CPU_NGINX=""
 if wanted f; then
   NGINX1_WORKER=$(pgrep -P "$NGINX1_PID" -f "worker process" | head -1)
   [ -n "$NGINX1_WORKER" ] || bench_die "no nginx worker for (f)"
   for run in $(seq 1 "$RUNS"); do
-    before=$(awk '{ print $14 + $15 }' "/proc/$BW3_PID/stat")
+    before=$(bench_cpu_ticks "$BW3_PID")
     measure f breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
-    F_CPU_BW+="$(cpu_per_request "$BW3_PID" "$before") "
-    before=$(awk '{ print $14 + $15 }' "/proc/$NGINX1_WORKER/stat")
+    F_CPU_BW+="$(bench_cpu_per_request $(($(bench_cpu_ticks "$BW3_PID") - before)) "$LAST_WRK_OUT") "
+    before=$(bench_cpu_ticks "$NGINX1_WORKER")
     measure f nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
-    F_CPU_NGINX+="$(cpu_per_request "$NGINX1_WORKER" "$before") "
+    F_CPU_NGINX+="$(bench_cpu_per_request $(($(bench_cpu_ticks "$NGINX1_WORKER") - before)) "$LAST_WRK_OUT") "
   done
 fi
 # (g) pipelining depth 16, (h) Connection: close churn, (i) 1,000 connections: hashed GET hits.
@@ -517,8 +509,8 @@ verdict() {
 cpu_verdict() {
   wanted f || { echo "not run"; return; }
   local bw ng
-  bw=$(printf '%s\n' $F_CPU_BW | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-  ng=$(printf '%s\n' $F_CPU_NGINX | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  bw=$(bench_median "$F_CPU_BW")
+  ng=$(bench_median "$F_CPU_NGINX")
   awk -v a="$bw" -v b="$ng" -v runs="$F_CPU_BW/ $F_CPU_NGINX" 'BEGIN {
     printf "breakwater %s us, nginx %s us: %s (nginx/breakwater %.2f; runs %s)", a, b, (a <= b ? "yes" : "NO"), (a > 0 ? b / a : 0), runs }'
 }

@@ -8,7 +8,9 @@ package enum GraphQLSourceCheck {
     /// four bytes after it before the document ends (its lexer reads those four bytes unchecked
     /// and traps past the end: `"\u12` as a whole document stopped the process). One linear pass
     /// over the bytes that skips strings, block strings and comments as the lexer does.
-    package static func check(_ document: String, maxNestingDepth: Int) throws(DocumentError) {
+    package static func check(
+        _ document: String, maxNestingDepth: Int = OperationAnalysis.maxNestingDepth
+    ) throws(DocumentError) {
         let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         let bytes = Array(document.utf8)

@@ -35,7 +35,7 @@ package struct OperationAnalysis: Sendable {
 
     /// Parses `document`; throws on a syntax error, over-deep nesting, or a document without operations.
     package init(document: String) throws(DocumentError) {
-        try GraphQLSourceCheck.check(document, maxNestingDepth: Self.maxNestingDepth)
+        try GraphQLSourceCheck.check(document)
         let parsed: Document
         do {
             parsed = try parse(source: document, noLocation: true)

@@ -82,7 +82,9 @@ private struct Frame {
 /// equivalent spellings ("é" and "e\u{301}") as equal, but JSON names are distinct byte strings.
 private struct ByteKey: Hashable {
     let key: String
-    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.key.utf8.elementsEqual(rhs.key.utf8) }
+    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { same(lhs.key, rhs.key) }
+    /// Lengths first (O(1) for native strings): an object's keys mostly differ in length.
+    static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) }
     func hash(into hasher: inout Hasher) {
         for byte in key.utf8 { hasher.combine(byte) }
     }
@@ -148,12 +150,7 @@ private struct Reader {
                     if isObject { try readKey() }
                     continue readingValue
                 }
-            case .quote: value = .string(try parseString())
-            case .minus, .digit0 ... .digit9: value = .number(try parseNumber())
-            case UInt8(ascii: "t"): try expectLiteral("true"); value = .bool(true)
-            case UInt8(ascii: "f"): try expectLiteral("false"); value = .bool(false)
-            case UInt8(ascii: "n"): try expectLiteral("null"); value = .null
-            default: throw unexpected(expecting: "a JSON value")
+            default: value = try parseScalar(byte)
             }
 
             // Hand the finished value to the innermost container and close every container that ends here.
@@ -247,10 +244,10 @@ private struct Reader {
         return (query, operationName, variables)
     }
 
-    /// A flat object of at most `flatObjectLimit` scalar members (the usual `variables`), read
-    /// straight into its members without the container stack; nil, with the position restored,
-    /// at anything else (a nested container, a duplicate key, a syntax error), which the caller
-    /// then reads with `parseValue`.
+    /// A flat object of at most `linearKeyScanLimit` scalar members (the usual `variables`; its
+    /// duplicate check is the same linear scan), read straight into its members without the
+    /// container stack; nil, with the position restored, at anything else (a nested container, a
+    /// duplicate key, a syntax error), which the caller then reads with `parseValue`.
     mutating func readFlatObject() -> JSONValue? {
         let start = index
         guard current == .openBrace, frames.count < maxDepth else { return nil }
@@ -262,10 +259,10 @@ private struct Reader {
             return .object(flat)
         }
         flat.reserveCapacity(4)
-        while flat.count < Self.flatObjectLimit {
+        while flat.count < Self.linearKeyScanLimit {
             skipWhitespace()
             guard current == .quote, let key = try? parseString(),
-                !flat.contains(where: { $0.key.utf8.count == key.utf8.count && $0.key.utf8.elementsEqual(key.utf8) })
+                !flat.contains(where: { ByteKey.same($0.key, key) })
             else { break }
             skipWhitespace()
             guard current == .colon else { break }
@@ -286,17 +283,21 @@ private struct Reader {
         return nil
     }
 
-    static let flatObjectLimit = 16
-
     /// A string, number, `true`, `false` or `null`; nil at anything else or a malformed one.
     private mutating func readScalar() -> JSONValue? {
-        switch current {
-        case .quote?: (try? parseString()).map(JSONValue.string)
-        case .minus?, (.digit0 ... .digit9)?: (try? parseNumber()).map(JSONValue.number)
-        case UInt8(ascii: "t")?: (try? expectLiteral("true")).map { .bool(true) }
-        case UInt8(ascii: "f")?: (try? expectLiteral("false")).map { .bool(false) }
-        case UInt8(ascii: "n")?: (try? expectLiteral("null")).map { .null }
-        default: nil
+        guard let byte = current, byte != .openBrace, byte != .openBracket else { return nil }
+        return try? parseScalar(byte)
+    }
+
+    /// The string, number or literal that starts with `byte`, the current one.
+    mutating func parseScalar(_ byte: UInt8) throws(JSONError) -> JSONValue {
+        switch byte {
+        case .quote: return .string(try parseString())
+        case .minus, .digit0 ... .digit9: return .number(try parseNumber())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        default: throw unexpected(expecting: "a JSON value")
         }
     }
 
@@ -346,10 +347,7 @@ private struct Reader {
             if frames[top].keyIndex != nil {
                 !frames[top].keyIndex!.insert(ByteKey(key: key)).inserted
             } else {
-                // Lengths first (O(1) for native strings): an object's keys mostly differ in length.
-                members[memberStart...].contains {
-                    $0.key.utf8.count == key.utf8.count && $0.key.utf8.elementsEqual(key.utf8)
-                }
+                members[memberStart...].contains { ByteKey.same($0.key, key) }
             }
         if isDuplicate { throw JSONError(message: "duplicate key \(quotedForMessage(key)) in object", offset: start) }
         // The placeholder value is replaced once the member's value is read.

@@ -9,7 +9,7 @@ extension KnownSchema {
     package init(sdl: String) throws(SchemaError) {
         let document: Document
         do {
-            try GraphQLSourceCheck.check(sdl, maxNestingDepth: OperationAnalysis.maxNestingDepth)
+            try GraphQLSourceCheck.check(sdl)
         } catch {
             throw SchemaError("SDL does not parse: \(error.message)", line: error.locations.first?.line)
         }

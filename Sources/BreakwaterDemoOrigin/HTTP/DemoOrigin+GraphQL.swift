@@ -16,7 +16,7 @@ extension DemoOrigin {
         let document: Document
         do {
             // What would stop the process inside the library's parser is refused first.
-            try GraphQLSourceCheck.check(parameters.query, maxNestingDepth: OperationAnalysis.maxNestingDepth)
+            try GraphQLSourceCheck.check(parameters.query)
         } catch {
             let locations = error.locations.map { GraphQL.SourceLocation(line: $0.line, column: $0.column) }
             return Self.errorsResponse(
@@ -74,7 +74,7 @@ extension DemoOrigin {
 
     /// The name of a document's only operation, for the counters of requests without `operationName`.
     static func soleOperationName(in query: String) -> String? {
-        guard (try? GraphQLSourceCheck.check(query, maxNestingDepth: OperationAnalysis.maxNestingDepth)) != nil,
+        guard (try? GraphQLSourceCheck.check(query)) != nil,
             let document = try? parse(source: query, noLocation: true)
         else { return nil }
         return operation(in: document, named: nil)?.name?.value

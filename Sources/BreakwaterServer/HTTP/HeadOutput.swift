@@ -29,7 +29,8 @@ struct HeadOutput {
         put(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
-    /// A native string's own bytes; a small one's from the stack copy `withUTF8` makes.
+    /// A native string's own bytes; a small one's from the stack copy `withUTF8` makes (what
+    /// `String.withUTF8Bytes` does, here where it inlines: that one is generic in another module).
     @inline(__always)
     mutating func put(_ text: String) {
         let copied: Int? = text.utf8.withContiguousStorageIfAvailable { [position] bytes in
