@@ -56,6 +56,12 @@ bench-repeat:
 bench-miss-side:
 	bash bench/miss-side.sh
 
+## Regenerates Sources/breakwater/link.order (the functions placed first in the binary) from a
+## callgrind run of the release binary under mixed traffic; commit the result.
+.PHONY: link-order
+link-order:
+	bash bench/link-order.sh
+
 ## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
 FUZZ_SECONDS ?= 60
 CI_FUZZ_SECONDS ?= 5
