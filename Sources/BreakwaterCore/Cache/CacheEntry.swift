@@ -8,7 +8,7 @@ import Synchronization
 /// the stored extra lines, Content-Length and the body, serialised once when the entry was made.
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself
-    /// (128 with the allocator's header), the array header of its prebuilt answer and the
+    /// (112 with the allocator's header), the array header of its prebuilt answer and the
     /// allocator's share of it (about 48), its SIEVE slot and visited bit (about 33 with the
     /// array's growth), its key-table bucket (about 21 at three quarters full at most), and the
     /// rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439
@@ -22,20 +22,31 @@ package final class CacheEntry: Sendable {
     /// the list's growth about 5).
     package static let perTagOverhead = 24
 
+    // The stored fields are laid out for size (104 bytes with the object's header, an allocation
+    // of 112): the 4-byte cost packs beside the prebuilt answer's 4-byte head length, and the
+    // stored-at instant is 8 bytes of nanoseconds where `ContinuousClock.Instant` takes 16.
     package let key: CacheKey
     /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
     package let response: PrebuiltResponse
-    /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
-    package let storedAt: ContinuousClock.Instant
+    private let storedCost: UInt32
+    /// `storedAt`, in nanoseconds after `Self.epoch`.
+    private let storedAtNanoseconds: Int64
     /// The same instant on the wall clock, which other hosts of a fleet understand too.
     package let storedAtWallClock: WallClockTime
     /// What this entry shares with the other entries of its operation (one object for all).
     private let shape: CacheEntryShape
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
+
     /// What the entry counts against the store's memory bound: its prebuilt answer (lines and
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
-    package let cost: Int
+    package var cost: Int { Int(storedCost) }
+
+    /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
+    package var storedAt: ContinuousClock.Instant { Self.epoch + .nanoseconds(storedAtNanoseconds) }
+
+    /// The instant entries count their `storedAt` from (any fixed instant will do).
+    private static let epoch = ContinuousClock.now
 
     package var contentType: String { shape.fields.contentType }
     /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
@@ -65,7 +76,8 @@ package final class CacheEntry: Sendable {
     ) {
         self.key = key
         response = PrebuiltResponse(fields: [HTTPHeaderField(name: "ETag", value: etag)] + extraHeaders, body: body)
-        self.storedAt = storedAt
+        let (seconds, attoseconds) = (storedAt - Self.epoch).components
+        storedAtNanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         self.storedAtWallClock = storedAtWallClock
         shape = CacheEntryShape.shared(
             CacheEntryShape.Fields(
@@ -75,7 +87,8 @@ package final class CacheEntry: Sendable {
         self.tags = tags.isEmpty || tags.count > Self.sharedTagListLength ? tags : Self.tagLists.shared(tags) { $0 }
         var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
-        self.cost = cost
+        // An answer over 4 GiB is refused long before (`origin.max_response_bytes`, the budget).
+        storedCost = UInt32(clamping: cost)
     }
 
     /// Tag lists seen lately, so that the entries of one list query (one page of launches for

@@ -8,8 +8,13 @@
 package struct PrebuiltResponse: Sendable {
     /// `Name: value\r\n` lines, `Content-Length: n\r\n`, `\r\n`, then the body.
     package let bytes: [UInt8]
+    /// Where the body starts in `bytes` (4 bytes, so that a cache entry holding this struct packs
+    /// its own 4-byte field beside it: heads are far below 4 GiB).
+    private let headCount: UInt32
+
     /// Where the body starts in `bytes`.
-    package let bodyStart: Int
+    @inline(__always)
+    package var bodyStart: Int { Int(headCount) }
 
     /// Serialises `fields` (written in order, each `Name: value`) and `body`.
     package init(fields: [HTTPHeaderField], body: some Collection<UInt8>) {
@@ -28,7 +33,7 @@ package struct PrebuiltResponse: Sendable {
         bytes.appendText("Content-Length: ")
         bytes.appendDecimal(body.count)
         bytes.appendText("\r\n\r\n")
-        bodyStart = bytes.count
+        headCount = UInt32(bytes.count)
         bytes.append(contentsOf: body)
         self.bytes = bytes
     }
