@@ -16,7 +16,7 @@ struct OperationMemoTests {
     }
 
     @Test func keepsEntriesUnderBothBoundsAndResetsWhenFull() {
-        let memo = OperationMemo(capacity: 3, maxKeyBytes: 100, budgetBytes: 1000)
+        let memo = OperationMemo(capacity: 3, maxKeyBytes: 100, budgetBytes: 1000, entryOverhead: 0)
         for i in 0..<3 { memo[.get("/graphql?\(i)")] = operation("{ a }") }
         #expect(memo.count == 3)
         memo[.get("/graphql?3")] = operation("{ a }")
@@ -26,22 +26,42 @@ struct OperationMemoTests {
     }
 
     @Test func entriesOverTheKeyLimitAreNotKept() {
-        let memo = OperationMemo(capacity: 10, maxKeyBytes: 50, budgetBytes: 1000)
+        let memo = OperationMemo(capacity: 10, maxKeyBytes: 50, budgetBytes: 1000, entryOverhead: 0)
         memo[.post(Array(repeating: 32, count: 60))] = operation("{ a }")
         #expect(memo.count == 0)
         #expect(memo.bytes == 0)
     }
 
     @Test func byteBudgetHoldsAndReplacementKeepsTheAccountRight() {
-        let memo = OperationMemo(capacity: 100, maxKeyBytes: 100, budgetBytes: 100)
+        let memo = OperationMemo(capacity: 100, maxKeyBytes: 100, budgetBytes: 100, entryOverhead: 0)
         memo[.get("/a")] = operation("{ aaaa }")
         memo[.get("/a")] = operation("{ a }")
-        #expect(memo.bytes == 2 + 5)
+        // The key, the document and the origin request's target (its body is empty here).
+        #expect(memo.bytes == 2 + 5 + 8)
         for i in 0..<20 { memo[.get("/graphql?\(i)")] = operation("{ a }") }
         #expect(memo.bytes <= 100)
         memo[.get("/graphql?19")] = nil
         memo.removeAll()
         #expect(memo.bytes == 0)
+    }
+
+    /// The budget bounds memory, not only key bytes: a flood of distinct POSTs (a memo entry
+    /// each) stops at the budget, with the origin request and the fixed overhead counted.
+    @Test func theBudgetCountsTheOriginRequestAndTheOverhead() {
+        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 64 << 10)
+        let originBody = [UInt8](repeating: 65, count: 300)
+        var largest = 0
+        for id in 0..<1000 {
+            var entry = operation("{ a }")
+            entry.operation = PreparedOperation(
+                document: entry.operation.document, operationName: nil, kind: .query, variables: nil,
+                clientMethod: .post, origin: OriginRequest(method: "POST", target: "/graphql", body: originBody))
+            memo[.post(Array(#"{"query":"{ a }","variables":{"id":"\#(1_000_000 + id)"}}"#.utf8))] = entry
+            largest = max(largest, memo.count)
+        }
+        let perEntry = 46 + 5 + 300 + 8 + OperationMemo.defaultEntryOverhead
+        #expect(largest == (64 << 10) / perEntry)
+        #expect(memo.bytes <= 64 << 10)
     }
 }
 
@@ -56,7 +76,7 @@ struct OperationMemoKeyTests {
     }
 
     @Test func oneByteApartIsAnotherKey() {
-        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 1 << 20)
+        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 1 << 20, entryOverhead: 0)
         let template = #"{"query":"{ launch(id: $id) { id } }","variables":{"id":"@"}}"#
         for id in 0..<500 {
             memo[.post(Array(template.replacingOccurrences(of: "@", with: String(1_000_000 + id)).utf8))] =
