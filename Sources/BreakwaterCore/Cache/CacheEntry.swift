@@ -154,6 +154,13 @@ package final class CacheEntry: Sendable {
 
     /// The instant the entry stops being fresh, `staleSince` when a soft purge came earlier.
     package func expiresAt(staleSince: ContinuousClock.Instant?) -> ContinuousClock.Instant {
+        expiresAt(staleSince: staleSince, storedAt: storedAt)
+    }
+
+    /// The same, with `storedAt` already at hand (it is rebuilt from 8 bytes on each read).
+    package func expiresAt(
+        staleSince: ContinuousClock.Instant?, storedAt: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant {
         let end = storedAt + ttl
         guard let staleSince else { return end }
         return min(end, staleSince)

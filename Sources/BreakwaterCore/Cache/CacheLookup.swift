@@ -16,8 +16,9 @@ package enum CacheLookup: Sendable {
     /// the TTL ends, grace stays). `age` is the time since the entry was stored, as HTTP's `Age`
     /// reports it, never negative even if another thread stored it just after `now` was read.
     package init(classifying entry: CacheEntry, staleSince: ContinuousClock.Instant?, now: ContinuousClock.Instant) {
-        let age = max(.zero, now - entry.storedAt)
-        let expiresAt = entry.expiresAt(staleSince: staleSince)
+        let storedAt = entry.storedAt
+        let age = max(.zero, now - storedAt)
+        let expiresAt = entry.expiresAt(staleSince: staleSince, storedAt: storedAt)
         if now < expiresAt {
             self = .fresh(entry, age: age)
         } else if now < expiresAt + entry.staleWhileRevalidate {
