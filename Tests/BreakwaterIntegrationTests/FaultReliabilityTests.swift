@@ -140,7 +140,7 @@ struct FaultReliabilityTests {
         }
         print("registry flood: 2 × 600 × 8 KB registered; RSS \(baseline.residentKiB) KiB at the start, \(afterFlood) KiB after each flood")
         // Unbounded, each flood would add its 4.8 MB of documents plus their copies. What may still
-        // grow in the second flood is the per-loop operation memos (4 MiB each, 2 loops), bounded too.
+        // grow in the second flood is the per-loop operation memos (about 2 MiB each, 2 loops), bounded too.
         // Loose (the allocator's arenas move by megabytes under load): the registry bound itself
         // is asserted exactly above, through `apq.entries`.
         #expect(afterFlood[1] - afterFlood[0] < 12_000)
