@@ -70,8 +70,8 @@ package final class OperationMemo {
     package static let defaultEntryOverhead = 640
 
     /// At most `capacity` entries and about `budgetBytes` of memory: each entry counts its key,
-    /// its document, its origin request and `entryOverhead`; an entry whose key is over
-    /// `maxKeyBytes` is not kept at all. A flood of distinct requests fills the memo with
+    /// its document, its origin request and `entryOverhead`; an entry whose key and document
+    /// are over `maxKeyBytes` is not kept at all. A flood of distinct requests fills the memo with
     /// requests seen once: the budget, not the count, is what bounds it then.
     package init(
         capacity: Int = 4096, maxKeyBytes: Int = 8 << 10, budgetBytes: Int = 2 << 20,
@@ -90,7 +90,9 @@ package final class OperationMemo {
         get { entries[key] }
         set {
             if let old = entries.removeValue(forKey: key) { keyBytes -= cost(key, old) }
-            guard let newValue, Self.keyCount(key) <= maxKeyBytes else { return }
+            // As before: the key and its document within `maxKeyBytes`, or not kept.
+            guard let newValue, Self.keyCount(key) + newValue.operation.document.text.utf8.count <= maxKeyBytes
+            else { return }
             let cost = cost(key, newValue)
             // Wholesale reset when full: cheap, and the popular keys come back at once.
             if entries.count >= capacity || keyBytes + cost > budgetBytes { removeAll() }
