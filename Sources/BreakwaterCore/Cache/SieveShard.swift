@@ -11,13 +11,11 @@
 /// The queue is linked by indices into one array of slots (freed slots are reused), so no node is
 /// an object of its own. Every operation is O(1) amortised, purges O(entries purged).
 struct SieveShard {
-    /// One entry's place: 24 bytes, in one array with the others (its visited bit is apart).
+    /// One entry's place: 16 bytes, in one array with the others (its visited bit and its
+    /// soft-purge mark, if any, are apart).
     private struct Slot {
         /// Nil while the slot is on the free list, so that a removed entry is released at once.
         var entry: CacheEntry?
-        /// When a soft purge made the entry stale, in nanoseconds after `SieveShard.epoch`;
-        /// `notStale` if none did.
-        var staleSince: Int64
         /// The next newer slot (toward the head), or `none`; on the free list, the next free slot.
         var newer: UInt32
         /// The next older slot (toward the tail), or `none`.
@@ -25,7 +23,6 @@ struct SieveShard {
     }
 
     private static var none: UInt32 { UInt32.max }
-    private static var notStale: Int64 { Int64.max }
 
     /// The instant soft-purge marks are counted from (any fixed instant will do).
     private static let epoch = ContinuousClock.now
@@ -40,6 +37,9 @@ struct SieveShard {
     private var slots: [Slot] = []
     /// Each slot's SIEVE bit: hit since the hand last passed.
     private var visited: [Bool] = []
+    /// When a soft purge made a slot's entry stale, in nanoseconds after `SieveShard.epoch`: only
+    /// for the slots a soft purge reached, so that the others pay nothing for it (8 bytes a slot).
+    private var staleMarks: [UInt32: Int64] = [:]
     /// The first free slot (the free list runs through `newer`), or `none`.
     private var firstFree = Self.none
     private var freeCount = 0
@@ -157,7 +157,8 @@ struct SieveShard {
     }
 
     /// Whether the free list and the key table describe the slots (for self-checks): every free
-    /// slot empty and listed once, every stored entry found by its key at its own slot.
+    /// slot empty and listed once, every stored entry found by its key at its own slot, every
+    /// soft-purge mark on a slot that holds an entry.
     func slotsAreIndexed() -> Bool {
         var free = 0
         var slot = firstFree
@@ -166,7 +167,9 @@ struct SieveShard {
             free += 1
             slot = slots[Int(slot)].newer
         }
-        guard free == freeCount, index.count + freeCount == slots.count, visited.count == slots.count else {
+        guard free == freeCount, index.count + freeCount == slots.count, visited.count == slots.count,
+            staleMarks.keys.allSatisfy({ Int($0) < slots.count && slots[Int($0)].entry != nil })
+        else {
             return false
         }
         for (number, slot) in slots.enumerated() {
@@ -233,13 +236,13 @@ struct SieveShard {
     }
 
     private func staleSince(_ slot: UInt32) -> ContinuousClock.Instant? {
-        let mark = slots[Int(slot)].staleSince
-        return mark == Self.notStale ? nil : Self.epoch + .nanoseconds(mark)
+        guard !staleMarks.isEmpty, let mark = staleMarks[slot] else { return nil }
+        return Self.epoch + .nanoseconds(mark)
     }
 
     private mutating func insert(_ entry: CacheEntry) {
         let slot: UInt32
-        let fresh = Slot(entry: entry, staleSince: Self.notStale, newer: Self.none, older: newest)
+        let fresh = Slot(entry: entry, newer: Self.none, older: newest)
         if firstFree != Self.none {
             slot = firstFree
             firstFree = slots[Int(slot)].newer
@@ -269,7 +272,8 @@ struct SieveShard {
         if hand == slot { hand = newer }
         if newer == Self.none { newest = older } else { slots[Int(newer)].older = older }
         if older == Self.none { oldest = newer } else { slots[Int(older)].newer = newer }
-        slots[Int(slot)] = Slot(entry: nil, staleSince: Self.notStale, newer: firstFree, older: Self.none)
+        slots[Int(slot)] = Slot(entry: nil, newer: firstFree, older: Self.none)
+        if !staleMarks.isEmpty { staleMarks.removeValue(forKey: slot) }
         visited[Int(slot)] = false
         firstFree = slot
         freeCount += 1
@@ -281,6 +285,7 @@ struct SieveShard {
         let removed = index.count
         slots = []
         visited = []
+        staleMarks = [:]
         firstFree = Self.none
         freeCount = 0
         index.removeAll()
@@ -305,6 +310,6 @@ struct SieveShard {
     private mutating func markStale(_ slot: UInt32, now: ContinuousClock.Instant) {
         let (seconds, attoseconds) = (now - Self.epoch).components
         let mark = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        slots[Int(slot)].staleSince = min(slots[Int(slot)].staleSince, mark)
+        staleMarks[slot] = min(staleMarks[slot] ?? mark, mark)
     }
 }
