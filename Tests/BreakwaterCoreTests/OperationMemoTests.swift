@@ -16,7 +16,7 @@ struct OperationMemoTests {
     }
 
     @Test func keepsEntriesUnderBothBoundsAndResetsWhenFull() {
-        let memo = OperationMemo(capacity: 3, maxKeyBytes: 100, budgetBytes: 1000, entryOverhead: 0)
+        let memo = OperationMemo(capacity: 3, maxKeyBytes: 100, budgetBytes: 1000, entryOverhead: 0, admitsOnSecondSight: false)
         for i in 0..<3 { memo[.get("/graphql?\(i)")] = operation("{ a }") }
         #expect(memo.count == 3)
         memo[.get("/graphql?3")] = operation("{ a }")
@@ -26,14 +26,14 @@ struct OperationMemoTests {
     }
 
     @Test func entriesOverTheKeyLimitAreNotKept() {
-        let memo = OperationMemo(capacity: 10, maxKeyBytes: 50, budgetBytes: 1000, entryOverhead: 0)
+        let memo = OperationMemo(capacity: 10, maxKeyBytes: 50, budgetBytes: 1000, entryOverhead: 0, admitsOnSecondSight: false)
         memo[.post(Array(repeating: 32, count: 60))] = operation("{ a }")
         #expect(memo.count == 0)
         #expect(memo.bytes == 0)
     }
 
     @Test func byteBudgetHoldsAndReplacementKeepsTheAccountRight() {
-        let memo = OperationMemo(capacity: 100, maxKeyBytes: 100, budgetBytes: 100, entryOverhead: 0)
+        let memo = OperationMemo(capacity: 100, maxKeyBytes: 100, budgetBytes: 100, entryOverhead: 0, admitsOnSecondSight: false)
         memo[.get("/a")] = operation("{ aaaa }")
         memo[.get("/a")] = operation("{ a }")
         // The key, the document and the origin request's target (its body is empty here).
@@ -48,7 +48,7 @@ struct OperationMemoTests {
     /// The budget bounds memory, not only key bytes: a flood of distinct POSTs (a memo entry
     /// each) stops at the budget, with the origin request and the fixed overhead counted.
     @Test func theBudgetCountsTheOriginRequestAndTheOverhead() {
-        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 64 << 10)
+        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 64 << 10, admitsOnSecondSight: false)
         let originBody = [UInt8](repeating: 65, count: 300)
         var largest = 0
         for id in 0..<1000 {
@@ -65,6 +65,44 @@ struct OperationMemoTests {
     }
 }
 
+/// The doorkeeper: a request is kept the second time it is stored, so that requests seen once
+/// (a flood of distinct variables) cost the memo nothing.
+struct OperationMemoDoorkeeperTests {
+    @Test func aRequestIsKeptOnItsSecondSight() {
+        let memo = OperationMemo(capacity: 8, entryOverhead: 0)
+        memo[.get("/graphql?a")] = OperationMemoTests().operation("{ a }")
+        #expect(memo.count == 0)
+        #expect(memo[.get("/graphql?a")] == nil)
+        memo[.get("/graphql?a")] = OperationMemoTests().operation("{ a }")
+        #expect(memo.count == 1)
+        #expect(memo[.get("/graphql?a")] != nil)
+        // Kept once, replacing it needs no second sight.
+        memo[.get("/graphql?a")] = OperationMemoTests().operation("{ b }")
+        #expect(memo[.get("/graphql?a")]?.operation.document.text == "{ b }")
+    }
+
+    @Test func aFloodOfRequestsSeenOnceKeepsNothing() {
+        let memo = OperationMemo(capacity: 64, entryOverhead: 0)
+        for id in 0..<1_000 { memo[.get("/graphql?id=\(id)")] = OperationMemoTests().operation("{ a }") }
+        #expect(memo.count == 0)
+        #expect(memo.bytes == 0)
+        // The doorkeeper forgets when full (at `capacity` hashes): one of the last 64 is admitted
+        // on its second sight, one of the first is not.
+        memo[.get("/graphql?id=999")] = OperationMemoTests().operation("{ a }")
+        memo[.get("/graphql?id=0")] = OperationMemoTests().operation("{ a }")
+        #expect(memo[.get("/graphql?id=999")] != nil)
+        #expect(memo[.get("/graphql?id=0")] == nil)
+    }
+
+    @Test func removeAllForgetsTheRequestsSeenOnce() {
+        let memo = OperationMemo(capacity: 8, entryOverhead: 0)
+        memo[.get("/graphql?a")] = OperationMemoTests().operation("{ a }")
+        memo.removeAll()
+        memo[.get("/graphql?a")] = OperationMemoTests().operation("{ a }")
+        #expect(memo.count == 0)
+    }
+}
+
 /// The memo's keys carry their hash: equal parameters are equal keys, and bodies of one length
 /// that differ in a single byte (distinct variables) are told apart.
 struct OperationMemoKeyTests {
@@ -76,7 +114,7 @@ struct OperationMemoKeyTests {
     }
 
     @Test func oneByteApartIsAnotherKey() {
-        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 1 << 20, entryOverhead: 0)
+        let memo = OperationMemo(capacity: 4096, maxKeyBytes: 1 << 10, budgetBytes: 1 << 20, entryOverhead: 0, admitsOnSecondSight: false)
         let template = #"{"query":"{ launch(id: $id) { id } }","variables":{"id":"@"}}"#
         for id in 0..<500 {
             memo[.post(Array(template.replacingOccurrences(of: "@", with: String(1_000_000 + id)).utf8))] =

@@ -26,7 +26,8 @@ package final class OperationMemo {
         }
 
         package let raw: Raw
-        private let hash: Int
+        /// The bytes' hash, computed once (the dictionary's and the doorkeeper's).
+        package let hash: Int
 
         package init(_ raw: Raw) {
             self.raw = raw
@@ -63,6 +64,12 @@ package final class OperationMemo {
     private let budgetBytes: Int
     private let entryOverhead: Int
     private var keyBytes = 0
+    /// The doorkeeper: hashes of requests seen once and not kept. A request is kept the second
+    /// time it resolves, so that a flood of requests seen once (distinct variables, a cache being
+    /// filled) neither fills the memo nor pays for entries it never reads. At most `capacity`
+    /// hashes, forgotten all at once when full.
+    private var seenOnce = Set<Int>()
+    private let admitsOnSecondSight: Bool
 
     /// Bytes an entry holds beyond the texts counted one by one (its key, document and origin
     /// request): the operation's objects, its parsed variables, the dictionary's slot. Measured:
@@ -72,15 +79,18 @@ package final class OperationMemo {
     /// At most `capacity` entries and about `budgetBytes` of memory: each entry counts its key,
     /// its document, its origin request and `entryOverhead`; an entry whose key and document
     /// are over `maxKeyBytes` is not kept at all. A flood of distinct requests fills the memo with
-    /// requests seen once: the budget, not the count, is what bounds it then.
+    /// requests seen once: the budget, not the count, is what bounds it then. With
+    /// `admitsOnSecondSight`, a request is kept only the second time it is stored (a TinyLFU-style
+    /// doorkeeper), so such a flood keeps nothing.
     package init(
         capacity: Int = 4096, maxKeyBytes: Int = 8 << 10, budgetBytes: Int = 2 << 20,
-        entryOverhead: Int = OperationMemo.defaultEntryOverhead
+        entryOverhead: Int = OperationMemo.defaultEntryOverhead, admitsOnSecondSight: Bool = true
     ) {
         self.capacity = capacity
         self.maxKeyBytes = maxKeyBytes
         self.budgetBytes = budgetBytes
         self.entryOverhead = entryOverhead
+        self.admitsOnSecondSight = admitsOnSecondSight
     }
 
     package var count: Int { entries.count }
@@ -89,20 +99,31 @@ package final class OperationMemo {
     package subscript(key: Key) -> MemoizedOperation? {
         get { entries[key] }
         set {
-            if let old = entries.removeValue(forKey: key) { keyBytes -= cost(key, old) }
+            let old = entries.removeValue(forKey: key)
+            if let old { keyBytes -= cost(key, old) }
             // As before: the key and its document within `maxKeyBytes`, or not kept.
             guard let newValue, Self.keyCount(key) + newValue.operation.document.text.utf8.count <= maxKeyBytes
             else { return }
+            if admitsOnSecondSight && old == nil && seenOnce.remove(key.hash) == nil {
+                if seenOnce.count >= capacity { seenOnce.removeAll(keepingCapacity: true) }
+                seenOnce.insert(key.hash)
+                return
+            }
             let cost = cost(key, newValue)
             // Wholesale reset when full: cheap, and the popular keys come back at once.
-            if entries.count >= capacity || keyBytes + cost > budgetBytes { removeAll() }
+            if entries.count >= capacity || keyBytes + cost > budgetBytes {
+                entries.removeAll(keepingCapacity: true)
+                keyBytes = 0
+            }
             entries[key] = newValue
             keyBytes += cost
         }
     }
 
+    /// Forgets every entry and every request seen once (a reload: what they resolved to may differ).
     package func removeAll() {
         entries.removeAll(keepingCapacity: true)
+        seenOnce.removeAll(keepingCapacity: true)
         keyBytes = 0
     }
 

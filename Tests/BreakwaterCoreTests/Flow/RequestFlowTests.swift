@@ -54,7 +54,10 @@ struct RequestFlowTests {
             return
         }
         #expect(fixture.memo.count == 0)
+        // A cacheable request is kept the second time (the memo's doorkeeper).
         let cached = #"{"query":"\#(FlowFixture.launchDocument)","variables":{"id":"1"}}"#
+        #expect(fixture.start(FlowFixture.post(cached)).1.joinedPlan != nil)
+        #expect(fixture.memo.count == 0)
         #expect(fixture.start(FlowFixture.post(cached)).1.joinedPlan != nil)
         #expect(fixture.memo.count == 1)
         // The same TTL-0 request again is parsed again and still bypasses.
