@@ -9,7 +9,7 @@ import Synchronization
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself
     /// (112 with the allocator's header), the array header of its prebuilt answer and the
-    /// allocator's share of it (about 48), its SIEVE slot and visited bit (about 33 with the
+    /// allocator's share of it (about 48), its SIEVE slot and visited bit (about 22 with the
     /// array's growth), its key-table bucket (about 21 at three quarters full at most), and the
     /// rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439
     /// resident bytes per 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and prebuilt
