@@ -24,13 +24,13 @@ package final class CacheEntry: Sendable {
 
     // The stored fields are laid out for size (104 bytes with the object's header, an allocation
     // of 112): the 4-byte cost packs beside the prebuilt answer's 4-byte head length, and the
-    // stored-at instant is 8 bytes of nanoseconds where `ContinuousClock.Instant` takes 16.
+    // stored-at instant is a `CompactInstant` (8 bytes, where `ContinuousClock.Instant` takes 16).
     package let key: CacheKey
     /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
     package let response: PrebuiltResponse
     private let storedCost: UInt32
-    /// `storedAt`, in nanoseconds after `Self.epoch`.
-    private let storedAtNanoseconds: Int64
+    /// `storedAt` in 8 bytes.
+    private let compactStoredAt: CompactInstant
     /// The same instant on the wall clock, which other hosts of a fleet understand too.
     package let storedAtWallClock: WallClockTime
     /// What this entry shares with the other entries of its operation (one object for all).
@@ -43,10 +43,7 @@ package final class CacheEntry: Sendable {
     package var cost: Int { Int(storedCost) }
 
     /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
-    package var storedAt: ContinuousClock.Instant { Self.epoch + .nanoseconds(storedAtNanoseconds) }
-
-    /// The instant entries count their `storedAt` from (any fixed instant will do).
-    private static let epoch = ContinuousClock.now
+    package var storedAt: ContinuousClock.Instant { compactStoredAt.instant }
 
     package var contentType: String { shape.fields.contentType }
     /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
@@ -76,8 +73,7 @@ package final class CacheEntry: Sendable {
     ) {
         self.key = key
         response = PrebuiltResponse(fields: [HTTPHeaderField(name: "ETag", value: etag)] + extraHeaders, body: body)
-        let (seconds, attoseconds) = (storedAt - Self.epoch).components
-        storedAtNanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        compactStoredAt = CompactInstant(storedAt)
         self.storedAtWallClock = storedAtWallClock
         shape = CacheEntryShape.shared(
             CacheEntryShape.Fields(

@@ -24,9 +24,6 @@ struct SieveShard {
 
     private static var none: UInt32 { UInt32.max }
 
-    /// The instant soft-purge marks are counted from (any fixed instant will do).
-    private static let epoch = ContinuousClock.now
-
     /// The most cost this shard holds at once.
     let budget: Int
     private(set) var bytes = 0
@@ -37,9 +34,9 @@ struct SieveShard {
     private var slots: [Slot] = []
     /// Each slot's SIEVE bit: hit since the hand last passed.
     private var visited: [Bool] = []
-    /// When a soft purge made a slot's entry stale, in nanoseconds after `SieveShard.epoch`: only
-    /// for the slots a soft purge reached, so that the others pay nothing for it (8 bytes a slot).
-    private var staleMarks: [UInt32: Int64] = [:]
+    /// When a soft purge made a slot's entry stale: only for the slots a soft purge reached, so
+    /// that the others pay nothing for it (8 bytes a slot).
+    private var staleMarks: [UInt32: CompactInstant] = [:]
     /// The first free slot (the free list runs through `newer`), or `none`.
     private var firstFree = Self.none
     private var freeCount = 0
@@ -237,7 +234,7 @@ struct SieveShard {
 
     private func staleSince(_ slot: UInt32) -> ContinuousClock.Instant? {
         guard !staleMarks.isEmpty, let mark = staleMarks[slot] else { return nil }
-        return Self.epoch + .nanoseconds(mark)
+        return mark.instant
     }
 
     private mutating func insert(_ entry: CacheEntry) {
@@ -308,8 +305,7 @@ struct SieveShard {
 
     /// Ends the entry's freshness at `now`, unless an earlier purge already ended it.
     private mutating func markStale(_ slot: UInt32, now: ContinuousClock.Instant) {
-        let (seconds, attoseconds) = (now - Self.epoch).components
-        let mark = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let mark = CompactInstant(now)
         staleMarks[slot] = min(staleMarks[slot] ?? mark, mark)
     }
 }

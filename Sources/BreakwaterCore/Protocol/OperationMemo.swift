@@ -111,10 +111,7 @@ package final class OperationMemo {
             }
             let cost = cost(key, newValue)
             // Wholesale reset when full: cheap, and the popular keys come back at once.
-            if entries.count >= capacity || keyBytes + cost > budgetBytes {
-                entries.removeAll(keepingCapacity: true)
-                keyBytes = 0
-            }
+            if entries.count >= capacity || keyBytes + cost > budgetBytes { dropEntries() }
             entries[key] = newValue
             keyBytes += cost
         }
@@ -122,8 +119,12 @@ package final class OperationMemo {
 
     /// Forgets every entry and every request seen once (a reload: what they resolved to may differ).
     package func removeAll() {
-        entries.removeAll(keepingCapacity: true)
+        dropEntries()
         seenOnce.removeAll(keepingCapacity: true)
+    }
+
+    private func dropEntries() {
+        entries.removeAll(keepingCapacity: true)
         keyBytes = 0
     }
 
