@@ -10,10 +10,11 @@ struct PrebuiltAnswerTests {
         isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: ["Access-Control-Allow-Origin": "*"],
         vary: "Accept")
 
-    @Test func theEntryHoldsEtagLengthAndBodyInOneBlock() {
+    @Test func theEntryWritesItsEtagAndLengthBeforeTheBodyItKeeps() {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), body: Array(#"{"data":{"a":1}}"#.utf8))
-        let text = String(decoding: entry.response.bytes, as: UTF8.self)
+        let text = String(decoding: entry.response.head + entry.response.bytes, as: UTF8.self)
         #expect(text == "ETag: \(StoreFixture.etag)\r\nContent-Length: 16\r\n\r\n{\"data\":{\"a\":1}}")
+        #expect(entry.response.head.count <= entry.response.headBound)
         #expect(entry.response.bodyCount == 16)
         #expect(entry.body == Array(#"{"data":{"a":1}}"#.utf8))
         #expect(entry.etag == StoreFixture.etag)

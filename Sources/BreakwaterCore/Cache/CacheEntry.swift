@@ -4,17 +4,18 @@ import Synchronization
 
 /// An immutable cached response, shared by reference between the store and every request it serves.
 ///
-/// A hit hands out this object, and answers with its `response` bytes as they are: the ETag line,
-/// the stored extra lines, Content-Length and the body, serialised once when the entry was made.
+/// A hit hands out this object, and answers with its `response`: the ETag line and
+/// Content-Length written from 16 bytes and a count, the stored extra lines (usually none) and
+/// the body as they are (the origin's body array itself, not a copy).
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself
-    /// (112 with the allocator's header), the array header of its prebuilt answer and the
-    /// allocator's share of it (about 48), its SIEVE slot and visited bit (about 22 with the
-    /// array's growth), its key-table bucket (about 21 at three quarters full at most), and the
-    /// rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439
-    /// resident bytes per 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and prebuilt
-    /// lines, of which about 40 were its 8 tags' index slots; so that `cache.max_bytes` bounds
-    /// the process's memory, not only the bodies.
+    /// (128 with the allocator's header), its body array's header and the allocator's share of
+    /// it (about 48), its SIEVE slot and visited bit (about 22 with the array's growth), its
+    /// key-table bucket (about 21 at three quarters full at most), and the rest of the process's
+    /// growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439 resident bytes per
+    /// 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and prebuilt lines, of which
+    /// about 40 were its 8 tags' index slots; so that `cache.max_bytes` bounds the process's
+    /// memory, not only the bodies. (Later layouts need less: the charge stays on the safe side.)
     package static let fixedOverhead = 320
 
     /// Bytes charged for each tag beyond its text: its element of the entry's tag list (16, when
@@ -22,8 +23,8 @@ package final class CacheEntry: Sendable {
     /// the list's growth about 5).
     package static let perTagOverhead = 24
 
-    // The stored fields are laid out for size (104 bytes with the object's header, an allocation
-    // of 112): the 4-byte cost packs beside the prebuilt answer's 4-byte head length, and the
+    // The stored fields are laid out for size (120 bytes with the object's header, an allocation
+    // of 128): the 4-byte cost packs beside the prebuilt answer's 4-byte lines count, and the
     // stored-at instant is a `CompactInstant` (8 bytes, where `ContinuousClock.Instant` takes 16).
     package let key: CacheKey
     /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
@@ -38,7 +39,7 @@ package final class CacheEntry: Sendable {
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package let tags: [String]
 
-    /// What the entry counts against the store's memory bound: its prebuilt answer (lines and
+    /// What the entry counts against the store's memory bound: its stored bytes (extra lines and
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package var cost: Int { Int(storedCost) }
 
@@ -126,22 +127,11 @@ package final class CacheEntry: Sendable {
     /// A copy of the stored body (the shared tier's encoding; a hit never copies it).
     package var body: [UInt8] { response.body }
 
-    /// The strong entity tag, quoted, as `makeETag(body:hasher:)` made it: the first stored line.
-    package var etag: String { response.value(of: "ETag") ?? "" }
+    /// The strong entity tag, quoted, as `makeETag(body:hasher:)` made it.
+    package var etag: String { response.etag ?? "" }
 
     /// The header lines stored besides ETag (a tag header for the CDN in front, say).
-    package var extraHeaders: [HTTPHeaderField] {
-        var fields: [HTTPHeaderField] = []
-        let head = response.bytes[..<(response.bodyStart - 2)]
-        for line in head.split(separator: 10) {
-            guard let colon = line.firstIndex(of: 58) else { continue }
-            let name = String(decoding: line[..<colon], as: UTF8.self)
-            if name == "ETag" || name == "Content-Length" { continue }
-            let value = line[(colon + 2)...].dropLast()  // the CR
-            fields.append(HTTPHeaderField(name: name, value: String(decoding: value, as: UTF8.self)))
-        }
-        return fields
-    }
+    package var extraHeaders: [HTTPHeaderField] { response.storedFields }
 
     /// The strong entity tag of `body`: the first 16 bytes of its SHA-256 in hex, quoted.
     package static func makeETag(body: [UInt8], hasher: any SHA256Hashing) -> String {

@@ -1,74 +1,154 @@
-// A response's fixed header lines and body serialised once, so that every answer from it writes
-// these bytes as they are (a cached entry's answer: no formatting, no copy, no allocation).
+// A cached response's fixed header lines and body, kept so that every answer from it writes them
+// with no formatting beyond a few digits and no copy of the body: the entity tag as 16 bytes,
+// the stored lines (usually none) and the body in one array, Content-Length from its count.
 
-/// Header lines, `Content-Length`, the blank line and the body, in one array.
+/// `ETag`, the stored header lines and `Content-Length` (written when answering), then the body.
 ///
 /// The engine writes a status line and the per-request header lines (Date, Age, X-Cache,
-/// X-Request-Id, CORS...) in front of `bytes`; a HEAD answer stops at `bodyStart`.
+/// X-Request-Id, CORS...), then `writeHead(at:)`'s lines, then the body from `bytes`; a HEAD
+/// answer stops after the head. With no stored lines, `bytes` is the body array the origin's
+/// answer arrived in, kept as it is (no copy when storing, no array of lines per entry).
 package struct PrebuiltResponse: Sendable {
-    /// `Name: value\r\n` lines, `Content-Length: n\r\n`, `\r\n`, then the body.
+    /// The stored `Name: value\r\n` lines, then the body.
     package let bytes: [UInt8]
-    /// Where the body starts in `bytes` (4 bytes, so that a cache entry holding this struct packs
-    /// its own 4-byte field beside it: heads are far below 4 GiB).
-    private let headCount: UInt32
+    /// The entity tag written first, `none` when there is none or a stored line carries it (a
+    /// tag not of the compact form). Laid out before the 4-byte count below, so that a cache
+    /// entry holding this struct packs its own 4-byte field beside it.
+    private let compactETag: CompactETag
+    /// Where the body starts in `bytes`: the stored lines' length.
+    private let linesCount: UInt32
 
-    /// Where the body starts in `bytes`.
-    @inline(__always)
-    package var bodyStart: Int { Int(headCount) }
-
-    /// Serialises `fields` (written in order, each `Name: value`) and `body`.
-    package init(fields: [HTTPHeaderField], body: some Collection<UInt8>) {
-        // Exactly the bytes written (an entry holds this array as long as it lives): the lines,
-        // `Content-Length: ` with its digits, two CRLFs, the body.
-        var size = 16 + Self.decimalDigits(body.count) + 4 + body.count
-        for field in fields { size += field.name.utf8.count + field.value.utf8.count + 4 }
+    /// Stores `fields` (written in order, each `Name: value`) and `body`. A first field
+    /// `ETag` of the compact form is kept as 16 bytes; a body array without lines to store in
+    /// front of it is kept as it is when it holds little unused capacity.
+    package init(fields: [HTTPHeaderField], body: [UInt8]) {
+        var lines = fields[...]
+        if let first = lines.first, first.name == "ETag", let tag = CompactETag(quoted: first.value) {
+            compactETag = tag
+            lines = lines.dropFirst()
+        } else {
+            compactETag = .none
+        }
+        guard !lines.isEmpty else {
+            linesCount = 0
+            bytes = Self.tight(body)
+            return
+        }
+        var size = body.count
+        for field in lines { size += field.name.utf8.count + field.value.utf8.count + 4 }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
-        for field in fields {
+        for field in lines {
             bytes.appendText(field.name)
             bytes.appendText(": ")
             bytes.appendText(field.value)
             bytes.appendText("\r\n")
         }
-        bytes.appendText("Content-Length: ")
-        bytes.appendDecimal(body.count)
-        bytes.appendText("\r\n\r\n")
-        headCount = UInt32(bytes.count)
+        linesCount = UInt32(bytes.count)
         bytes.append(contentsOf: body)
         self.bytes = bytes
     }
 
-    package var bodyCount: Int { bytes.count - bodyStart }
-
-    private static func decimalDigits(_ value: Int) -> Int {
-        var digits = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
+    /// `body` itself when its unused capacity is small (an origin's body read to its announced
+    /// length), else a copy of exactly its size: an entry holds the array as long as it lives.
+    private static func tight(_ body: [UInt8]) -> [UInt8] {
+        let unused = body.capacity - body.count
+        guard unused > 64 && unused > body.count / 16 else { return body }
+        return [UInt8](unsafeUninitializedCapacity: body.count) { buffer, count in
+            _ = buffer.initialize(from: body)
+            count = body.count
         }
-        return digits
     }
 
-    /// A copy of the body (for the paths that transform it: batches, shared tiers).
-    package var body: [UInt8] { Array(bytes[bodyStart...]) }
+    /// Where the body starts in `bytes`.
+    @inline(__always)
+    package var bodyStart: Int { Int(linesCount) }
 
-    /// The value of the first line called `name` (ASCII case-insensitive), or nil.
+    package var bodyCount: Int { bytes.count - bodyStart }
+
+    /// At least the bytes `writeHead(at:)` writes.
+    @inline(__always)
+    package var headBound: Int { Self.etagLineCount + Int(linesCount) + Self.contentLengthLineBound }
+
+    private static let etagLineCount = 6 + CompactETag.quotedCount + 2
+    private static let contentLengthLineBound = 16 + 20 + 4
+
+    /// Writes the head at `start`: the ETag line, the stored lines, `Content-Length` and the blank
+    /// line ending the head; returns the bytes written (at most `headBound`).
+    @inline(__always)
+    package func writeHead(at start: UnsafeMutablePointer<UInt8>) -> Int {
+        var position = start
+        if !compactETag.isNone {
+            position.put("ETag: ")
+            compactETag.write(at: position)
+            position += CompactETag.quotedCount
+            position.put("\r\n")
+        }
+        if linesCount > 0 {
+            bytes.withUnsafeBufferPointer { stored in
+                position.update(from: stored.baseAddress!, count: Int(linesCount))
+            }
+            position += Int(linesCount)
+        }
+        position.put("Content-Length: ")
+        position += ByteCursor.putDecimal(bodyCount, at: position)
+        position.put("\r\n\r\n")
+        return position - start
+    }
+
+    /// The head as `writeHead(at:)` writes it.
+    package var head: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: headBound) { buffer, count in
+            count = writeHead(at: buffer.baseAddress!)
+        }
+    }
+
+    /// A copy of the body (for the paths that transform it: batches, shared tiers), or the
+    /// stored array itself when no lines precede it.
+    package var body: [UInt8] { linesCount == 0 ? bytes : Array(bytes[bodyStart...]) }
+
+    /// The entity tag, quoted, from the compact form or the first stored `ETag` line; nil if none.
+    package var etag: String? { compactETag.isNone ? value(of: "ETag") : compactETag.quoted }
+
+    /// The value of the first head line called `name` (ASCII case-insensitive), or nil.
     package func value(of name: String) -> String? {
+        let head = self.head
         var lineStart = 0
         let nameBytes = Array(name.utf8)
-        while lineStart < bodyStart - 2 {
+        while lineStart < head.count - 2 {
             var lineEnd = lineStart
-            while lineEnd + 1 < bodyStart && !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
+            while lineEnd + 1 < head.count && !(head[lineEnd] == 13 && head[lineEnd + 1] == 10) { lineEnd += 1 }
             let colon = lineStart + nameBytes.count
-            if colon + 1 < lineEnd && bytes[colon] == 58
-                && zip(bytes[lineStart..<colon], nameBytes).allSatisfy({ $0.asciiLowercased == $1.asciiLowercased })
+            if colon + 1 < lineEnd && head[colon] == 58
+                && zip(head[lineStart..<colon], nameBytes).allSatisfy({ $0.asciiLowercased == $1.asciiLowercased })
             {
-                return String(decoding: bytes[(colon + 2)..<lineEnd], as: UTF8.self)
+                return String(decoding: head[(colon + 2)..<lineEnd], as: UTF8.self)
             }
             lineStart = lineEnd + 2
         }
         return nil
+    }
+
+    /// The stored lines other than ETag, as fields (a tag header for the CDN in front, say).
+    package var storedFields: [HTTPHeaderField] {
+        var fields: [HTTPHeaderField] = []
+        for line in bytes[..<bodyStart].split(separator: 10) {
+            guard let colon = line.firstIndex(of: 58) else { continue }
+            let name = String(decoding: line[..<colon], as: UTF8.self)
+            if name == "ETag" { continue }
+            let value = line[(colon + 2)...].dropLast()  // the CR
+            fields.append(HTTPHeaderField(name: name, value: String(decoding: value, as: UTF8.self)))
+        }
+        return fields
+    }
+}
+
+extension UnsafeMutablePointer<UInt8> {
+    /// Copies a literal's bytes here and moves past them.
+    @inline(__always)
+    fileprivate mutating func put(_ literal: StaticString) {
+        update(from: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        self += literal.utf8CodeUnitCount
     }
 }
 

@@ -45,6 +45,12 @@ struct HeadOutput {
         }
     }
 
+    /// A prebuilt answer's head (at most its `headBound` bytes).
+    @inline(__always)
+    mutating func put(prebuilt: PrebuiltResponse) {
+        position += prebuilt.writeHead(at: position)
+    }
+
     /// The decimal digits of a non-negative `value` (at most 20 bytes).
     mutating func putDecimal(_ value: Int) {
         position += ByteCursor.putDecimal(value, at: position)

@@ -13,6 +13,10 @@ struct OutputQueue {
         var bytes: [UInt8]
         /// Built here (heads, small bodies) and still open for more; a referenced body is not.
         var isOwned: Bool
+        /// Where the bytes to send start in `bytes` (a referenced body after stored lines).
+        var start = 0
+
+        var count: Int { bytes.count - start }
     }
 
     private var chunks: [Chunk] = []
@@ -76,14 +80,18 @@ struct OutputQueue {
         append { $0.append(contentsOf: written) }
     }
 
-    /// Appends a body: copied into the open chunk when small, referenced when large.
-    mutating func append(body: [UInt8]) {
-        guard !body.isEmpty else { return }
-        if body.count < Self.referenceThreshold {
-            append { $0.append(contentsOf: body) }
+    /// Appends a body, `body[start...]`: copied into the open chunk when small, referenced when
+    /// large.
+    mutating func append(body: [UInt8], from start: Int = 0) {
+        let count = body.count - start
+        guard count > 0 else { return }
+        if count < Self.referenceThreshold {
+            append { open in
+                body.withUnsafeBufferPointer { open.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
+            }
         } else {
-            chunks.append(Chunk(bytes: body, isOwned: false))
-            unsentBytes += body.count
+            chunks.append(Chunk(bytes: body, isOwned: false, start: start))
+            unsentBytes += count
         }
     }
 
@@ -95,7 +103,7 @@ struct OutputQueue {
             vectors throws(SystemError) -> SocketIO in
             var used = 0
             for index in 0..<count {
-                let start = index == 0 ? offset : 0
+                let start = chunks[index].start + (index == 0 ? offset : 0)
                 guard chunks[index].bytes.count > start else { continue }
                 // The arrays are held by `chunks` and not mutated during the write: their
                 // storage stays where it is until writev returns.
@@ -115,8 +123,8 @@ struct OutputQueue {
     private mutating func consume(_ written: Int) {
         unsentBytes -= written
         offset += written
-        while let first = chunks.first, offset >= first.bytes.count {
-            offset -= first.bytes.count
+        while let first = chunks.first, offset >= first.count {
+            offset -= first.count
             chunks.removeFirst()
             if first.isOwned && first.bytes.capacity > spare.capacity {
                 spare = first.bytes

@@ -1,7 +1,7 @@
 // Serialises an answer's status line and header block straight into output bytes: no
 // formatting functions, no per-header allocation (the status digits and Content-Length are
-// written digit by digit). A prebuilt answer (a cache entry's) contributes its fixed lines and
-// body as they were serialised when the entry was stored.
+// written digit by digit). A prebuilt answer (a cache entry's) contributes its ETag, stored lines
+// and Content-Length to the same block, and its body as it was stored.
 
 import BreakwaterCore
 
@@ -18,6 +18,7 @@ enum ResponseHeadWriter {
         let prebuilt = bodiless ? nil : response.prebuilt
         let reason = status == 200 ? "" : HTTPStatus.reason(status)
         var bound = 128 + reason.utf8.count + date.utf8.count + (response.requestID?.utf8.count ?? 0)
+        if let prebuilt { bound += prebuilt.headBound }
         for field in response.headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
         output.append(bound: bound) { head in
             if status == 200 {
@@ -51,15 +52,16 @@ enum ResponseHeadWriter {
             } else if http10KeepAlive {
                 head.put("\r\nConnection: keep-alive")
             }
-            // A prebuilt block carries Content-Length and the blank line itself.
-            head.put(prebuilt == nil ? "\r\n\r\n" as StaticString : "\r\n")
+            if let prebuilt {
+                // Its ETag, stored lines, Content-Length and the blank line.
+                head.put("\r\n")
+                head.put(prebuilt: prebuilt)
+            } else {
+                head.put("\r\n\r\n")
+            }
         }
         if let prebuilt {
-            if omitBody {
-                output.append { $0.append(contentsOf: prebuilt.bytes[..<prebuilt.bodyStart]) }
-            } else {
-                output.append(body: prebuilt.bytes)
-            }
+            if !omitBody { output.append(body: prebuilt.bytes, from: prebuilt.bodyStart) }
         } else if !omitBody && !bodiless {
             output.append(body: response.body)
         }
