@@ -94,3 +94,15 @@ struct TagSlotIndexTests {
         }
     }
 }
+
+extension TagSlotIndexTests {
+    @Test func entriesStoredOneAfterAnotherCostAByteATag() {
+        var index = TagSlotIndex()
+        let tags = ["Launch:1", "Launch:2", "Launch", "Rocket:falcon9", "Rocket"]
+        for slot in UInt32(0)..<10_000 { index.insert(slot: slot, tags: tags) }
+        #expect(index.postingCount == 50_000)
+        #expect(index.encodedBytes == 50_000)
+        let all = Set(UInt32(0)..<10_000)
+        #expect(Set(index.slots(for: "Rocket", carries: { _, _ in true })) == all)
+    }
+}

@@ -1,7 +1,9 @@
-// A store shard's tag index: for each entity tag, the 32-bit numbers of the slots whose entries
-// carry it, so that a purge by tag (a mutation's entities, an admin purge) visits only those.
+// A store shard's tag index: for each entity tag, the numbers of the slots whose entries carry
+// it, so that a purge by tag (a mutation's entities, an admin purge) visits only those.
 
-/// Slot numbers by tag, kept compact: 4 bytes per (entry, tag), not a set of 32-byte keys.
+/// Slot numbers by tag, kept compact: each number as the varint of its difference from the one
+/// before it in the list (1 byte when entries are stored one after another, at most 5), not a
+/// set of 32-byte keys.
 ///
 /// Removing an entry only lowers its tags' live counts; its slot numbers stay in the lists until a
 /// list holds more than twice its live count, when it is filtered (amortised O(1) per removal).
@@ -9,9 +11,10 @@
 /// entry carries the tag too): readers check every slot with `carries` and take each once.
 package struct TagSlotIndex {
     private struct Postings {
-        var slots: [UInt32]
+        /// The slot numbers in the order they were added, delta-encoded (`SlotDeltas`).
+        var slots = SlotDeltas()
         /// Entries stored now that carry the tag.
-        var live: Int
+        var live = 0
     }
 
     private var byTag: [String: Postings] = [:]
@@ -27,9 +30,12 @@ package struct TagSlotIndex {
     /// Slot numbers held over all lists, stale ones included (for tests of the compaction).
     package var postingCount: Int { byTag.values.reduce(0) { $0 + $1.slots.count } }
 
+    /// Bytes the lists' encodings take (for tests of their size).
+    package var encodedBytes: Int { byTag.values.reduce(0) { $0 + $1.slots.encodedCount } }
+
     package mutating func insert(slot: UInt32, tags: [String]) {
         for tag in tags {
-            byTag[tag, default: Postings(slots: [], live: 0)].slots.append(slot)
+            byTag[tag, default: Postings()].slots.append(slot)
             byTag[tag]!.live += 1
         }
     }
@@ -46,7 +52,7 @@ package struct TagSlotIndex {
             if postings.live <= 0 {
                 byTag.remove(at: index)
             } else if postings.slots.count > 2 * postings.live + 8 {
-                byTag.values[index].slots = Self.unique(postings.slots, carrying: tag, carries)
+                byTag.values[index].slots = SlotDeltas(Self.unique(postings.slots, carrying: tag, carries))
             }
         }
     }
@@ -76,9 +82,13 @@ package struct TagSlotIndex {
     }
 
     private static func unique(
-        _ slots: [UInt32], carrying tag: String, _ carries: (UInt32, String) -> Bool
+        _ slots: SlotDeltas, carrying tag: String, _ carries: (UInt32, String) -> Bool
     ) -> [UInt32] {
         var seen = Set<UInt32>(minimumCapacity: slots.count)
-        return slots.filter { carries($0, tag) && seen.insert($0).inserted }
+        var found: [UInt32] = []
+        slots.forEach { slot in
+            if carries(slot, tag) && seen.insert(slot).inserted { found.append(slot) }
+        }
+        return found
     }
 }
