@@ -14,6 +14,16 @@ struct CompactETagTests {
         #expect(compact.quoted == tag)
     }
 
+    @Test func randomTagsRoundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1_000 {
+            let digits = (0..<32).map { _ in "0123456789abcdef".randomElement(using: &generator)! }
+            let tag = "\"" + String(digits) + "\""
+            guard tag != "\"" + String(repeating: "0", count: 32) + "\"" else { continue }
+            #expect(try #require(CompactETag(quoted: tag)).quoted == tag)
+        }
+    }
+
     @Test(arguments: [
         "", "\"\"", "2cf24dba5fb0a30e26e83b2ac5b9e29e", "\"2CF24DBA5FB0A30E26E83B2AC5B9E29E\"",
         "W/\"2cf24dba5fb0a30e26e83b2ac5b9e29e\"", "\"2cf24dba5fb0a30e26e83b2ac5b9e29\"",
