@@ -28,8 +28,9 @@ struct KeySlotTableTests {
 
     @Test func aRunThatWrapsPastTheLastBucketSurvivesRemovalsAtItsStart() {
         var table = KeySlotTable()
-        // 16 buckets: hashes 14 and 15 sit at the end, their followers wrap to buckets 0, 1, 2.
-        let hashes: [UInt32] = [14, 15, 14, 15, 14]
+        // 16 buckets, a hash's home its top 4 bits: 14 and 15 sit at the end, their followers
+        // wrap to buckets 0, 1, 2.
+        let hashes: [UInt32] = [14 << 28, 15 << 28, 14 << 28, 15 << 28, 14 << 28]
         for (slot, hash) in hashes.enumerated() { table.insert(slot: UInt32(slot), hash: hash) }
         #expect(table.capacity == 16)
         table.remove(slot: 0, hash: 14)
@@ -42,11 +43,16 @@ struct KeySlotTableTests {
         #expect(table.firstSlot(hash: 16) { $0 == 9 } == 9)
     }
 
-    @Test func growsToStayAtMostThreeQuartersFull() {
+    @Test func growsByHalfToStayAtMostThreeQuartersFull() {
         var table = KeySlotTable()
-        for slot in UInt32(0)..<1_000 { table.insert(slot: slot, hash: slot &* 2_654_435_761) }
+        var capacities: [Int] = []
+        for slot in UInt32(0)..<1_000 {
+            table.insert(slot: slot, hash: slot &* 2_654_435_761)
+            if capacities.last != table.capacity { capacities.append(table.capacity) }
+            #expect(table.count * 4 <= table.capacity * 3)
+        }
         #expect(table.count == 1_000)
-        #expect(table.capacity == 2_048)
+        #expect(capacities == [16, 24, 36, 54, 81, 121, 181, 271, 406, 609, 913, 1_369])
         for slot in UInt32(0)..<1_000 {
             #expect(table.firstSlot(hash: slot &* 2_654_435_761) { $0 == slot } == slot)
         }
@@ -68,8 +74,9 @@ struct KeySlotTableTests {
                 table.remove(slot: slot, hash: hash)
                 model[slot] = nil
             } else {
-                // Hashes from a space of 64 values over several buckets: runs collide and wrap.
-                let hash = UInt32(random.next(below: 64)) &* 97
+                // Hashes from a space of 64 values over every bucket (a home is the hash's top
+                // bits): runs collide and wrap.
+                let hash = UInt32(random.next(below: 64)) &* 67_108_864 &+ UInt32(random.next(below: 3))
                 table.insert(slot: slot, hash: hash)
                 model[slot] = hash
             }
