@@ -4,10 +4,13 @@
 import BreakwaterCore
 import Testing
 
+/// glibc's size of the allocation at `pointer` (not in Swift's Glibc module).
+@_silgen_name("malloc_usable_size")
+private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer) -> Int
+
 struct CompactETagTests {
     @Test(arguments: [
-        "\"2cf24dba5fb0a30e26e83b2ac5b9e29e\"", "\"00000000000000000000000000000001\"",
-        "\"ffffffffffffffffffffffffffffffff\"",
+        "\"2cf24dba5fb0a30e\"", "\"0000000000000001\"", "\"fffffffeffffffff\"", "\"7fffffffffffffff\"",
     ])
     func aTagOfBreakwatersFormRoundTrips(tag: String) throws {
         let compact = try #require(CompactETag(quoted: tag))
@@ -17,24 +20,23 @@ struct CompactETagTests {
     @Test func randomTagsRoundTrip() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<1_000 {
-            let digits = (0..<32).map { _ in "0123456789abcdef".randomElement(using: &generator)! }
+            let digits = (0..<16).map { _ in "0123456789abcdef".randomElement(using: &generator)! }
             let tag = "\"" + String(digits) + "\""
-            guard tag != "\"" + String(repeating: "0", count: 32) + "\"" else { continue }
+            guard !tag.hasPrefix("\"ffffffff"), tag != "\"0000000000000000\"" else { continue }
             #expect(try #require(CompactETag(quoted: tag)).quoted == tag)
         }
     }
 
     @Test(arguments: [
-        "", "\"\"", "2cf24dba5fb0a30e26e83b2ac5b9e29e", "\"2CF24DBA5FB0A30E26E83B2AC5B9E29E\"",
-        "W/\"2cf24dba5fb0a30e26e83b2ac5b9e29e\"", "\"2cf24dba5fb0a30e26e83b2ac5b9e29\"",
-        "\"2cf24dba5fb0a30e26e83b2ac5b9e29e0\"", "\"2cf24dba5fb0a30e26e83b2ac5b9e29e-gzip\"",
-        "\"2cf24dba5fb0a30e26e83b2ac5b9e29g\"", "\"00000000000000000000000000000000\"",
+        "", "\"\"", "2cf24dba5fb0a30e", "\"2CF24DBA5FB0A30E\"", "W/\"2cf24dba5fb0a30e\"", "\"2cf24dba5fb0a30\"",
+        "\"2cf24dba5fb0a30e0\"", "\"2cf24dba5fb0a30e-gzip\"", "\"2cf24dba5fb0a30g\"", "\"0000000000000000\"",
+        "\"ffffffff00000000\"", "\"ffffffffffffffff\"", "\"2cf24dba5fb0a30e26e83b2ac5b9e29e\"",
     ])
     func anyOtherTagIsNotCompact(tag: String) {
         #expect(CompactETag(quoted: tag) == nil)
     }
 
-    @Test(arguments: ["\"2CF24DBA5FB0A30E26E83B2AC5B9E29E\"", "W/\"x\"", "\"abc-gzip\""])
+    @Test(arguments: ["\"2CF24DBA5FB0A30E\"", "W/\"x\"", "\"abc-gzip\"", "\"ffffffff12345678\""])
     func anEntryWritesAnyOtherTagBackByteForByte(tag: String) {
         let response = PrebuiltResponse(
             fields: [HTTPHeaderField(name: "ETag", value: tag), HTTPHeaderField(name: "X-Tags", value: "a,b")],
@@ -46,16 +48,16 @@ struct CompactETagTests {
         #expect(response.head.count <= response.headBound)
     }
 
-    @Test func aCompactTagIsWrittenFirstThenTheStoredLines() {
-        let tag = "\"0123456789abcdef0123456789abcdef\""
+    @Test func withStoredLinesACompactTagIsStoredAsTheFirstLine() {
+        let tag = "\"0123456789abcdef\""
         let response = PrebuiltResponse(
             fields: [HTTPHeaderField(name: "ETag", value: tag), HTTPHeaderField(name: "Surrogate-Key", value: "op:A")],
             body: Array("[1]".utf8))
         #expect(
             String(decoding: response.head, as: UTF8.self)
                 == "ETag: \(tag)\r\nSurrogate-Key: op:A\r\nContent-Length: 3\r\n\r\n")
-        // Only the line is stored in front of the body; the tag is 16 bytes beside it.
-        #expect(response.bodyStart == "Surrogate-Key: op:A\r\n".utf8.count)
+        #expect(response.bodyStart == "ETag: \(tag)\r\nSurrogate-Key: op:A\r\n".utf8.count)
+        #expect(response.storedFields.map(\.name) == ["Surrogate-Key"])
         #expect(response.value(of: "etag") == tag)
         #expect(response.value(of: "Content-Length") == "3")
     }
@@ -65,10 +67,29 @@ struct CompactETagTests {
         body.reserveCapacity(1_023)
         body.append(contentsOf: [UInt8](repeating: 0x41, count: 1_023))
         let response = PrebuiltResponse(
-            fields: [HTTPHeaderField(name: "ETag", value: "\"0123456789abcdef0123456789abcdef\"")], body: body)
+            fields: [HTTPHeaderField(name: "ETag", value: "\"0123456789abcdef\"")], body: body)
         response.bytes.withUnsafeBufferPointer { kept in
             body.withUnsafeBufferPointer { origin in #expect(kept.baseAddress == origin.baseAddress) }
         }
+    }
+
+    @Test func withoutLinesOnlyTheTagIsKeptBesideTheBody() {
+        let tag = "\"0123456789abcdef\""
+        let response = PrebuiltResponse(fields: [HTTPHeaderField(name: "ETag", value: tag)], body: Array("[1]".utf8))
+        #expect(response.bytes == Array("[1]".utf8))
+        #expect(response.bodyStart == 0)
+        #expect(String(decoding: response.head, as: UTF8.self) == "ETag: \(tag)\r\nContent-Length: 3\r\n\r\n")
+        #expect(response.etag == tag)
+        let untagged = PrebuiltResponse(fields: [], body: Array("[1]".utf8))
+        #expect(String(decoding: untagged.head, as: UTF8.self) == "Content-Length: 3\r\n\r\n")
+        #expect(untagged.etag == nil)
+    }
+
+    @Test func anEntryIsOneAllocationOf112BytesBesideItsBody() {
+        // The object: 16 bytes of header, 88 of fields; glibc rounds 104 + 8 up to 112.
+        #expect(MemoryLayout<PrebuiltResponse>.size == 16)
+        let entry = StoreFixture.entry(key: StoreFixture.key(1))
+        #expect(mallocUsableSize(Unmanaged.passUnretained(entry).toOpaque()) == 104)
     }
 
     @Test func aBodyWithMuchUnusedCapacityIsCopiedToSize() {

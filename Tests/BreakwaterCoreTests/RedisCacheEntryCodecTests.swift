@@ -84,7 +84,7 @@ struct RedisCacheEntryCodecTests {
     @Test func aHugeTagCountIsRefusedWithoutAllocatingForIt() {
         var bytes = CacheEntryCodec.encode(Self.entry(operationName: nil, tags: []))
         // The tag count follows the fixed part and two 4-byte-length strings.
-        let countOffset = 1 + 32 + 32 + 1 + 8 + 24 + 4 + 31 + 4 + 34
+        let countOffset = 1 + 32 + 32 + 1 + 8 + 24 + 4 + 31 + 4 + 18  // the quoted 16-digit ETag
         #expect(bytes[countOffset..<countOffset + 4] == [0, 0, 0, 0])
         bytes.replaceSubrange(countOffset..<countOffset + 4, with: [0xFF, 0xFF, 0xFF, 0x7F])
         #expect(throws: CacheEntryCodecError.truncated) {

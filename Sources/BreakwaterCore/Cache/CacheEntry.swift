@@ -9,7 +9,7 @@ import Synchronization
 /// the body as they are (the origin's body array itself, not a copy).
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself
-    /// (128 with the allocator's header), its body array's header and the allocator's share of
+    /// (112 with the allocator's header), its body array's header and the allocator's share of
     /// it (about 48), its SIEVE slot and visited bit (about 22 with the array's growth), its
     /// key-table bucket (about 21 at three quarters full at most), and the rest of the process's
     /// growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439 resident bytes per
@@ -23,13 +23,13 @@ package final class CacheEntry: Sendable {
     /// the list's growth about 5).
     package static let perTagOverhead = 24
 
-    // The stored fields are laid out for size (120 bytes with the object's header, an allocation
-    // of 128): the 4-byte cost packs beside the prebuilt answer's 4-byte lines count, and the
-    // stored-at instant is a `CompactInstant` (8 bytes, where `ContinuousClock.Instant` takes 16).
+    // The stored fields are laid out for size (104 bytes with the object's header, an allocation
+    // of 112): the prebuilt answer is 16 bytes (its array and one word for the entity tag or the
+    // stored lines' length), the cost is computed when asked, and the stored-at instant is a
+    // `CompactInstant` (8 bytes, where `ContinuousClock.Instant` takes 16).
     package let key: CacheKey
     /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
     package let response: PrebuiltResponse
-    private let storedCost: UInt32
     /// `storedAt` in 8 bytes.
     private let compactStoredAt: CompactInstant
     /// The same instant on the wall clock, which other hosts of a fleet understand too.
@@ -41,7 +41,11 @@ package final class CacheEntry: Sendable {
 
     /// What the entry counts against the store's memory bound: its stored bytes (extra lines and
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
-    package var cost: Int { Int(storedCost) }
+    package var cost: Int {
+        var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
+        for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
+        return cost
+    }
 
     /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
     package var storedAt: ContinuousClock.Instant { compactStoredAt.instant }
@@ -82,10 +86,6 @@ package final class CacheEntry: Sendable {
                 staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
                 isPerUser: isPerUser))
         self.tags = tags.isEmpty || tags.count > Self.sharedTagListLength ? tags : Self.tagLists.shared(tags) { $0 }
-        var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
-        for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
-        // An answer over 4 GiB is refused long before (`origin.max_response_bytes`, the budget).
-        storedCost = UInt32(clamping: cost)
     }
 
     /// Tag lists seen lately, so that the entries of one list query (one page of launches for
@@ -133,9 +133,10 @@ package final class CacheEntry: Sendable {
     /// The header lines stored besides ETag (a tag header for the CDN in front, say).
     package var extraHeaders: [HTTPHeaderField] { response.storedFields }
 
-    /// The strong entity tag of `body`: the first 16 bytes of its SHA-256 in hex, quoted.
+    /// The strong entity tag of `body`: the first 8 bytes of its SHA-256 in hex, quoted (64 bits
+    /// tell apart the versions of one answer; an entry keeps them in one word).
     package static func makeETag(body: [UInt8], hasher: any SHA256Hashing) -> String {
-        "\"\(hasher.sha256(body).hex.prefix(32))\""
+        "\"\(hasher.sha256(body).hex.prefix(16))\""
     }
 
     /// The instant the entry stops being fresh, `staleSince` when a soft purge came earlier.

@@ -84,12 +84,13 @@ struct SieveShard {
             if let old = slots[Int(slot)].entry, now >= old.expiresAt(staleSince: nil) { expired += 1 }
             removeSlot(slot)
         }
-        guard entry.cost <= budget else {
+        let cost = entry.cost
+        guard cost <= budget else {
             rejected += 1
             return 0
         }
         var evicted = 0
-        while bytes + entry.cost > budget, oldest != Self.none {
+        while bytes + cost > budget, oldest != Self.none {
             if evictOne(now: now) { evicted += 1 }
         }
         insert(entry)

@@ -1,27 +1,28 @@
-// A strong entity tag of Breakwater's own form (`"` + 32 lowercase hex digits + `"`) kept as its
-// 16 bytes, so that a cached answer stores 16 bytes for it instead of a 42-byte header line.
+// A strong entity tag of Breakwater's own form (`"` + 16 lowercase hex digits + `"`) kept as its
+// 8 bytes, so that a cached answer stores one word for it instead of a 28-byte header line.
 
-/// The 16 bytes behind a quoted 32-hex-digit entity tag; `none` (all zero) when there is none.
+/// The 8 bytes behind a quoted 16-hex-digit entity tag.
+///
+/// Not every such tag is compact: all zeros, and values whose top 32 bits are all ones (what
+/// `PrebuiltResponse` uses to mark stored lines), are kept as text like any other tag, and
+/// written back byte for byte the same.
 package struct CompactETag: Sendable, Equatable {
-    package let high: UInt64
-    package let low: UInt64
+    package let value: UInt64
 
-    package static let none = CompactETag(high: 0, low: 0)
+    /// Bytes of the quoted tag as written: the quotes and 16 hex digits.
+    package static let quotedCount = 18
 
-    /// Bytes of the quoted tag as written: the quotes and 32 hex digits.
-    package static let quotedCount = 34
+    /// Top 32 bits no compact tag has.
+    package static let reservedHigh: UInt64 = 0xFFFF_FFFF
 
-    private init(high: UInt64, low: UInt64) {
-        self.high = high
-        self.low = low
+    package init?(value: UInt64) {
+        guard value != 0, value >> 32 != Self.reservedHigh else { return nil }
+        self.value = value
     }
 
-    /// The tag `quoted` spells when it has exactly Breakwater's form (lowercase hex), else nil:
-    /// any other tag is stored as its text, so that it is written back byte for byte.
+    /// The tag `quoted` spells when it has exactly Breakwater's form (lowercase hex), else nil.
     package init?(quoted: String) {
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        var digits = 0
+        var value: UInt64 = 0
         var index = 0
         for byte in quoted.utf8 {
             defer { index += 1 }
@@ -29,23 +30,21 @@ package struct CompactETag: Sendable, Equatable {
                 guard byte == UInt8(ascii: "\"") else { return nil }
                 continue
             }
-            guard index < Self.quotedCount - 1, let value = Self.hexValue(byte) else { return nil }
-            if digits < 16 { high = high << 4 | value } else { low = low << 4 | value }
-            digits += 1
+            guard index < Self.quotedCount - 1, let digit = Self.hexValue(byte) else { return nil }
+            value = value << 4 | digit
         }
-        guard index == Self.quotedCount, high != 0 || low != 0 else { return nil }
-        self.init(high: high, low: low)
+        guard index == Self.quotedCount else { return nil }
+        self.init(value: value)
     }
 
-    package var isNone: Bool { high == 0 && low == 0 }
-
-    /// Writes the quoted tag (34 bytes) at `start`.
+    /// Writes the quoted tag (`quotedCount` bytes) at `start`.
     @inline(__always)
     package func write(at start: UnsafeMutablePointer<UInt8>) {
         start[0] = UInt8(ascii: "\"")
-        Self.writeHex(high, at: start + 1)
-        Self.writeHex(low, at: start + 17)
-        start[33] = UInt8(ascii: "\"")
+        UnsafeMutableRawPointer(start + 1).storeBytes(
+            of: Self.hexDigits(UInt32(truncatingIfNeeded: value >> 32)), as: UInt64.self)
+        UnsafeMutableRawPointer(start + 9).storeBytes(of: Self.hexDigits(UInt32(truncatingIfNeeded: value)), as: UInt64.self)
+        start[17] = UInt8(ascii: "\"")
     }
 
     /// The quoted tag as text.
@@ -56,15 +55,8 @@ package struct CompactETag: Sendable, Equatable {
         }
     }
 
-    /// Writes `value`'s 16 lowercase hex digits at `start`, most significant first: each half's
-    /// nibbles spread one to a byte, turned into digits eight at a time (no loop, no table).
-    @inline(__always)
-    private static func writeHex(_ value: UInt64, at start: UnsafeMutablePointer<UInt8>) {
-        UnsafeMutableRawPointer(start).storeBytes(of: hexDigits(UInt32(truncatingIfNeeded: value >> 32)), as: UInt64.self)
-        UnsafeMutableRawPointer(start + 8).storeBytes(of: hexDigits(UInt32(truncatingIfNeeded: value)), as: UInt64.self)
-    }
-
-    /// The 8 hex digits of `value` as the bytes of a little-endian word, first digit lowest.
+    /// The 8 lowercase hex digits of `value`, most significant first in memory: its nibbles
+    /// spread one to a byte, then turned into digits eight at a time (no loop, no table).
     @inline(__always)
     private static func hexDigits(_ value: UInt32) -> UInt64 {
         // Nibble k of `value` to byte k.
@@ -75,7 +67,7 @@ package struct CompactETag: Sendable, Equatable {
         // 0x01 in each byte whose nibble is 10 or more: those get 'a' - '0' - 10 = 39 more.
         let letters = ((spread &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
         let digits = spread &+ 0x3030_3030_3030_3030 &+ letters &* 39
-        // The most significant digit first in memory.
+        // Byte 7 (the most significant digit) first in memory.
         return digits.bigEndian
     }
 

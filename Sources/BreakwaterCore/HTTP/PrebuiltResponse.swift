@@ -1,6 +1,6 @@
 // A cached response's fixed header lines and body, kept so that every answer from it writes them
-// with no formatting beyond a few digits and no copy of the body: the entity tag as 16 bytes,
-// the stored lines (usually none) and the body in one array, Content-Length from its count.
+// with no formatting beyond a few digits and no copy of the body: the entity tag as 8 bytes, the
+// stored lines (usually none) and the body in one array, Content-Length from its count.
 
 /// `ETag`, the stored header lines and `Content-Length` (written when answering), then the body.
 ///
@@ -11,29 +11,37 @@
 package struct PrebuiltResponse: Sendable {
     /// The stored `Name: value\r\n` lines, then the body.
     package let bytes: [UInt8]
-    /// The entity tag written first, `none` when there is none or a stored line carries it (a
-    /// tag not of the compact form). Laid out before the 4-byte count below, so that a cache
-    /// entry holding this struct packs its own 4-byte field beside it.
-    private let compactETag: CompactETag
+    /// One word for two things (16 bytes in all, so that a cache entry stays a 112-byte
+    /// allocation): with stored lines, `CompactETag.reservedHigh` in the top half and their
+    /// length in the bottom half, and the entity tag, if any, among the lines; without, the
+    /// compact entity tag written first, or 0 for none.
+    private let word: UInt64
+
+    /// The compact tag written before the lines, if there is one.
+    @inline(__always)
+    private var compactETag: CompactETag? { linesCount == 0 ? CompactETag(value: word) : nil }
+
     /// Where the body starts in `bytes`: the stored lines' length.
-    private let linesCount: UInt32
+    @inline(__always)
+    private var linesCount: Int { word >> 32 == CompactETag.reservedHigh ? Int(word & 0xFFFF_FFFF) : 0 }
 
     /// Stores `fields` (written in order, each `Name: value`) and `body`. A first field
     /// `ETag` of the compact form is kept as 16 bytes; a body array without lines to store in
     /// front of it is kept as it is when it holds little unused capacity.
     package init(fields: [HTTPHeaderField], body: [UInt8]) {
         var lines = fields[...]
-        if let first = lines.first, first.name == "ETag", let tag = CompactETag(quoted: first.value) {
-            compactETag = tag
+        var tag: CompactETag?
+        if let first = lines.first, first.name == "ETag", let compact = CompactETag(quoted: first.value) {
+            tag = compact
             lines = lines.dropFirst()
-        } else {
-            compactETag = .none
         }
         guard !lines.isEmpty else {
-            linesCount = 0
+            word = tag?.value ?? 0
             bytes = Self.tight(body)
             return
         }
+        // Lines to store: the tag goes back among them, as text.
+        if tag != nil { lines = fields[...] }
         var size = body.count
         for field in lines { size += field.name.utf8.count + field.value.utf8.count + 4 }
         var bytes: [UInt8] = []
@@ -44,7 +52,7 @@ package struct PrebuiltResponse: Sendable {
             bytes.appendText(field.value)
             bytes.appendText("\r\n")
         }
-        linesCount = UInt32(bytes.count)
+        word = CompactETag.reservedHigh << 32 | UInt64(UInt32(bytes.count))
         bytes.append(contentsOf: body)
         self.bytes = bytes
     }
@@ -62,13 +70,13 @@ package struct PrebuiltResponse: Sendable {
 
     /// Where the body starts in `bytes`.
     @inline(__always)
-    package var bodyStart: Int { Int(linesCount) }
+    package var bodyStart: Int { linesCount }
 
     package var bodyCount: Int { bytes.count - bodyStart }
 
     /// At least the bytes `writeHead(at:)` writes.
     @inline(__always)
-    package var headBound: Int { Self.etagLineCount + Int(linesCount) + Self.contentLengthLineBound }
+    package var headBound: Int { Self.etagLineCount + linesCount + Self.contentLengthLineBound }
 
     private static let etagLineCount = 6 + CompactETag.quotedCount + 2
     private static let contentLengthLineBound = 16 + 20 + 4
@@ -78,17 +86,17 @@ package struct PrebuiltResponse: Sendable {
     @inline(__always)
     package func writeHead(at start: UnsafeMutablePointer<UInt8>) -> Int {
         var position = start
-        if !compactETag.isNone {
+        let linesCount = self.linesCount
+        if let compactETag {
             position.put("ETag: ")
             compactETag.write(at: position)
             position += CompactETag.quotedCount
             position.put("\r\n")
-        }
-        if linesCount > 0 {
+        } else if linesCount > 0 {
             bytes.withUnsafeBufferPointer { stored in
-                position.update(from: stored.baseAddress!, count: Int(linesCount))
+                position.update(from: stored.baseAddress!, count: linesCount)
             }
-            position += Int(linesCount)
+            position += linesCount
         }
         position.put("Content-Length: ")
         position += ByteCursor.putDecimal(bodyCount, at: position)
@@ -108,7 +116,7 @@ package struct PrebuiltResponse: Sendable {
     package var body: [UInt8] { linesCount == 0 ? bytes : Array(bytes[bodyStart...]) }
 
     /// The entity tag, quoted, from the compact form or the first stored `ETag` line; nil if none.
-    package var etag: String? { compactETag.isNone ? value(of: "ETag") : compactETag.quoted }
+    package var etag: String? { compactETag?.quoted ?? value(of: "ETag") }
 
     /// The value of the first head line called `name` (ASCII case-insensitive), or nil.
     package func value(of name: String) -> String? {
