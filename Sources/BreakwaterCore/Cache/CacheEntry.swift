@@ -5,7 +5,7 @@ import Synchronization
 /// An immutable cached response, shared by reference between the store and every request it serves.
 ///
 /// A hit hands out this object, and answers with its `response`: the ETag line and
-/// Content-Length written from 16 bytes and a count, the stored extra lines (usually none) and
+/// Content-Length written from 8 bytes and a count, the stored extra lines (usually none) and
 /// the body as they are (the origin's body array itself, not a copy).
 package final class CacheEntry: Sendable {
     /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself

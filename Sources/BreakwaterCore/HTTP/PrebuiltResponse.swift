@@ -25,9 +25,9 @@ package struct PrebuiltResponse: Sendable {
     @inline(__always)
     private var linesCount: Int { word >> 32 == CompactETag.reservedHigh ? Int(word & 0xFFFF_FFFF) : 0 }
 
-    /// Stores `fields` (written in order, each `Name: value`) and `body`. A first field
-    /// `ETag` of the compact form is kept as 16 bytes; a body array without lines to store in
-    /// front of it is kept as it is when it holds little unused capacity.
+    /// Stores `fields` (written in order, each `Name: value`) and `body`. When `fields` is only
+    /// an `ETag` of the compact form (or nothing), the tag is kept in 8 bytes and the body array
+    /// as it is, if it holds little unused capacity; otherwise the lines precede the body.
     package init(fields: [HTTPHeaderField], body: [UInt8]) {
         var lines = fields[...]
         var tag: CompactETag?
@@ -167,22 +167,6 @@ extension [UInt8] {
     package mutating func appendText(_ text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) == nil {
             append(contentsOf: text.utf8)
-        }
-    }
-
-    /// Appends the decimal digits of a non-negative `value`, without formatting functions.
-    package mutating func appendDecimal(_ value: Int) {
-        if value < 10 {
-            append(UInt8(48 + value))
-            return
-        }
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            append(UInt8(48 + rest / divisor))
-            rest %= divisor
-            divisor /= 10
         }
     }
 }
