@@ -85,23 +85,20 @@ package struct PrebuiltResponse: Sendable {
     /// line ending the head; returns the bytes written (at most `headBound`).
     @inline(__always)
     package func writeHead(at start: UnsafeMutablePointer<UInt8>) -> Int {
-        var position = start
+        var head = ByteCursor(start)
         let linesCount = self.linesCount
         if let compactETag {
-            position.put("ETag: ")
-            compactETag.write(at: position)
-            position += CompactETag.quotedCount
-            position.put("\r\n")
+            head.writeLiteral("ETag: ")
+            compactETag.write(at: head.position)
+            head.skip(CompactETag.quotedCount)
+            head.writeLiteral("\r\n")
         } else if linesCount > 0 {
-            bytes.withUnsafeBufferPointer { stored in
-                position.update(from: stored.baseAddress!, count: linesCount)
-            }
-            position += linesCount
+            bytes.withUnsafeBytes { head.write($0.baseAddress!, count: linesCount) }
         }
-        position.put("Content-Length: ")
-        position += ByteCursor.putDecimal(bodyCount, at: position)
-        position.put("\r\n\r\n")
-        return position - start
+        head.writeLiteral("Content-Length: ")
+        head.writeDecimal(bodyCount)
+        head.writeLiteral("\r\n\r\n")
+        return head.position - start
     }
 
     /// The head as `writeHead(at:)` writes it.
@@ -116,47 +113,26 @@ package struct PrebuiltResponse: Sendable {
     package var body: [UInt8] { linesCount == 0 ? bytes : Array(bytes[bodyStart...]) }
 
     /// The entity tag, quoted, from the compact form or the first stored `ETag` line; nil if none.
-    package var etag: String? { compactETag?.quoted ?? value(of: "ETag") }
+    package var etag: String? { compactETag?.quoted ?? lineFields.first { $0.name == "ETag" }?.value }
 
     /// The value of the first head line called `name` (ASCII case-insensitive), or nil.
     package func value(of name: String) -> String? {
-        let head = self.head
-        var lineStart = 0
-        let nameBytes = Array(name.utf8)
-        while lineStart < head.count - 2 {
-            var lineEnd = lineStart
-            while lineEnd + 1 < head.count && !(head[lineEnd] == 13 && head[lineEnd + 1] == 10) { lineEnd += 1 }
-            let colon = lineStart + nameBytes.count
-            if colon + 1 < lineEnd && head[colon] == 58
-                && zip(head[lineStart..<colon], nameBytes).allSatisfy({ $0.asciiLowercased == $1.asciiLowercased })
-            {
-                return String(decoding: head[(colon + 2)..<lineEnd], as: UTF8.self)
-            }
-            lineStart = lineEnd + 2
-        }
-        return nil
+        if name.equalsIgnoringASCIICase("ETag") { return etag }
+        if name.equalsIgnoringASCIICase("Content-Length") { return String(bodyCount) }
+        return lineFields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// The stored lines other than ETag, as fields (a tag header for the CDN in front, say).
-    package var storedFields: [HTTPHeaderField] {
-        var fields: [HTTPHeaderField] = []
-        for line in bytes[..<bodyStart].split(separator: 10) {
-            guard let colon = line.firstIndex(of: 58) else { continue }
-            let name = String(decoding: line[..<colon], as: UTF8.self)
-            if name == "ETag" { continue }
-            let value = line[(colon + 2)...].dropLast()  // the CR
-            fields.append(HTTPHeaderField(name: name, value: String(decoding: value, as: UTF8.self)))
-        }
-        return fields
-    }
-}
+    package var storedFields: [HTTPHeaderField] { lineFields.filter { $0.name != "ETag" } }
 
-extension UnsafeMutablePointer<UInt8> {
-    /// Copies a literal's bytes here and moves past them.
-    @inline(__always)
-    fileprivate mutating func put(_ literal: StaticString) {
-        update(from: literal.utf8Start, count: literal.utf8CodeUnitCount)
-        self += literal.utf8CodeUnitCount
+    /// Every stored line, as a field.
+    private var lineFields: [HTTPHeaderField] {
+        bytes[..<bodyStart].split(separator: 10).compactMap { line in
+            guard let colon = line.firstIndex(of: 58) else { return nil }
+            let value = line[(colon + 2)...].dropLast()  // the CR
+            return HTTPHeaderField(
+                name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        }
     }
 }
 
