@@ -231,7 +231,7 @@ private enum Fixture {
             document: launchListDigest, operationName: "GetLaunchList",
             canonicalVariables: Array(#"{"after":"\#(number)","pageSize":20}"#.utf8), scope: nil, hasher: hasher)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
-        return CacheEntry(
+        return CacheEntry.make(
             key: key, body: body, contentType: "application/json",
             etag: CacheEntry.makeETag(body: body, hasher: hasher), storedAt: now, ttl: .seconds(3_600),
             staleWhileRevalidate: .seconds(10), staleIfError: .seconds(300),

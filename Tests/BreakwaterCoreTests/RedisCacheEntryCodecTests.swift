@@ -12,7 +12,7 @@ struct RedisCacheEntryCodecTests {
 
     static func entry(operationName: String? = "GetLaunches", tags: [String] = ["Launch", "Launch:92"], isPerUser: Bool = false, body: String = #"{"data":{"launch":{"id":"92"}}}"#) -> CacheEntry {
         let bytes = Array(body.utf8)
-        return CacheEntry(
+        return CacheEntry.make(
             key: CacheKey(digest: hasher.sha256("key")), body: bytes, contentType: "application/json; charset=utf-8",
             etag: CacheEntry.makeETag(body: bytes, hasher: hasher), storedAt: start, storedAtWallClock: wallStart,
             ttl: .seconds(30), staleWhileRevalidate: .seconds(10), staleIfError: .milliseconds(300_500),

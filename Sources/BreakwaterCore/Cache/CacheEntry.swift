@@ -4,18 +4,34 @@ import Synchronization
 
 /// An immutable cached response, shared by reference between the store and every request it serves.
 ///
-/// A hit hands out this object, and answers with its `response`: the ETag line and
-/// Content-Length written from 8 bytes and a count, the stored extra lines (usually none) and
-/// the body as they are (the origin's body array itself, not a copy).
+/// One allocation holds it all: the object's header, the fields (`CacheEntryFields`), then the
+/// stored lines (usually none) and the body. A hit hands out this object and answers with its
+/// `response`, a view of those bytes: the ETag line and Content-Length written from 8 bytes and
+/// a count, then the lines and body as they are.
+///
+/// The class declares no stored properties: its instances are made by `ManagedBufferPointer`
+/// (`ManagedBuffer` itself cannot be `Sendable`), which places the fields and bytes behind the
+/// object's header. They are written once, by `make`, before the entry is shared; the one field
+/// set later (`gzipForm`) is set once, atomically.
 package final class CacheEntry: Sendable {
-    /// Bytes charged for each entry beyond the sizes counted one by one below: the object itself
-    /// (112 with the allocator's header), its body array's header and the allocator's share of
-    /// it (about 48), its SIEVE slot and visited bit (about 22 with the array's growth), its
-    /// key-table bucket (about 21 at three quarters full at most), and the rest of the process's
-    /// growth per entry. Measured, not guessed: `bench/memory.sh` saw 1,439 resident bytes per
-    /// 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and prebuilt lines, of which
-    /// about 40 were its 8 tags' index slots; so that `cache.max_bytes` bounds the process's
-    /// memory, not only the bodies. (Later layouts need less: the charge stays on the safe side.)
+    private typealias Storage = ManagedBufferPointer<CacheEntryFields, UInt8>
+
+    /// Never called: entries come from `make` only.
+    private init() {}
+
+    /// Whether `gzipForm` is the fields' first word, where `gzipResponse` finds it.
+    package static var gzipFormIsTheFieldsFirstWord: Bool {
+        MemoryLayout<CacheEntryFields>.offset(of: \CacheEntryFields.gzipForm) == 0
+    }
+
+    /// Bytes charged for each entry beyond the sizes counted one by one below: its allocation's
+    /// header and fields (112 with the allocator's), its SIEVE slot and visited bit (about 22 with
+    /// the array's growth), its key-table bucket (about 21 at three quarters full at most), and
+    /// the rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw
+    /// 1,439 resident bytes per 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and
+    /// prebuilt lines, of which about 40 were its 8 tags' index slots; so that `cache.max_bytes`
+    /// bounds the process's memory, not only the bodies. (Later layouts need less: the charge
+    /// stays on the safe side.)
     package static let fixedOverhead = 320
 
     /// Bytes charged for each tag beyond its text: its element of the entry's tag list (16, when
@@ -23,33 +39,38 @@ package final class CacheEntry: Sendable {
     /// the list's growth about 5).
     package static let perTagOverhead = 24
 
-    // The stored fields are laid out for size (104 bytes with the object's header, an allocation
-    // of 112): the prebuilt answer is 16 bytes (its array and one word for the entity tag or the
-    // stored lines' length), the cost is computed when asked, and the stored-at instant is a
-    // `CompactInstant` (8 bytes, where `ContinuousClock.Instant` takes 16).
-    package let key: CacheKey
-    /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them.
-    package let response: PrebuiltResponse
-    /// `storedAt` in 8 bytes.
-    private let compactStoredAt: CompactInstant
-    /// The same instant on the wall clock, which other hosts of a fleet understand too.
-    package let storedAtWallClock: WallClockTime
-    /// What this entry shares with the other entries of its operation (one object for all).
-    private let shape: CacheEntryShape
+    /// Reads the fields in place (no copy of the struct, no retain of what `read` does not take).
+    @inline(__always)
+    private func fields<T>(_ read: (UnsafeMutablePointer<CacheEntryFields>) -> T) -> T {
+        Storage(unsafeBufferObject: self).withUnsafeMutablePointerToHeader(read)
+    }
+
+    package var key: CacheKey { fields { $0.pointee.key } }
+    /// `ETag`, the extra header lines, `Content-Length` and the body, as every answer writes them:
+    /// a view of this entry's own bytes.
+    @inline(__always)
+    package var response: PrebuiltResponse {
+        Storage(unsafeBufferObject: self).withUnsafeMutablePointers { fields, bytes in
+            PrebuiltResponse(owner: self, start: bytes, count: fields.pointee.count, word: fields.pointee.word)
+        }
+    }
+    /// The same instant as `storedAt` on the wall clock, which other hosts of a fleet understand too.
+    package var storedAtWallClock: WallClockTime { fields { $0.pointee.storedAtWallClock } }
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
-    package let tags: [String]
+    package var tags: [String] { fields { $0.pointee.tags } }
 
     /// What the entry counts against the store's memory bound: its stored bytes (extra lines and
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package var cost: Int {
-        var cost = response.bytes.count + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
+        var cost = fields { $0.pointee.count } + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
         return cost
     }
 
     /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
-    package var storedAt: ContinuousClock.Instant { compactStoredAt.instant }
+    package var storedAt: ContinuousClock.Instant { fields { $0.pointee.storedAt.instant } }
 
+    private var shape: CacheEntryShape { fields { $0.pointee.shape } }
     package var contentType: String { shape.fields.contentType }
     /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
     package var publicCacheControl: String { shape.publicCacheControl }
@@ -60,7 +81,8 @@ package final class CacheEntry: Sendable {
     package var operationName: String? { shape.fields.operationName }
     package var isPerUser: Bool { shape.fields.isPerUser }
 
-    package init(
+    /// A new entry: its fields, then `extraHeaders` (after `ETag`) as lines, then a copy of `body`.
+    package static func make(
         key: CacheKey,
         body: [UInt8],
         contentType: String,
@@ -75,17 +97,28 @@ package final class CacheEntry: Sendable {
         operationName: String?,
         tags: [String],
         isPerUser: Bool
-    ) {
-        self.key = key
-        response = PrebuiltResponse(fields: [HTTPHeaderField(name: "ETag", value: etag)] + extraHeaders, body: body)
-        compactStoredAt = CompactInstant(storedAt)
-        self.storedAtWallClock = storedAtWallClock
-        shape = CacheEntryShape.shared(
+    ) -> CacheEntry {
+        let (word, lines) = PrebuiltResponse.layout(fields: [HTTPHeaderField(name: "ETag", value: etag)] + extraHeaders)
+        let shape = CacheEntryShape.shared(
             CacheEntryShape.Fields(
                 documentDigest: documentDigest, operationName: operationName, ttl: ttl,
                 staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
                 isPerUser: isPerUser))
-        self.tags = tags.isEmpty || tags.count > Self.sharedTagListLength ? tags : Self.tagLists.shared(tags) { $0 }
+        let fields = CacheEntryFields(
+            key: key, word: word, count: lines.count + body.count, storedAt: CompactInstant(storedAt),
+            storedAtWallClock: storedAtWallClock, shape: shape,
+            tags: tags.isEmpty || tags.count > sharedTagListLength ? tags : tagLists.shared(tags) { $0 })
+        let storage = Storage(bufferClass: CacheEntry.self, minimumCapacity: fields.count) { _, _ in fields }
+        storage.withUnsafeMutablePointerToElements { PrebuiltBlock.fill($0, lines: lines, body: body) }
+        return unsafeDowncast(storage.buffer, to: CacheEntry.self)
+    }
+
+    deinit {
+        // The fields are this class's to destroy (the bytes are trivial).
+        fields { fields in
+            if let form = fields.pointee.gzipForm { Unmanaged<EncodedForm>.fromOpaque(form).release() }
+            fields.deinitialize(count: 1)
+        }
     }
 
     /// Tag lists seen lately, so that the entries of one list query (one page of launches for
@@ -94,28 +127,40 @@ package final class CacheEntry: Sendable {
     private static let tagLists = InternTable<[String], [String]>(limit: 1024)
     private static let sharedTagListLength = 32
 
-    /// The gzip form of the answer, made by the first client that accepts it (SPEC 5: once per
-    /// entry, not per hit); holds nil when compressing did not make the body smaller.
-    private let gzipForm = AtomicLazyReference<EncodedForm>()
-
     /// The answer gzipped: `ETag` of the gzip representation, `Content-Encoding: gzip`, the
     /// extra lines and the compressed body; nil for small bodies and those gzip does not shrink.
+    /// Made by the first client that accepts it (SPEC 5: once per entry, not per hit), and kept
+    /// in `gzipForm`, set once, lock-free.
     package func gzipResponse(_ compressor: any BodyCompressing) -> PrebuiltResponse? {
-        if let made = gzipForm.load() { return made.response }
-        guard response.bodyCount >= Compression.minimumBytes else { return nil }
-        let compressed = response.bytes.withUnsafeBytes {
-            compressor.gzip(UnsafeRawBufferPointer(rebasing: $0[response.bodyStart...]))
+        fields { fields in
+            // `gzipForm` is the fields' first word (a test pins it): an atomic there.
+            let slot = UnsafeMutableRawPointer(fields).assumingMemoryBound(to: Atomic<UInt>.self)
+            let stored = slot.pointee.load(ordering: .acquiring)
+            if stored != 0 { return Self.form(stored).response }
+            let response = self.response
+            guard response.bodyCount >= Compression.minimumBytes else { return nil }
+            let compressed = response.withBody { compressor.gzip(UnsafeRawBufferPointer($0)) }
+            let made = EncodedForm(
+                compressed.map { body in
+                    PrebuiltResponse(
+                        fields: [
+                            HTTPHeaderField(name: "ETag", value: Self.gzipETag(etag)),
+                            HTTPHeaderField(name: "Content-Encoding", value: "gzip"),
+                        ] + extraHeaders, body: body)
+                })
+            let retained = UInt(bitPattern: Unmanaged.passRetained(made).toOpaque())
+            let (exchanged, original) = slot.pointee.compareExchange(
+                expected: 0, desired: retained, ordering: .acquiringAndReleasing)
+            if exchanged { return made.response }
+            // Another thread made it meanwhile: either is the same bytes.
+            Unmanaged<EncodedForm>.fromOpaque(UnsafeRawPointer(bitPattern: retained)!).release()
+            return Self.form(original).response
         }
-        let made = EncodedForm(
-            compressed.map { body in
-                PrebuiltResponse(
-                    fields: [
-                        HTTPHeaderField(name: "ETag", value: Self.gzipETag(etag)),
-                        HTTPHeaderField(name: "Content-Encoding", value: "gzip"),
-                    ] + extraHeaders, body: body)
-            })
-        // Another thread may have made it meanwhile: either is the same bytes.
-        return gzipForm.storeIfNil(made).response
+    }
+
+    /// The form whose retained reference `bits` hold.
+    private static func form(_ bits: UInt) -> EncodedForm {
+        Unmanaged<EncodedForm>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
     /// The strong entity tag of the gzip representation: a strong ETag names one representation,
@@ -160,7 +205,7 @@ package final class CacheEntry: Sendable {
 }
 
 /// One encoded form of an entry's answer, held by reference so that it can be set once, lock-free.
-private final class EncodedForm: Sendable {
+final class EncodedForm: Sendable {
     let response: PrebuiltResponse?
 
     init(_ response: PrebuiltResponse?) { self.response = response }
@@ -176,7 +221,7 @@ extension CacheEntry {
         isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
         hasher: any SHA256Hashing, tagHeader: HTTPHeaderField? = nil
     ) -> CacheEntry {
-        CacheEntry(
+        CacheEntry.make(
             key: key, body: answer.body, contentType: interned(answer.headers["Content-Type"]),
             etag: makeETag(body: answer.body, hasher: hasher), extraHeaders: tagHeader.map { [$0] } ?? [],
             storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
@@ -194,4 +239,23 @@ extension CacheEntry {
         case let other?: other
         }
     }
+}
+
+/// A cache entry's fields, stored in its allocation before its lines and body (88 bytes: with the
+/// object's 16, a 1,023-byte body makes an allocation of 1,136).
+package struct CacheEntryFields {
+    /// The gzip form once made: an `EncodedForm`'s retained reference, or nil. First, so that
+    /// `CacheEntry.gzipResponse` finds it at the fields' address.
+    fileprivate var gzipForm: UnsafeMutableRawPointer? = nil
+    fileprivate let key: CacheKey
+    /// `PrebuiltResponse`'s word: the compact entity tag, or the stored lines' length.
+    fileprivate let word: UInt64
+    /// The stored bytes: lines and body.
+    fileprivate let count: Int
+    /// `storedAt` in 8 bytes.
+    fileprivate let storedAt: CompactInstant
+    fileprivate let storedAtWallClock: WallClockTime
+    /// What this entry shares with the other entries of its operation (one object for all).
+    fileprivate let shape: CacheEntryShape
+    fileprivate let tags: [String]
 }

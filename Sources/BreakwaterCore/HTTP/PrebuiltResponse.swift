@@ -1,48 +1,58 @@
 // A cached response's fixed header lines and body, kept so that every answer from it writes them
 // with no formatting beyond a few digits and no copy of the body: the entity tag as 8 bytes, the
-// stored lines (usually none) and the body in one array, Content-Length from its count.
+// stored lines (usually none) and the body in the memory of the object that holds them (a cache
+// entry's own allocation), Content-Length from their count.
 
 /// `ETag`, the stored header lines and `Content-Length` (written when answering), then the body.
 ///
 /// The engine writes a status line and the per-request header lines (Date, Age, X-Cache,
-/// X-Request-Id, CORS...), then `writeHead(at:)`'s lines, then the body from `bytes`; a HEAD
-/// answer stops after the head. With no stored lines, `bytes` is the body array the origin's
-/// answer arrived in, kept as it is (no copy when storing, no array of lines per entry).
-package struct PrebuiltResponse: Sendable {
+/// X-Request-Id, CORS...), then `writeHead(at:)`'s lines, then the body; a HEAD answer stops
+/// after the head. The bytes live in `owner`'s memory: a cache entry's answer is a view of the
+/// entry's own allocation (the entry's fields, then its lines and body, in one block).
+package struct PrebuiltResponse: @unchecked Sendable {
+    // Sendable: the bytes never change once written, and `owner` keeps them alive.
+
+    /// The object whose memory holds the bytes: a cache entry (its tail) or a `PrebuiltBlock`.
+    private let owner: AnyObject
     /// The stored `Name: value\r\n` lines, then the body.
-    package let bytes: [UInt8]
-    /// One word for two things (16 bytes in all, so that a cache entry stays a 112-byte
-    /// allocation): with stored lines, `CompactETag.reservedHigh` in the top half and their
-    /// length in the bottom half, and the entity tag, if any, among the lines; without, the
-    /// compact entity tag written first, or 0 for none.
+    private let start: UnsafePointer<UInt8>
+    /// The stored bytes: lines and body.
+    package let count: Int
+    /// One word for two things (a cache entry keeps it in 8 bytes): with stored lines,
+    /// `CompactETag.reservedHigh` in the top half and their length in the bottom half, and the
+    /// entity tag, if any, among the lines; without, the compact entity tag written first, or 0
+    /// for none.
     private let word: UInt64
 
-    /// The compact tag written before the lines, if there is one.
-    @inline(__always)
-    private var compactETag: CompactETag? { linesCount == 0 ? CompactETag(value: word) : nil }
+    /// The bytes `count` bytes at `start`, which `owner` holds and never changes, with `word`
+    /// as `layout(fields:)` made it.
+    package init(owner: AnyObject, start: UnsafePointer<UInt8>, count: Int, word: UInt64) {
+        self.owner = owner
+        self.start = start
+        self.count = count
+        self.word = word
+    }
 
-    /// Where the body starts in `bytes`: the stored lines' length.
-    @inline(__always)
-    private var linesCount: Int { word >> 32 == CompactETag.reservedHigh ? Int(word & 0xFFFF_FFFF) : 0 }
-
-    /// Stores `fields` (written in order, each `Name: value`) and `body`. When `fields` is only
-    /// an `ETag` of the compact form (or nothing), the tag is kept in 8 bytes and the body array
-    /// as it is, if it holds little unused capacity; otherwise the lines precede the body.
+    /// Stores `fields` (written in order, each `Name: value`) and `body` in a block of their own.
     package init(fields: [HTTPHeaderField], body: [UInt8]) {
+        let (word, lines) = Self.layout(fields: fields)
+        let block = PrebuiltBlock.make(lines: lines, body: body)
+        self.init(owner: block, start: block.start, count: lines.count + body.count, word: word)
+    }
+
+    /// What `fields` become: when they are only an `ETag` of the compact form (or nothing), the
+    /// tag in the word and no lines; otherwise the lines (the tag among them, as text) and the
+    /// word marking their length.
+    package static func layout(fields: [HTTPHeaderField]) -> (word: UInt64, lines: [UInt8]) {
         var lines = fields[...]
         var tag: CompactETag?
         if let first = lines.first, first.name == "ETag", let compact = CompactETag(quoted: first.value) {
             tag = compact
             lines = lines.dropFirst()
         }
-        guard !lines.isEmpty else {
-            word = tag?.value ?? 0
-            bytes = Self.tight(body)
-            return
-        }
-        // Lines to store: the tag goes back among them, as text.
+        guard !lines.isEmpty else { return (tag?.value ?? 0, []) }
         if tag != nil { lines = fields[...] }
-        var size = body.count
+        var size = 0
         for field in lines { size += field.name.utf8.count + field.value.utf8.count + 4 }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
@@ -52,27 +62,39 @@ package struct PrebuiltResponse: Sendable {
             bytes.appendText(field.value)
             bytes.appendText("\r\n")
         }
-        word = CompactETag.reservedHigh << 32 | UInt64(UInt32(bytes.count))
-        bytes.append(contentsOf: body)
-        self.bytes = bytes
+        return (CompactETag.reservedHigh << 32 | UInt64(UInt32(bytes.count)), bytes)
     }
 
-    /// `body` itself when its unused capacity is small (an origin's body read to its announced
-    /// length), else a copy of exactly its size: an entry holds the array as long as it lives.
-    private static func tight(_ body: [UInt8]) -> [UInt8] {
-        let unused = body.capacity - body.count
-        guard unused > 64 && unused > body.count / 16 else { return body }
-        return [UInt8](unsafeUninitializedCapacity: body.count) { buffer, count in
-            _ = buffer.initialize(from: body)
-            count = body.count
-        }
-    }
+    /// The compact tag written before the lines, if there is one.
+    @inline(__always)
+    private var compactETag: CompactETag? { linesCount == 0 ? CompactETag(value: word) : nil }
 
-    /// Where the body starts in `bytes`.
+    /// Where the body starts in `bytes`: the stored lines' length.
+    @inline(__always)
+    private var linesCount: Int { word >> 32 == CompactETag.reservedHigh ? Int(word & 0xFFFF_FFFF) : 0 }
+
+    /// Where the body starts among the stored bytes.
     @inline(__always)
     package var bodyStart: Int { linesCount }
 
-    package var bodyCount: Int { bytes.count - bodyStart }
+    package var bodyCount: Int { count - bodyStart }
+
+    /// The address of the stored bytes (a test's evidence that two answers share them).
+    package var storageAddress: UnsafePointer<UInt8> { start }
+
+    /// Calls `body` with the stored bytes (lines, then the body), kept alive meanwhile.
+    @inline(__always)
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        defer { withExtendedLifetime(owner) {} }
+        return try body(UnsafeBufferPointer(start: start, count: count))
+    }
+
+    /// Calls `body` with the body's bytes, kept alive meanwhile.
+    @inline(__always)
+    package func withBody<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        defer { withExtendedLifetime(owner) {} }
+        return try body(UnsafeBufferPointer(start: start + bodyStart, count: bodyCount))
+    }
 
     /// At least the bytes `writeHead(at:)` writes.
     @inline(__always)
@@ -84,8 +106,8 @@ package struct PrebuiltResponse: Sendable {
     /// Writes the head at `start`: the ETag line, the stored lines, `Content-Length` and the blank
     /// line ending the head; returns the bytes written (at most `headBound`).
     @inline(__always)
-    package func writeHead(at start: UnsafeMutablePointer<UInt8>) -> Int {
-        var head = ByteCursor(start)
+    package func writeHead(at destination: UnsafeMutablePointer<UInt8>) -> Int {
+        var head = ByteCursor(destination)
         let linesCount = self.linesCount
         if let compactETag {
             head.writeLiteral("ETag: ")
@@ -93,12 +115,12 @@ package struct PrebuiltResponse: Sendable {
             head.skip(CompactETag.quotedCount)
             head.writeLiteral("\r\n")
         } else if linesCount > 0 {
-            bytes.withUnsafeBytes { head.write($0.baseAddress!, count: linesCount) }
+            withExtendedLifetime(owner) { head.write(start, count: linesCount) }
         }
         head.writeLiteral("Content-Length: ")
         head.writeDecimal(bodyCount)
         head.writeLiteral("\r\n\r\n")
-        return head.position - start
+        return head.position - destination
     }
 
     /// The head as `writeHead(at:)` writes it.
@@ -108,9 +130,11 @@ package struct PrebuiltResponse: Sendable {
         }
     }
 
-    /// A copy of the body (for the paths that transform it: batches, shared tiers), or the
-    /// stored array itself when no lines precede it.
-    package var body: [UInt8] { linesCount == 0 ? bytes : Array(bytes[bodyStart...]) }
+    /// A copy of the stored bytes, lines and body (tests, comparisons).
+    package var bytes: [UInt8] { withBytes { Array($0) } }
+
+    /// A copy of the body (for the paths that transform it: batches, shared tiers).
+    package var body: [UInt8] { withBody { Array($0) } }
 
     /// The entity tag, quoted, from the compact form or the first stored `ETag` line; nil if none.
     package var etag: String? { compactETag?.quoted ?? lineFields.first { $0.name == "ETag" }?.value }
@@ -127,13 +151,43 @@ package struct PrebuiltResponse: Sendable {
 
     /// Every stored line, as a field.
     private var lineFields: [HTTPHeaderField] {
-        bytes[..<bodyStart].split(separator: 10).compactMap { line in
-            guard let colon = line.firstIndex(of: 58) else { return nil }
-            let value = line[(colon + 2)...].dropLast()  // the CR
-            return HTTPHeaderField(
-                name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        withBytes { bytes in
+            bytes[..<bodyStart].split(separator: 10).compactMap { line in
+                guard let colon = line.firstIndex(of: 58) else { return nil }
+                let value = line[(colon + 2)...].dropLast()  // the CR
+                return HTTPHeaderField(
+                    name: String(decoding: UnsafeBufferPointer(rebasing: bytes[line.startIndex..<colon]), as: UTF8.self),
+                    value: String(decoding: UnsafeBufferPointer(rebasing: value), as: UTF8.self))
+            }
         }
     }
+}
+
+/// Stored lines and a body in one allocation of exactly their size: a prebuilt answer that no
+/// cache entry holds (an entry's gzip form, say).
+package final class PrebuiltBlock: ManagedBuffer<Int, UInt8> {
+
+    /// A block holding `lines` then `body`.
+    static func make(lines: [UInt8], body: [UInt8]) -> PrebuiltBlock {
+        let block = unsafeDowncast(
+            create(minimumCapacity: lines.count + body.count) { _ in lines.count + body.count }, to: PrebuiltBlock.self)
+        block.withUnsafeMutablePointerToElements { fill($0, lines: lines, body: body) }
+        return block
+    }
+
+    /// Writes `lines` then `body` at `destination` (uninitialised bytes: trivial, so updated).
+    package static func fill(_ destination: UnsafeMutablePointer<UInt8>, lines: [UInt8], body: [UInt8]) {
+        func copy(_ part: [UInt8], to at: UnsafeMutablePointer<UInt8>) {
+            part.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { at.update(from: base, count: source.count) }
+            }
+        }
+        copy(lines, to: destination)
+        copy(body, to: destination + lines.count)
+    }
+
+    /// The first stored byte.
+    var start: UnsafePointer<UInt8> { withUnsafeMutablePointerToElements { UnsafePointer($0) } }
 }
 
 extension [UInt8] {

@@ -54,7 +54,7 @@ extension CacheEntry {
         guard let tagHeader, !extraHeaders.contains(where: { $0.name == tagHeader.name }),
             let field = tagHeader.field(for: (operationName, documentDigest, tags), isPerUser: isPerUser)
         else { return self }
-        return CacheEntry(
+        return CacheEntry.make(
             key: key, body: body, contentType: contentType, etag: etag, extraHeaders: extraHeaders + [field],
             storedAt: storedAt, storedAtWallClock: storedAtWallClock, ttl: ttl,
             staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, documentDigest: documentDigest,

@@ -76,7 +76,7 @@ package enum CacheEntryCodec {
         let body = try reader.field()
         guard reader.remaining == 0 else { throw .malformed("bytes after the body") }
         let age = wallNow.since(storedAtWallClock)
-        return CacheEntry(
+        return CacheEntry.make(
             key: key, body: body, contentType: contentType, etag: etag, storedAt: now - age,
             storedAtWallClock: storedAtWallClock, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate,
             staleIfError: staleIfError, documentDigest: document, operationName: operationName, tags: tags,

@@ -13,10 +13,28 @@ struct OutputQueue {
         var bytes: [UInt8]
         /// Built here (heads, small bodies) and still open for more; a referenced body is not.
         var isOwned: Bool
-        /// Where the bytes to send start in `bytes` (a referenced body after stored lines).
-        var start = 0
+        /// A referenced prebuilt answer, whose body is sent instead of `bytes`.
+        var prebuilt: PrebuiltResponse?
 
-        var count: Int { bytes.count - start }
+        init(bytes: [UInt8], isOwned: Bool) {
+            self.bytes = bytes
+            self.isOwned = isOwned
+        }
+
+        init(prebuilt: PrebuiltResponse) {
+            bytes = []
+            isOwned = false
+            self.prebuilt = prebuilt
+        }
+
+        var count: Int { prebuilt?.bodyCount ?? bytes.count }
+
+        /// Calls `body` with the bytes to send (kept alive meanwhile).
+        @inline(__always)
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            if let prebuilt { return prebuilt.withBody { body(UnsafeRawBufferPointer($0)) } }
+            return bytes.withUnsafeBytes(body)
+        }
     }
 
     private var chunks: [Chunk] = []
@@ -80,17 +98,26 @@ struct OutputQueue {
         append { $0.append(contentsOf: written) }
     }
 
-    /// Appends a body, `body[start...]`: copied into the open chunk when small, referenced when
-    /// large.
-    mutating func append(body: [UInt8], from start: Int = 0) {
-        let count = body.count - start
+    /// Appends a body: copied into the open chunk when small, referenced when large.
+    mutating func append(body: [UInt8]) {
+        guard !body.isEmpty else { return }
+        if body.count < Self.referenceThreshold {
+            append { $0.append(contentsOf: body) }
+        } else {
+            chunks.append(Chunk(bytes: body, isOwned: false))
+            unsentBytes += body.count
+        }
+    }
+
+    /// Appends a prebuilt answer's body: copied into the open chunk when small, referenced (in the
+    /// cache entry that holds it) when large.
+    mutating func append(bodyOf prebuilt: PrebuiltResponse) {
+        let count = prebuilt.bodyCount
         guard count > 0 else { return }
         if count < Self.referenceThreshold {
-            append { open in
-                body.withUnsafeBufferPointer { open.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
-            }
+            append { open in prebuilt.withBody { open.append(contentsOf: $0) } }
         } else {
-            chunks.append(Chunk(bytes: body, isOwned: false, start: start))
+            chunks.append(Chunk(prebuilt: prebuilt))
             unsentBytes += count
         }
     }
@@ -103,11 +130,11 @@ struct OutputQueue {
             vectors throws(SystemError) -> SocketIO in
             var used = 0
             for index in 0..<count {
-                let start = chunks[index].start + (index == 0 ? offset : 0)
-                guard chunks[index].bytes.count > start else { continue }
-                // The arrays are held by `chunks` and not mutated during the write: their
-                // storage stays where it is until writev returns.
-                chunks[index].bytes.withUnsafeBytes { raw in
+                let start = index == 0 ? offset : 0
+                guard chunks[index].count > start else { continue }
+                // The arrays and entries are held by `chunks` and not mutated during the write:
+                // their storage stays where it is until writev returns.
+                chunks[index].withBytes { raw in
                     vectors[used] = iovec(
                         iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + start),
                         iov_len: raw.count - start)
@@ -123,12 +150,15 @@ struct OutputQueue {
     private mutating func consume(_ written: Int) {
         unsentBytes -= written
         offset += written
-        while let first = chunks.first, offset >= first.count {
-            offset -= first.count
-            chunks.removeFirst()
-            if first.isOwned && first.bytes.capacity > spare.capacity {
-                spare = first.bytes
-                spare.removeAll(keepingCapacity: true)
+        while let count = chunks.first?.count, offset >= count {
+            offset -= count
+            // Taken out of `chunks` first, so that its storage is uniquely held and emptied in
+            // place: emptying a second reference to it would allocate a new buffer of the same
+            // capacity (4 KiB an answer, and the heap holes it left between cache entries).
+            var written = chunks.removeFirst()
+            if written.isOwned && written.bytes.capacity > spare.capacity {
+                written.bytes.removeAll(keepingCapacity: true)
+                spare = written.bytes
             }
         }
     }

@@ -61,7 +61,7 @@ enum ResponseHeadWriter {
             }
         }
         if let prebuilt {
-            if !omitBody { output.append(body: prebuilt.bytes, from: prebuilt.bodyStart) }
+            if !omitBody { output.append(bodyOf: prebuilt) }
         } else if !omitBody && !bodiless {
             output.append(body: response.body)
         }

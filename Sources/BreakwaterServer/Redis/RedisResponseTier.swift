@@ -124,7 +124,7 @@ package final class RedisResponseTier: ResponseTier {
         guard let staleFrom = marks.filter({ $0 >= stored }).min() else { return entry }
         let ttl = Duration.milliseconds(staleFrom - stored)
         guard ttl < entry.ttl else { return entry }
-        return CacheEntry(
+        return CacheEntry.make(
             key: entry.key, body: entry.body, contentType: entry.contentType, etag: entry.etag,
             extraHeaders: entry.extraHeaders,
             storedAt: entry.storedAt, storedAtWallClock: entry.storedAtWallClock, ttl: ttl,

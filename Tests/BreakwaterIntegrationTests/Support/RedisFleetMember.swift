@@ -98,7 +98,7 @@ enum RedisTestEntries {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let wall = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000 - ageMilliseconds
-        return CacheEntry(
+        return CacheEntry.make(
             key: key(name), body: bytes, contentType: "application/json", etag: CacheEntry.makeETag(body: bytes, hasher: hasher),
             storedAt: .now - .milliseconds(ageMilliseconds), storedAtWallClock: WallClockTime(millisecondsSinceEpoch: wall),
             ttl: ttl, staleWhileRevalidate: .seconds(10), staleIfError: .seconds(60),
