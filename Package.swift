@@ -32,8 +32,17 @@ let requestPathSettings: [SwiftSetting] = swiftSettings + [
 // not page in its symbol tables. Together about 8 MiB less resident in the empty process
 // (BENCHMARKS.md, eighth session).
 let linkOrder = Context.packageDirectory + "/Sources/breakwater/link.order"
+
+// The C libraries linked into the binary too (issue 12 item 4, the empty process): the directory
+// holds links to the Debian packages' static archives (libssl-dev, libevent-dev, libhiredis-dev,
+// zlib1g-dev, libstdc++-12-dev) and is searched first, so `-lssl` and the others find the archive
+// before the shared library. The binary then holds only the parts it calls, and the process does
+// not map each library's symbol and relocation tables: 2.6 MiB less resident (BENCHMARKS.md,
+// tenth session). glibc (libc, libm) stays shared.
+let staticLibraries = Context.packageDirectory + "/Libraries/static"
 let breakwaterLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([
+        "-L", staticLibraries,
         "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims",
         "-l_FoundationCollections",
         "-use-ld=lld",
@@ -62,28 +71,27 @@ let package = Package(
     ],
     targets: [
         // MARK: C libraries (module map + shim header only)
+        // Found in the standard paths (Debian's packages install there), without pkg-config: its
+        // `-L/usr/lib/x86_64-linux-gnu` would come before `staticLibraries` in the link and make
+        // the binary take the shared libraries, and its `-l` flags would load them besides.
         .systemLibrary(
             name: "CLibevent",
-            pkgConfig: "libevent",
             providers: [.apt(["libevent-dev"])]
         ),
         .systemLibrary(
             name: "COpenSSL",
-            pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
 
         // MARK: Redis shared tier: hiredis 0.14 with its libevent adapter (issue 11)
         .systemLibrary(
             name: "CHiredis",
-            pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
 
         // MARK: gzip content coding (SPEC 5 "Compression"): zlib, for the HTTP engine (issue 15 item 6)
         .systemLibrary(
             name: "CZlib",
-            pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
 
