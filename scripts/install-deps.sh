@@ -3,7 +3,8 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev redis-server pkg-config openssl ca-certificates "$@")
+# libstdc++-12-dev: the binary links its static archive (Libraries/static).
+packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libstdc++-12-dev redis-server pkg-config openssl ca-certificates "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
