@@ -36,11 +36,27 @@ struct SlotDeltasTests {
         }
     }
 
-    @Test func numbersStoredOneAfterAnotherTakeAByteEach() {
+    @Test func numbersStoredOneAfterAnotherTakeARunOfAFewBytes() {
+        // 0 (1 byte), then a run of 99,999 numbers: its marker and length (1 + 3 bytes).
         let deltas = SlotDeltas(Array(0..<100_000))
-        #expect(deltas.encodedCount == 100_000)
+        #expect(deltas.encodedCount == 1 + 1 + 3)
+        #expect(deltas.count == 100_000)
+        #expect(Self.decoded(deltas) == Array(0..<100_000))
+        // Close but not consecutive: a byte each.
+        #expect(SlotDeltas(Array(stride(from: 0, to: 1_000, by: 2))).encodedCount == 500)
         // Far apart: 2 bytes for differences below 8,192 either way, 5 at worst.
         #expect(SlotDeltas([0, 8_000, 0]).encodedCount == 1 + 2 + 2)
         #expect(SlotDeltas([0, UInt32.max - 1]).encodedCount == 1 + 5)
+    }
+
+    @Test(arguments: [
+        [1, 2], [1, 2, 3], [7, 8, 9, 10, 3, 4, 5, 5, 6, 7, 200, 201, 202, 203, 204, 1],
+        Array(0..<300) + Array(10..<20) + [UInt32.max - 2, UInt32.max - 1, 0, 1],
+    ] as [[UInt32]])
+    func runsBrokenAndStartedAgainComeBackInOrder(slots: [UInt32]) {
+        var appended = SlotDeltas()
+        for slot in slots { appended.append(slot) }
+        #expect(Self.decoded(appended) == slots)
+        #expect(appended.count == slots.count)
     }
 }

@@ -96,12 +96,17 @@ struct TagSlotIndexTests {
 }
 
 extension TagSlotIndexTests {
-    @Test func entriesStoredOneAfterAnotherCostAByteATag() {
+    @Test func entriesStoredOneAfterAnotherCostAFewBytesATag() {
         var index = TagSlotIndex()
         let tags = ["Launch:1", "Launch:2", "Launch", "Rocket:falcon9", "Rocket"]
         for slot in UInt32(0)..<10_000 { index.insert(slot: slot, tags: tags) }
         #expect(index.postingCount == 50_000)
-        #expect(index.encodedBytes == 50_000)
+        // Each list: slot 0, then a run of 9,999 (marker, 2-byte length).
+        #expect(index.encodedBytes == 5 * (1 + 1 + 2))
+        // Every other slot: a byte each.
+        var sparse = TagSlotIndex()
+        for slot in stride(from: UInt32(0), to: 20_000, by: 2) { sparse.insert(slot: slot, tags: tags) }
+        #expect(sparse.encodedBytes == 50_000)
         let all = Set(UInt32(0)..<10_000)
         #expect(Set(index.slots(for: "Rocket", carries: { _, _ in true })) == all)
     }
