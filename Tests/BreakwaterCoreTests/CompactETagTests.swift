@@ -66,13 +66,12 @@ struct CompactETagTests {
         let body = [UInt8](repeating: 0x41, count: 1_023)
         let entry = StoreFixture.entry(key: StoreFixture.key(1), body: body)
         let object = Unmanaged.passUnretained(entry).toOpaque()
-        // The object's header, the fields, then the bytes; a 1 KiB answer is one chunk of 1,136.
-        #expect(MemoryLayout<CacheEntryFields>.size == 88)
-        #expect(CacheEntry.gzipFormIsTheFieldsFirstWord)
+        // The object's header, the fields, then the bytes; a 1 KiB answer is one chunk of 1,120.
+        #expect(MemoryLayout<CacheEntryFields>.size == 72)
         #expect(entry.response.bodyStart == 0)
-        #expect(UnsafeRawPointer(entry.response.storageAddress) - UnsafeRawPointer(object) == 16 + 88)
+        #expect(UnsafeRawPointer(entry.response.storageAddress) - UnsafeRawPointer(object) == 16 + 72)
         #expect(entry.body == body)
-        #expect(mallocUsableSize(object) == 1_128)
+        #expect(mallocUsableSize(object) == 1_112)
     }
 
     @Test func withoutLinesOnlyTheTagIsKeptBesideTheBody() {
@@ -94,5 +93,26 @@ struct CompactETagTests {
         let response = PrebuiltResponse(fields: [], body: body)
         #expect(response.bytes == body)
         body.withUnsafeBufferPointer { origin in #expect(response.storageAddress != origin.baseAddress) }
+    }
+
+    @Test(arguments: [0, 1_764_000_000_000, 1_764_000_000_000 + 40 * 86_400_000, -5, Int64.max / 2] as [Int64])
+    func anEntryGivesBackTheWallClockItWasMadeWithNearOrFarFromTheOthers(milliseconds: Int64) {
+        let near = StoreFixture.entry(key: StoreFixture.key(1))
+        let wall = WallClockTime(millisecondsSinceEpoch: milliseconds)
+        let entry = CacheEntry.make(
+            key: StoreFixture.key(2), body: Array("{}".utf8), contentType: "application/json", etag: StoreFixture.etag,
+            storedAt: StoreFixture.start + .milliseconds(1_234), storedAtWallClock: wall, ttl: .seconds(30),
+            staleWhileRevalidate: .zero, staleIfError: .zero, documentDigest: StoreFixture.document, operationName: nil,
+            tags: [], isPerUser: false)
+        #expect(entry.storedAtWallClock == wall)
+        #expect(near.storedAtWallClock == WallClockTime(millisecondsSinceEpoch: 0))
+        // A second entry made a millisecond later on both clocks.
+        let next = CacheEntry.make(
+            key: StoreFixture.key(3), body: Array("{}".utf8), contentType: "application/json", etag: StoreFixture.etag,
+            storedAt: StoreFixture.start + .milliseconds(1_235),
+            storedAtWallClock: WallClockTime(millisecondsSinceEpoch: milliseconds + 1), ttl: .seconds(30),
+            staleWhileRevalidate: .zero, staleIfError: .zero, documentDigest: StoreFixture.document, operationName: nil,
+            tags: [], isPerUser: false)
+        #expect(next.storedAtWallClock.millisecondsSinceEpoch == milliseconds + 1)
     }
 }

@@ -11,18 +11,14 @@ import Synchronization
 ///
 /// The class declares no stored properties: its instances are made by `ManagedBufferPointer`
 /// (`ManagedBuffer` itself cannot be `Sendable`), which places the fields and bytes behind the
-/// object's header. They are written once, by `make`, before the entry is shared; the one field
-/// set later (`gzipForm`) is set once, atomically.
+/// object's header. They are written once, by `make`, before the entry is shared. What few
+/// entries have (a gzip form, a wall-clock instant out of step with the others) is kept beside
+/// them, in `EntrySideTable`s.
 package final class CacheEntry: Sendable {
     private typealias Storage = ManagedBufferPointer<CacheEntryFields, UInt8>
 
     /// Never called: entries come from `make` only.
     private init() {}
-
-    /// Whether `gzipForm` is the fields' first word, where `gzipResponse` finds it.
-    package static var gzipFormIsTheFieldsFirstWord: Bool {
-        MemoryLayout<CacheEntryFields>.offset(of: \CacheEntryFields.gzipForm) == 0
-    }
 
     /// Bytes charged for each entry beyond the sizes counted one by one below: its allocation's
     /// header and fields (112 with the allocator's), its SIEVE slot and visited bit (about 22 with
@@ -51,18 +47,25 @@ package final class CacheEntry: Sendable {
     @inline(__always)
     package var response: PrebuiltResponse {
         Storage(unsafeBufferObject: self).withUnsafeMutablePointers { fields, bytes in
-            PrebuiltResponse(owner: self, start: bytes, count: fields.pointee.count, word: fields.pointee.word)
+            PrebuiltResponse(owner: self, start: bytes, count: Int(fields.pointee.count), word: fields.pointee.word)
         }
     }
     /// The same instant as `storedAt` on the wall clock, which other hosts of a fleet understand too.
-    package var storedAtWallClock: WallClockTime { fields { $0.pointee.storedAtWallClock } }
+    package var storedAtWallClock: WallClockTime {
+        let (storedAt, offset) = fields { ($0.pointee.storedAt, $0.pointee.wallClockOffset) }
+        guard offset != CacheEntryFields.wallClockElsewhere else {
+            return Self.wallClocksElsewhere.value(for: self) ?? WallClockTime(millisecondsSinceEpoch: 0)
+        }
+        return WallClockTime(
+            millisecondsSinceEpoch: storedAt.milliseconds + Self.wallClockBase.load(ordering: .relaxed) + Int64(offset))
+    }
     /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
     package var tags: [String] { fields { $0.pointee.tags } }
 
     /// What the entry counts against the store's memory bound: its stored bytes (extra lines and
     /// body) plus `fixedOverhead`, its operation name, and each tag with `perTagOverhead`.
     package var cost: Int {
-        var cost = fields { $0.pointee.count } + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
+        var cost = Int(fields { $0.pointee.count }) + Self.fixedOverhead + (operationName?.utf8.count ?? 0)
         for tag in tags { cost += tag.utf8.count + Self.perTagOverhead }
         return cost
     }
@@ -104,21 +107,55 @@ package final class CacheEntry: Sendable {
                 documentDigest: documentDigest, operationName: operationName, ttl: ttl,
                 staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
                 isPerUser: isPerUser))
+        let count = lines.count + body.count
+        precondition(count <= UInt32.max, "an entry holds less than 4 GiB")
+        let compactStoredAt = CompactInstant(storedAt)
+        let offset = wallClockOffset(storedAtWallClock, storedAt: compactStoredAt)
         let fields = CacheEntryFields(
-            key: key, word: word, count: lines.count + body.count, storedAt: CompactInstant(storedAt),
-            storedAtWallClock: storedAtWallClock, shape: shape,
-            tags: tags.isEmpty || tags.count > sharedTagListLength ? tags : tagLists.shared(tags) { $0 })
-        let storage = Storage(bufferClass: CacheEntry.self, minimumCapacity: fields.count) { _, _ in fields }
+            key: key, word: word, storedAt: compactStoredAt, shape: shape,
+            tags: tags.isEmpty || tags.count > sharedTagListLength ? tags : tagLists.shared(tags) { $0 },
+            count: UInt32(count), wallClockOffset: offset ?? CacheEntryFields.wallClockElsewhere)
+        let storage = Storage(bufferClass: CacheEntry.self, minimumCapacity: count) { _, _ in fields }
         storage.withUnsafeMutablePointerToElements { PrebuiltBlock.fill($0, lines: lines, body: body) }
-        return unsafeDowncast(storage.buffer, to: CacheEntry.self)
+        let entry = unsafeDowncast(storage.buffer, to: CacheEntry.self)
+        if offset == nil { _ = wallClocksElsewhere.storeIfAbsent(storedAtWallClock, for: entry) }
+        return entry
     }
 
     deinit {
         // The fields are this class's to destroy (the bytes are trivial).
-        fields { fields in
-            if let form = fields.pointee.gzipForm { Unmanaged<EncodedForm>.fromOpaque(form).release() }
-            fields.deinitialize(count: 1)
+        let wallClockElsewhere = fields { fields in
+            defer { fields.deinitialize(count: 1) }
+            return fields.pointee.wallClockOffset == CacheEntryFields.wallClockElsewhere
         }
+        if wallClockElsewhere { Self.wallClocksElsewhere.removeValue(for: self) }
+        Self.gzipForms.removeValue(for: self)
+    }
+
+    // MARK: The wall clock in 4 bytes
+
+    /// The wall clock minus the monotonic one (milliseconds) when the first entry was made: for
+    /// the entries of one process, nearly the same, so that each keeps only its difference from
+    /// this one (`wallClockOffset`), in 32 bits (±24 days).
+    private static let wallClockBase = Atomic<Int64>(Int64.min)
+
+    /// Entries whose wall clock is too far from the others' to be kept as an offset (a test's
+    /// made-up instants, a clock set by days): the exact instant.
+    private static let wallClocksElsewhere = EntrySideTable<WallClockTime>()
+
+    /// `wallClock`'s offset from `storedAt` plus the base, or nil when it does not fit 32 bits.
+    private static func wallClockOffset(_ wallClock: WallClockTime, storedAt: CompactInstant) -> Int32? {
+        let difference = wallClock.millisecondsSinceEpoch &- storedAt.milliseconds
+        var base = wallClockBase.load(ordering: .relaxed)
+        if base == Int64.min {
+            base = wallClockBase.compareExchange(expected: Int64.min, desired: difference, ordering: .relaxed).exchanged
+                ? difference : wallClockBase.load(ordering: .relaxed)
+        }
+        let (offset, overflow) = difference.subtractingReportingOverflow(base)
+        guard !overflow, let narrow = Int32(exactly: offset), narrow != CacheEntryFields.wallClockElsewhere else {
+            return nil
+        }
+        return narrow
     }
 
     /// Tag lists seen lately, so that the entries of one list query (one page of launches for
@@ -130,38 +167,26 @@ package final class CacheEntry: Sendable {
     /// The answer gzipped: `ETag` of the gzip representation, `Content-Encoding: gzip`, the
     /// extra lines and the compressed body; nil for small bodies and those gzip does not shrink.
     /// Made by the first client that accepts it (SPEC 5: once per entry, not per hit), and kept
-    /// in `gzipForm`, set once, lock-free.
+    /// in `gzipForms` while the entry lives.
     package func gzipResponse(_ compressor: any BodyCompressing) -> PrebuiltResponse? {
-        fields { fields in
-            // `gzipForm` is the fields' first word (a test pins it): an atomic there.
-            let slot = UnsafeMutableRawPointer(fields).assumingMemoryBound(to: Atomic<UInt>.self)
-            let stored = slot.pointee.load(ordering: .acquiring)
-            if stored != 0 { return Self.form(stored).response }
-            let response = self.response
-            guard response.bodyCount >= Compression.minimumBytes else { return nil }
-            let compressed = response.withBody { compressor.gzip(UnsafeRawBufferPointer($0)) }
-            let made = EncodedForm(
-                compressed.map { body in
-                    PrebuiltResponse(
-                        fields: [
-                            HTTPHeaderField(name: "ETag", value: Self.gzipETag(etag)),
-                            HTTPHeaderField(name: "Content-Encoding", value: "gzip"),
-                        ] + extraHeaders, body: body)
-                })
-            let retained = UInt(bitPattern: Unmanaged.passRetained(made).toOpaque())
-            let (exchanged, original) = slot.pointee.compareExchange(
-                expected: 0, desired: retained, ordering: .acquiringAndReleasing)
-            if exchanged { return made.response }
-            // Another thread made it meanwhile: either is the same bytes.
-            Unmanaged<EncodedForm>.fromOpaque(UnsafeRawPointer(bitPattern: retained)!).release()
-            return Self.form(original).response
-        }
+        if !Self.gzipForms.isEmpty, let made = Self.gzipForms.value(for: self) { return made.response }
+        let response = self.response
+        guard response.bodyCount >= Compression.minimumBytes else { return nil }
+        let compressed = response.withBody { compressor.gzip(UnsafeRawBufferPointer($0)) }
+        let made = EncodedForm(
+            compressed.map { body in
+                PrebuiltResponse(
+                    fields: [
+                        HTTPHeaderField(name: "ETag", value: Self.gzipETag(etag)),
+                        HTTPHeaderField(name: "Content-Encoding", value: "gzip"),
+                    ] + extraHeaders, body: body)
+            })
+        // Another thread may have made it meanwhile: either is the same bytes.
+        return Self.gzipForms.storeIfAbsent(made, for: self).response
     }
 
-    /// The form whose retained reference `bits` hold.
-    private static func form(_ bits: UInt) -> EncodedForm {
-        Unmanaged<EncodedForm>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-    }
+    /// The gzip forms made so far, by entry.
+    private static let gzipForms = EntrySideTable<EncodedForm>()
 
     /// The strong entity tag of the gzip representation: a strong ETag names one representation,
     /// so the compressed bytes get their own (`"<hex>-gzip"`).
@@ -241,21 +266,23 @@ extension CacheEntry {
     }
 }
 
-/// A cache entry's fields, stored in its allocation before its lines and body (88 bytes: with the
-/// object's 16, a 1,023-byte body makes an allocation of 1,136).
+/// A cache entry's fields, stored in its allocation before its lines and body (72 bytes: with the
+/// object's 16 and the allocator's 8, a 1,023-byte body makes an allocation of 1,120).
 package struct CacheEntryFields {
-    /// The gzip form once made: an `EncodedForm`'s retained reference, or nil. First, so that
-    /// `CacheEntry.gzipResponse` finds it at the fields' address.
-    fileprivate var gzipForm: UnsafeMutableRawPointer? = nil
     fileprivate let key: CacheKey
     /// `PrebuiltResponse`'s word: the compact entity tag, or the stored lines' length.
     fileprivate let word: UInt64
-    /// The stored bytes: lines and body.
-    fileprivate let count: Int
     /// `storedAt` in 8 bytes.
     fileprivate let storedAt: CompactInstant
-    fileprivate let storedAtWallClock: WallClockTime
     /// What this entry shares with the other entries of its operation (one object for all).
     fileprivate let shape: CacheEntryShape
     fileprivate let tags: [String]
+    /// The stored bytes: lines and body.
+    fileprivate let count: UInt32
+    /// `storedAtWallClock` as milliseconds from `storedAt` plus `CacheEntry.wallClockBase`, or
+    /// `wallClockElsewhere`.
+    fileprivate let wallClockOffset: Int32
+
+    /// The offset that says the wall clock is in `CacheEntry.wallClocksElsewhere`.
+    fileprivate static let wallClockElsewhere = Int32.min
 }

@@ -15,5 +15,11 @@ struct CompactInstant: Comparable {
 
     var instant: ContinuousClock.Instant { Self.epoch + .nanoseconds(nanoseconds) }
 
+    /// Whole milliseconds after the fixed instant, rounded down.
+    var milliseconds: Int64 {
+        let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
+
     static func < (lhs: CompactInstant, rhs: CompactInstant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 }
