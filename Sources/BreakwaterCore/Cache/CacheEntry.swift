@@ -21,7 +21,7 @@ package final class CacheEntry: Sendable {
     private init() {}
 
     /// Bytes charged for each entry beyond the sizes counted one by one below: its allocation's
-    /// header and fields (112 with the allocator's), its SIEVE slot and visited bit (about 22 with
+    /// header and fields (96 with the allocator's word), its SIEVE slot and visited bit (about 22 with
     /// the array's growth), its key-table bucket (about 21 at three quarters full at most), and
     /// the rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw
     /// 1,439 resident bytes per 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and
