@@ -17,8 +17,8 @@ final class EntrySideTable<Value: Sendable>: Sendable {
     private let count = Atomic<Int>(0)
 
     private func stripe(_ object: AnyObject) -> Stripe {
-        let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
-        return stripes[Int((address >> 4) & 15)]
+        // Allocations are 16-byte aligned: the bits above those.
+        stripes[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) & 15)]
     }
 
     /// True while no object has a value here (read before a lock is worth taking).
