@@ -71,7 +71,9 @@ struct CompactETagTests {
         #expect(entry.response.bodyStart == 0)
         #expect(UnsafeRawPointer(entry.response.storageAddress) - UnsafeRawPointer(object) == 16 + 72)
         #expect(entry.body == body)
-        #expect(mallocUsableSize(object) == 1_112)
+        // Asked for 16 + 72 + 1,023 = 1,111 bytes: glibc's chunk of 1,120 has 1,112 usable;
+        // AddressSanitizer's allocator reports the 1,111 asked for.
+        #expect((1_111...1_112).contains(mallocUsableSize(object)))
     }
 
     @Test func withoutLinesOnlyTheTagIsKeptBesideTheBody() {

@@ -188,6 +188,12 @@ package final class CacheEntry: Sendable {
     /// The gzip forms made so far, by entry.
     private static let gzipForms = EntrySideTable<EncodedForm>()
 
+    /// Whether a gzip form is kept for the entry `identifier` names (a test's evidence that an
+    /// entry takes its form with it when it goes).
+    package static func keepsGzipForm(of identifier: ObjectIdentifier) -> Bool {
+        gzipForms.value(for: identifier) != nil
+    }
+
     /// The strong entity tag of the gzip representation: a strong ETag names one representation,
     /// so the compressed bytes get their own (`"<hex>-gzip"`).
     package static func gzipETag(_ etag: String) -> String {

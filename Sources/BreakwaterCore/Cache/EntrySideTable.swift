@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Striped by the object's address, so that two threads seldom wait for one lock; `isEmpty` lets
 /// an object that never had a value leave without taking a lock.
-final class EntrySideTable<Value: Sendable>: Sendable {
+package final class EntrySideTable<Value: Sendable>: Sendable {
     private final class Stripe: Sendable {
         let values = Mutex<[ObjectIdentifier: Value]>([:])
     }
@@ -16,21 +16,28 @@ final class EntrySideTable<Value: Sendable>: Sendable {
     private let stripes = (0..<16).map { _ in Stripe() }
     private let count = Atomic<Int>(0)
 
-    private func stripe(_ object: AnyObject) -> Stripe {
+    package init() {}
+
+    private func stripe(_ object: ObjectIdentifier) -> Stripe {
         // Allocations are 16-byte aligned: the bits above those.
-        stripes[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) & 15)]
+        stripes[Int((UInt(bitPattern: object) >> 4) & 15)]
     }
 
     /// True while no object has a value here (read before a lock is worth taking).
-    var isEmpty: Bool { count.load(ordering: .acquiring) == 0 }
+    package var isEmpty: Bool { count.load(ordering: .acquiring) == 0 }
 
-    func value(for object: AnyObject) -> Value? {
-        stripe(object).values.withLock { $0[ObjectIdentifier(object)] }
+    package func value(for object: AnyObject) -> Value? {
+        value(for: ObjectIdentifier(object))
+    }
+
+    /// The value stored for the object `identifier` names (which may be gone).
+    package func value(for identifier: ObjectIdentifier) -> Value? {
+        stripe(identifier).values.withLock { $0[identifier] }
     }
 
     /// `object`'s value: the one stored already if there is one, else `value`, stored now.
-    func storeIfAbsent(_ value: Value, for object: AnyObject) -> Value {
-        stripe(object).values.withLock { values in
+    package func storeIfAbsent(_ value: Value, for object: AnyObject) -> Value {
+        stripe(ObjectIdentifier(object)).values.withLock { values in
             if let stored = values[ObjectIdentifier(object)] { return stored }
             values[ObjectIdentifier(object)] = value
             count.add(1, ordering: .releasing)
@@ -39,9 +46,9 @@ final class EntrySideTable<Value: Sendable>: Sendable {
     }
 
     /// Forgets `object`'s value, if any (its deinit calls this: its identifier may be reused).
-    func removeValue(for object: AnyObject) {
+    package func removeValue(for object: AnyObject) {
         guard !isEmpty else { return }
-        stripe(object).values.withLock { values in
+        stripe(ObjectIdentifier(object)).values.withLock { values in
             if values.removeValue(forKey: ObjectIdentifier(object)) != nil { count.subtract(1, ordering: .releasing) }
         }
     }
