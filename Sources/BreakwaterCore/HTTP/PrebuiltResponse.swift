@@ -69,11 +69,11 @@ package struct PrebuiltResponse: @unchecked Sendable {
     @inline(__always)
     private var compactETag: CompactETag? { linesCount == 0 ? CompactETag(value: word) : nil }
 
-    /// Where the body starts in `bytes`: the stored lines' length.
+    /// Where the body starts among the stored bytes: the stored lines' length.
     @inline(__always)
     private var linesCount: Int { word >> 32 == CompactETag.reservedHigh ? Int(word & 0xFFFF_FFFF) : 0 }
 
-    /// Where the body starts among the stored bytes.
+    /// Where the body starts among the stored bytes (`PrebuiltResponse.count` holds them all).
     @inline(__always)
     package var bodyStart: Int { linesCount }
 
@@ -165,12 +165,10 @@ package struct PrebuiltResponse: @unchecked Sendable {
 
 /// Stored lines and a body in one allocation of exactly their size: a prebuilt answer that no
 /// cache entry holds (an entry's gzip form, say).
-package final class PrebuiltBlock: ManagedBuffer<Int, UInt8> {
-
-    /// A block holding `lines` then `body`.
+package final class PrebuiltBlock: ManagedBuffer<Void, UInt8> {
+    /// A block holding `lines` then `body` (their count is the `PrebuiltResponse`'s to keep).
     static func make(lines: [UInt8], body: [UInt8]) -> PrebuiltBlock {
-        let block = unsafeDowncast(
-            create(minimumCapacity: lines.count + body.count) { _ in lines.count + body.count }, to: PrebuiltBlock.self)
+        let block = unsafeDowncast(create(minimumCapacity: lines.count + body.count) { _ in }, to: PrebuiltBlock.self)
         block.withUnsafeMutablePointerToElements { fill($0, lines: lines, body: body) }
         return block
     }
