@@ -240,6 +240,22 @@ struct RedisTierTests {
         #expect(await a.storeAndWait(RedisTestEntries.entry("after-restart")))
     }
 
+    @Test func afterAnOutageEveryLoopReconnectsWithTheFirst() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url, timeout: .milliseconds(200), loops: 4)
+        let health = a.fleet.health
+        #expect(await a.waitUntilUp())
+        redis.kill()
+        // Long enough that the loops' backoffs (doubling, with jitter) have drifted up to a
+        // second and more apart.
+        try await Task.sleep(for: .seconds(3.5))
+        #expect(health.readyConnectionCount == 0)
+        try redis.restart()
+        #expect(await a.waitUntil(.seconds(10)) { health.isUp })
+        // The first loop to reach Redis again wakes the others out of their backoff.
+        #expect(await a.waitUntil(.milliseconds(400)) { health.readyConnectionCount == 4 }, "\(health.readyConnectionCount) of 4")
+    }
+
     @Test func aFullRedisRefusesWritesAndNothingButMissesFollow() async throws {
         let redis = try RedisServerProcess(extraArguments: ["--maxmemory", "1mb", "--maxmemory-policy", "noeviction"])
         let a = try RedisFleetMember(url: redis.url)

@@ -293,10 +293,18 @@ final class RedisConnection {
         // when it frees the context (before, during or just after this).
         let delay = backoff * Double.random(in: 0.5...1.0)
         backoff = min(backoff * 2, Self.maxBackoff)
+        let failedAttempt = attempt
         loop.schedule(after: delay) { [weak self] in
-            guard let self, self.context == nil else { return }
+            guard let self, self.context == nil, self.attempt == failedAttempt else { return }
             self.connect()
         }
+    }
+
+    /// Another connection of this process reached Redis: if this one is waiting out its
+    /// backoff, it tries now rather than up to `maxBackoff` later (its pending timer then lapses).
+    func retryNow() {
+        guard context == nil, attempt > 0 else { return }
+        connect()
     }
 }
 

@@ -48,13 +48,25 @@ package final class RedisFleet: @unchecked Sendable {
             let bound = LoopBound(connection)
             connection.loop.execute { [self] in
                 let connection = bound.value
-                connection.onReady = { [weak self, connection] in self?.refreshGeneration(on: connection) }
+                connection.onReady = { [weak self, connection] in
+                    self?.refreshGeneration(on: connection)
+                    self?.wakeTheOthers(of: connection)
+                }
                 connection.start()
                 if connection.loop.index == 0 { scheduleGenerationRefresh(on: connection) }
             }
         }
         let subscriber = LoopBound(self.subscriber)
         self.subscriber.loop.execute { subscriber.value.start() }
+    }
+
+    /// Redis answers `ready` again: every other connection waiting out a backoff retries now,
+    /// each on its own loop, so the whole process shares again at once rather than loop by loop.
+    private func wakeTheOthers(of ready: RedisConnection) {
+        for connection in connections + [subscriber] where connection !== ready {
+            let bound = LoopBound(connection)
+            connection.loop.execute { bound.value.retryNow() }
+        }
     }
 
     /// The response tier of `loop`; nil when `redis.l2` is off.

@@ -20,6 +20,9 @@ package final class RedisHealth: Sendable {
     /// Whether at least one connection can reach Redis.
     package var isUp: Bool { readyConnections.load(ordering: .relaxed) > 0 }
 
+    /// How many loops' command connections are ready now.
+    package var readyConnectionCount: Int { readyConnections.load(ordering: .relaxed) }
+
     /// Every loop's statistics, merged.
     package var statistics: RedisStatistics {
         var total = RedisStatistics()

@@ -52,12 +52,18 @@ final class RedisFleetMember: @unchecked Sendable {
 
     /// Waits until every loop's connection is ready, up to `timeout`; false if it never was.
     func waitUntilUp(timeout: Duration = .seconds(10)) async -> Bool {
+        let (health, loops) = (fleet.health, group.loops.count)
+        return await waitUntil(timeout) { health.readyConnectionCount == loops }
+    }
+
+    /// Polls `condition` every 10 ms until it holds or `timeout` passes; whether it held.
+    func waitUntil(_ timeout: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if fleet.health.isUp { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        return fleet.health.isUp
+        return condition()
     }
 
     func lookup(_ key: CacheKey) async -> CacheEntry? {
