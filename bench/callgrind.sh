@@ -6,7 +6,8 @@
 # CALLGRIND_REQUESTS requests sent over one keep-alive connection (bench/fixed_requests.py), and
 # prints instructions per request and the functions that spend the most of them (self cost).
 #   CALLGRIND_REQUESTS=2000   requests counted per scenario
-#   CALLGRIND_SCENARIOS="hit-get hit-post miss"   which scenarios
+#   CALLGRIND_SCENARIOS="hit-get hit-post miss"   which scenarios (also: churn, a hashed-GET hit
+#                             on a connection of its own with `Connection: close`; not by default)
 #   CALLGRIND_TOP=25          functions listed per scenario (0: none)
 #   CALLGRIND_INCLUSIVE=1     list them by inclusive cost (callees included) instead of self cost
 #   BENCH_BIN=PATH            this binary instead of building .build/release/breakwater
@@ -81,6 +82,7 @@ for scenario in $SCENARIOS; do
   case $scenario in
     hit-get) counted hit-get "$BENCH_TMP/hit.yaml" GET "$HIT_TARGET" - ;;
     hit-post) counted hit-post "$BENCH_TMP/hit.yaml" POST /graphql "$BENCH_TMP/post-hit.json" ;;
+    churn) FIXED_REQUESTS_CLOSE=1 counted churn "$BENCH_TMP/hit.yaml" GET "$HIT_TARGET" - ;;
     hit-gzip) counted hit-gzip "$BENCH_TMP/hit.yaml" POST /graphql "$BENCH_TMP/list.json" "Accept-Encoding: gzip" ;;
     miss) counted miss "$BENCH_TMP/miss.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
     *) bench_die "unknown scenario $scenario" ;;

@@ -6,6 +6,8 @@
 #   A BODY_FILE holding @ID@ gets a distinct number there in every request (distinct cache keys),
 #   counted from FIXED_REQUESTS_FIRST_ID (default 1000000; keep it at 7 digits so that every
 #   body has the same length).
+#   FIXED_REQUESTS_CLOSE=1 sends each request on a connection of its own, with
+#   `Connection: close`, and reads its answer to the end (the churn workload).
 import os
 import socket
 import sys
@@ -46,9 +48,17 @@ def main():
         rest = rest[1:]
     headers = [h.encode() for h in rest]
     first_id = int(os.environ.get("FIXED_REQUESTS_FIRST_ID", "1000000"))
+    close_each = os.environ.get("FIXED_REQUESTS_CLOSE") == "1"
+    if close_each:
+        headers.append(b"Connection: close")
     host, port = hostport.rsplit(":", 1)
-    sock = socket.create_connection((host, int(port)))
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def connect():
+        made = socket.create_connection((host, int(port)))
+        made.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return made
+
+    sock = None if close_each else connect()
     pending = b""
     bad = 0
     for i in range(count):
@@ -56,11 +66,19 @@ def main():
         head = [f"{method} {target} HTTP/1.1".encode(), b"Host: " + hostport.encode()] + headers
         if body:
             head += [b"Content-Type: application/json", b"Content-Length: " + str(len(body)).encode()]
+        if close_each:
+            sock, pending = connect(), b""
         sock.sendall(b"\r\n".join(head) + b"\r\n\r\n" + body)
         status, pending = read_answer(sock, pending)
         if status != 200:
             bad += 1
-    sock.close()
+        if close_each:
+            # The server closes after the answer: read to its end before the next connection.
+            while sock.recv(65536):
+                pass
+            sock.close()
+    if sock and not close_each:
+        sock.close()
     if bad:
         raise SystemExit(f"{bad} of {count} answers were not 200")
 
