@@ -104,6 +104,44 @@ import Testing
         }
     }
 
+    /// Sends one request with `Connection: close` and `after` behind it in the same write, reads
+    /// the answer and the end of the stream, then whether bytes sent afterwards meet a reset
+    /// (a closed socket) rather than being read and dropped (a lingering one).
+    func closingExchange(after: String) throws -> (status: Int, reset: Bool) {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let body = Self.post(7)
+        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        defer { connection.close() }
+        try connection.write(Array((Self.head("Content-Length: \(body.utf8.count)\r\nConnection: close\r\n", body: body) + after).utf8))
+        let response = try #require(try connection.readResponse(requestMethod: "POST", timeout: .seconds(5)))
+        #expect(try connection.readResponse(requestMethod: "POST", timeout: .seconds(5)) == nil, "the stream ends after the answer")
+        for _ in 0..<10 {
+            do {
+                try connection.write(Array("x".utf8), timeout: .seconds(1))
+            } catch {
+                return (response.status, true)
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return (response.status, false)
+    }
+
+    @Test func aClientThatAskedToCloseAndSentNothingMoreIsClosedAtOnce() throws {
+        // As nginx: no shutdown and wait for the client's FIN when nothing of its is unread.
+        let (status, reset) = try closingExchange(after: "")
+        #expect(status == 200)
+        #expect(reset, "the socket lingered: bytes sent after the answer were read and dropped")
+    }
+
+    @Test func bytesSentAfterAClosingRequestAreDrainedNotReset() throws {
+        // Unread bytes would turn a close into a reset that can destroy the answer in flight:
+        // the proxy shuts its side and drains instead.
+        let (status, reset) = try closingExchange(after: "GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(status == 200)
+        #expect(!reset, "the socket was closed with the client's bytes unread")
+    }
+
     @Test func slowHeadIsCutOffAtTheHeaderTimeout() throws {
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(

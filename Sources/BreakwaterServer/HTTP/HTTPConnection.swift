@@ -50,6 +50,13 @@ final class HTTPConnection: IOEventHandler {
     /// No more requests are read: the peer closed, a verdict ended the stream, or an answer said close.
     private var stopsReading = false
     private var peerHasClosed = false
+    /// TCP_NODELAY is on (from the first request that keeps the connection open).
+    private var hasNoDelay = false
+    /// The last request read said `Connection: close` (or was HTTP/1.0 without keep-alive):
+    /// the client sends nothing more, unlike one whose request we refused unread.
+    private var clientAskedToClose = false
+    /// The last read emptied the socket: nothing the client sent is left unread in the kernel.
+    private var socketWasDrained = false
     /// Inside a read: answers are queued and written together at its end.
     private var isBatching = false
     private var request: HTTPRequest?
@@ -62,7 +69,7 @@ final class HTTPConnection: IOEventHandler {
     private let headerNanoseconds: Int64
     private let bodyNanoseconds: Int64
 
-    init(fd: Int32, listener: HTTPListener, tls: TLSServerContext?) throws(SystemError) {
+    init(fd: Int32, peer: String, listener: HTTPListener, tls: TLSServerContext?) throws(SystemError) {
         self.loop = listener.loop
         self.listener = listener
         if let tls {
@@ -70,15 +77,15 @@ final class HTTPConnection: IOEventHandler {
         } else {
             transport = .plain(fd)
         }
-        remoteAddress = Socket.peerAddress(fd)
+        remoteAddress = peer
         let limits = listener.limits
         buffer = ReadBuffer(maxCapacity: limits.maxHeaderBytes + 64 << 10)
         parser = HTTP1RequestParser(limits: limits.parserLimits)
-        idleNanoseconds = MonotonicTime.nanoseconds(limits.idleTimeout)
-        headerNanoseconds = MonotonicTime.nanoseconds(limits.headerTimeout)
-        bodyNanoseconds = MonotonicTime.nanoseconds(limits.bodyTimeout)
+        let timeouts = listener.timeouts
+        idleNanoseconds = timeouts.idle
+        headerNanoseconds = timeouts.header
+        bodyNanoseconds = timeouts.body
         slots.reserveCapacity(Self.maxOutstanding)
-        Socket.setNoDelay(fd)
         readEvent = try IOEvent(loop: loop, fd: fd, kind: .read, handler: self)
         writeEvent = try IOEvent(loop: loop, fd: fd, kind: .write, handler: self)
         timer = try IOEvent(loop: loop, fd: -1, kind: .timer, handler: self)
@@ -126,9 +133,12 @@ final class HTTPConnection: IOEventHandler {
             case .done(let count):
                 buffer.didFill(count)
                 lastActivity = .now
+                // A short read took all the socket had (nginx's heuristic too).
+                socketWasDrained = count < space.count
                 parseBuffered()
                 guard case .open = phase, !stopsReading, !isReadPaused, count == space.count else { return }
             case .wouldBlock:
+                socketWasDrained = true
                 return
             case .closed:
                 return peerClosed()
@@ -217,7 +227,15 @@ final class HTTPConnection: IOEventHandler {
         guard let request else { return }
         self.request = nil
         let head = parser.head
-        if !head.keepAlive { stopsReading = true }
+        if !head.keepAlive {
+            stopsReading = true
+            clientAskedToClose = true
+        } else if !hasNoDelay {
+            // Set when the connection is to outlive its answer, as nginx does: one that closes
+            // after it needs none (the close pushes what Nagle holds), and saves the system call.
+            Socket.setNoDelay(transport.fileDescriptor)
+            hasNoDelay = true
+        }
         slots.append(Slot(
             response: nil, omitBody: requestOmitsBody, keepAlive: head.keepAlive,
             http10KeepAlive: head.minorVersion == 0 && head.keepAlive))
@@ -348,6 +366,10 @@ final class HTTPConnection: IOEventHandler {
     /// closing does not reset the connection before the client read the answer.
     private func beginLingering() {
         if case .plain(let fd) = transport {
+            // A client that asked to close and sent nothing more (nothing buffered, and the last
+            // read emptied the socket) has nothing a close could turn into a reset: closed now,
+            // as nginx does, without the shutdown and the wait for its FIN.
+            if clientAskedToClose, buffer.count == 0, socketWasDrained { return close() }
             Socket.shutdownWrite(fd)
             phase = .lingering(since: .now)
             readEvent?.add()
@@ -415,7 +437,7 @@ final class HTTPConnection: IOEventHandler {
         if timer.isPending, let armedDeadline, armedDeadline <= deadline { return }
         timer.remove()
         armedDeadline = deadline
-        timer.add(timeout: deadline.duration(after: .now))
+        timer.add(timeout: deadline.timeval(after: .now))
     }
 
     private func deadlinePassed() {

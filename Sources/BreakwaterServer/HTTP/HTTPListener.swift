@@ -11,7 +11,11 @@ final class HTTPListener: IOEventHandler {
     let loop: EventLoop
     let handler: any HTTPHandler
     let counter: Counter
-    private(set) var limits: HTTPLimits
+    private(set) var limits: HTTPLimits {
+        didSet { timeouts = ConnectionTimeouts(limits) }
+    }
+    /// The limits' timeouts in nanoseconds, converted once rather than per connection.
+    private(set) var timeouts: ConnectionTimeouts
     let fileDescriptor: Int32
     private let openConnections: OpenConnections
     private let label: String
@@ -31,6 +35,7 @@ final class HTTPListener: IOEventHandler {
         self.handler = handler
         self.counter = counter
         self.limits = limits
+        self.timeouts = ConnectionTimeouts(limits)
         self.label = label
         self.openConnections = openConnections
         do {
@@ -61,23 +66,24 @@ final class HTTPListener: IOEventHandler {
     /// Accepts what is waiting, a bounded number per turn so other loops' work goes on.
     private func acceptConnections() {
         for _ in 0..<64 {
-            let fd: Int32
+            let accepted: Socket.Accepted
             do {
-                guard let accepted = try Socket.accept(fileDescriptor) else { return }
-                fd = accepted
+                guard let next = try Socket.accept(fileDescriptor) else { return }
+                accepted = next
             } catch {
                 if error.isDescriptorExhaustion { pauseAccepting(error) } else {
                     Self.logger.warning("accept failed on \(label): \(error)")
                 }
                 return
             }
+            let fd = accepted.fd
             guard openConnections.reserve(limit: limits.maxConnections) else {
                 // Over max_connections: refused at once, the client sees the connection close.
                 Socket.close(fd)
                 continue
             }
             do {
-                let connection = try HTTPConnection(fd: fd, listener: self, tls: limits.tls)
+                let connection = try HTTPConnection(fd: fd, peer: accepted.peer, listener: self, tls: limits.tls)
                 connections[ObjectIdentifier(connection)] = connection
             } catch {
                 openConnections.release()
@@ -119,6 +125,19 @@ final class HTTPListener: IOEventHandler {
         for connection in Array(connections.values) { connection.close() }
         connections.removeAll()
         Socket.close(fileDescriptor)
+    }
+}
+
+/// A listener's idle, header and body timeouts in nanoseconds, as connections count them.
+struct ConnectionTimeouts {
+    let idle: Int64
+    let header: Int64
+    let body: Int64
+
+    init(_ limits: HTTPLimits) {
+        idle = MonotonicTime.nanoseconds(limits.idleTimeout)
+        header = MonotonicTime.nanoseconds(limits.headerTimeout)
+        body = MonotonicTime.nanoseconds(limits.bodyTimeout)
     }
 }
 

@@ -53,6 +53,14 @@ final class IOEvent {
         isPending = true
     }
 
+    /// Arms the event with a timeout already in `timeval` form.
+    func add(timeout: timeval) {
+        guard let event else { return }
+        var tv = timeout
+        event_add(event, &tv)
+        isPending = true
+    }
+
     func remove() {
         guard let event, isPending else { return }
         event_del(event)

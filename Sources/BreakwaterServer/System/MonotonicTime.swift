@@ -26,9 +26,11 @@ struct MonotonicTime: Comparable {
         return MonotonicTime(nanoseconds: overflow ? .max : sum)
     }
 
-    /// The time from `other` to this, zero if `other` is later.
-    func duration(after other: MonotonicTime) -> Duration {
-        .nanoseconds(max(0, nanoseconds - other.nanoseconds))
+    /// The time from `other` to this as a `timeval`, zero if `other` is later (a timer's
+    /// timeout, without `Duration`'s 128-bit arithmetic).
+    func timeval(after other: MonotonicTime) -> timeval {
+        let span = max(0, nanoseconds - other.nanoseconds)
+        return Glibc.timeval(tv_sec: Int(span / 1_000_000_000), tv_usec: Int(span % 1_000_000_000 / 1000))
     }
 
     static func < (lhs: MonotonicTime, rhs: MonotonicTime) -> Bool { lhs.nanoseconds < rhs.nanoseconds }

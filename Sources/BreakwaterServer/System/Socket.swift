@@ -18,7 +18,7 @@ enum SocketIO: Equatable {
 }
 
 /// Non-blocking socket calls on file descriptors.
-enum Socket {
+package enum Socket {
     /// A listening socket bound to `address`, sharing the port with the other loops
     /// (SO_REUSEPORT: the kernel spreads connections over them).
     static func listen(_ address: SocketAddress, backlog: Int32 = 1024) throws(SystemError) -> Int32 {
@@ -48,11 +48,23 @@ enum Socket {
         return fd
     }
 
-    /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
-    static func accept(_ listener: Int32) throws(SystemError) -> Int32? {
+    /// A connection taken from a listener: its socket and the peer's numeric address.
+    struct Accepted {
+        let fd: Int32
+        /// "127.0.0.1", "::1"; "" when the kernel gave no address.
+        let peer: String
+    }
+
+    /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting. The
+    /// peer's address comes with it (no `getpeername` call afterwards).
+    static func accept(_ listener: Int32) throws(SystemError) -> Accepted? {
+        var storage = sockaddr_storage()
         while true {
-            let fd = CLibevent_accept_nonblocking(listener, nil, nil)
-            if fd >= 0 { return fd }
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { CLibevent_accept_nonblocking(listener, $0, &length) }
+            }
+            if fd >= 0 { return Accepted(fd: fd, peer: length > 0 ? numericAddress(storage) : "") }
             let code = errno
             switch code {
             case EINTR: continue
@@ -132,29 +144,58 @@ enum Socket {
         _ = Glibc.close(fd)
     }
 
-    /// The peer's numeric address ("127.0.0.1", "::1"), or "" when unknown.
-    static func peerAddress(_ fd: Int32) -> String {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let ok = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+    /// The numeric text of `storage` ("127.0.0.1", "::1"), or "" for another family. IPv4, the
+    /// common case, is written digit by digit into a small string (no formatting functions).
+    package static func numericAddress(_ storage: sockaddr_storage) -> String {
+        var storage = storage
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            let address = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+            }
+            return dottedQuad(address)
+        case AF_INET6:
+            var text = (
+                UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0)
+            )  // 64 bytes, over INET6_ADDRSTRLEN (46)
+            return withUnsafeMutableBytes(of: &text) { buffer -> String in
+                let characters = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
+                let converted = withUnsafePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer -> Bool in
+                        var address = pointer.pointee.sin6_addr
+                        return inet_ntop(AF_INET6, &address, characters, socklen_t(buffer.count)) != nil
+                    }
+                }
+                return converted ? String(cString: characters) : ""
+            }
+        default:
+            return ""
         }
-        guard ok == 0 else { return "" }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let family = Int32(storage.ss_family)
-        let converted = withUnsafePointer(to: &storage) { pointer -> Bool in
-            if family == AF_INET6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                    var address = $0.pointee.sin6_addr
-                    return inet_ntop(family, &address, &text, socklen_t(text.count)) != nil
+    }
+
+    /// `address` (host order) as "a.b.c.d".
+    package static func dottedQuad(_ address: UInt32) -> String {
+        var text = (UInt64(0), UInt64(0))  // "255.255.255.255" is 15 bytes
+        return withUnsafeMutableBytes(of: &text) { buffer -> String in
+            var at = 0
+            for shift in stride(from: 24, through: 0, by: -8) {
+                let octet = Int((address >> UInt32(shift)) & 0xFF)
+                if octet >= 100 {
+                    buffer[at] = UInt8(ascii: "0") + UInt8(octet / 100)
+                    at += 1
+                }
+                if octet >= 10 {
+                    buffer[at] = UInt8(ascii: "0") + UInt8(octet / 10 % 10)
+                    at += 1
+                }
+                buffer[at] = UInt8(ascii: "0") + UInt8(octet % 10)
+                at += 1
+                if shift > 0 {
+                    buffer[at] = UInt8(ascii: ".")
+                    at += 1
                 }
             }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                var address = $0.pointee.sin_addr
-                return inet_ntop(family, &address, &text, socklen_t(text.count)) != nil
-            }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[0..<at]), as: UTF8.self)
         }
-        guard converted else { return "" }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
