@@ -21,14 +21,14 @@ package final class CacheEntry: Sendable {
     private init() {}
 
     /// Bytes charged for each entry beyond the sizes counted one by one below: its allocation's
-    /// header and fields (96 with the allocator's word), its SIEVE slot and visited bit (about 22 with
-    /// the array's growth), its key-table bucket (about 21 at three quarters full at most), and
-    /// the rest of the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw
-    /// 1,439 resident bytes per 1 KiB entry (100k entries, 2026-11-23), 350 beyond its body and
-    /// prebuilt lines, of which about 40 were its 8 tags' index slots; so that `cache.max_bytes`
-    /// bounds the process's memory, not only the bodies. (Later layouts need less: the charge
-    /// stays on the safe side.)
-    package static let fixedOverhead = 320
+    /// header and fields (97 with the allocator's word and rounding), its SIEVE slot and visited
+    /// bit (about 17 with the array's growth), its key-table bucket (about 14), and the rest of
+    /// the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw 143 resident
+    /// bytes an entry beyond its body (100k entries of 1 KiB, two tags each, 2026-11-25; it was
+    /// 350 on 2026-11-23, when this was 320). The charge keeps about a third on top, for the
+    /// allocator's holes when entries of other sizes come and go, so that `cache.max_bytes`
+    /// bounds the process's memory, not only the bodies.
+    package static let fixedOverhead = 192
 
     /// Bytes charged for each tag beyond its text: its element of the entry's tag list (16, when
     /// the list is not shared with other entries) and its slot number in the tag index (4, with
