@@ -199,8 +199,11 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(2))
         let stats = try fleet.proxies[0].stats()["redis"] as? [String: Any]
         #expect(stats?["connected"] as? Bool == false)
+        #expect(stats?["connections_ready"] as? Int == 0)
+        #expect(stats?["subscribed"] as? Bool == false)
         let metrics = String(decoding: try fleet.proxies[0].admin.get("/metrics").body, as: UTF8.self)
         #expect(metrics.contains("breakwater_redis_up 0"))
+        #expect(metrics.contains("breakwater_redis_subscribed 0"))
         #expect(fleet.proxies[0].process.output.filter { $0.contains("redis unreachable") }.count == 1)
     }
 
@@ -210,12 +213,18 @@ import Testing
         _ = try FleetStack.post(fleet.proxies[0], FleetStack.detail, variables: #"{"id":"1"}"#)
         let redis = try #require(try fleet.proxies[0].stats()["redis"] as? [String: Any])
         #expect(redis["connected"] as? Bool == true)
+        #expect(redis["subscribed"] as? Bool == true)
+        let loops = try #require(redis["connections"] as? Int)
+        #expect(loops >= 1)
+        #expect(redis["connections_ready"] as? Int == loops)
         for key in ["l2_hits", "l2_misses", "registry_hits", "errors"] { #expect(redis[key] is Int, "\(key)") }
         #expect(redis["l2_misses"] as? Int == 1)
         let latency = try #require(redis["latency_ms"] as? [String: Any])
         #expect(latency["p50"] != nil && latency["p99"] != nil)
         let metrics = String(decoding: try fleet.proxies[0].admin.get("/metrics").body, as: UTF8.self)
         #expect(metrics.contains("breakwater_redis_up 1"))
+        #expect(metrics.contains("breakwater_redis_subscribed 1"))
+        #expect(metrics.contains("breakwater_redis_connections_ready \(loops)"))
         #expect(metrics.contains("breakwater_redis_l2_misses_total 1"))
         #expect(metrics.contains("breakwater_redis_duration_seconds_count"))
         #expect(fleet.proxies[0].process.output.filter { $0.contains("redis connected") }.count == 1)

@@ -3,8 +3,14 @@
 
 /// What the shared tier reports: whether Redis answers, and its figures.
 package struct RedisStatus: Sendable, Equatable {
+    /// At least one loop's connection answers.
     package var connected: Bool
     package var statistics: RedisStatistics
+    /// Loops whose command connection answers, of `connections` (one per loop).
+    package var readyConnections = 0
+    package var connections = 0
+    /// The purge subscriber is subscribed: the other proxies' purges reach this one.
+    package var subscribed = false
 
     package init(connected: Bool, statistics: RedisStatistics) {
         (self.connected, self.statistics) = (connected, statistics)
@@ -19,6 +25,8 @@ extension StatsReport {
         bytes.removeLast()
         let figures = redis.statistics
         var member = ",\"redis\":{\"connected\":\(redis.connected)"
+        member += ",\"connections\":\(redis.connections),\"connections_ready\":\(redis.readyConnections)"
+        member += ",\"subscribed\":\(redis.subscribed)"
         member += ",\"l2_hits\":\(figures.l2Hits),\"l2_misses\":\(figures.l2Misses)"
         member += ",\"registry_hits\":\(figures.registryHits),\"errors\":\(figures.errors)"
         member += ",\"timeouts\":\(figures.timeouts),\"remote_purges\":\(figures.remotePurges),\"latency_ms\":{"
@@ -40,6 +48,11 @@ extension StatsReport {
         let families: [(String, String, String, Int)] = [
             ("breakwater_redis_up", "gauge", "Whether Redis answers (1) or the proxy serves from local memory only (0).",
              redis.connected ? 1 : 0),
+            ("breakwater_redis_connections_ready", "gauge", "Event loops whose Redis connection answers.",
+             redis.readyConnections),
+            ("breakwater_redis_subscribed", "gauge",
+             "Whether the purge subscriber is subscribed (1): the other proxies' purges reach this one.",
+             redis.subscribed ? 1 : 0),
             ("breakwater_redis_l2_hits_total", "counter", "Local misses answered from the shared cache.", figures.l2Hits),
             ("breakwater_redis_l2_misses_total", "counter", "Local misses the shared cache could not answer.",
              figures.l2Misses),

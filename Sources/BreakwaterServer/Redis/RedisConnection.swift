@@ -246,7 +246,11 @@ final class RedisConnection {
         isReady = true
         backoff = Self.firstBackoff
         consecutiveTimeouts = 0
-        if isCommandConnection { health.connectionChanged(ready: true, endpoint: endpoint, logger: logger) }
+        if isCommandConnection {
+            health.connectionChanged(ready: true, endpoint: endpoint, logger: logger)
+        } else {
+            health.subscriberChanged(subscribed: true)
+        }
         onReady?()
     }
 
@@ -283,6 +287,7 @@ final class RedisConnection {
         if !isCommandConnection {
             logger.debug("redis subscriber reconnecting", metadata: ["redis.reason": "\(reason)"])
             isReady = false
+            health.subscriberChanged(subscribed: false)
         } else if isReady {
             isReady = false
             health.connectionChanged(ready: false, endpoint: endpoint, logger: logger, reason: reason)

@@ -133,5 +133,11 @@ extension RedisFleet {
     }
 
     /// What `/stats` and `/metrics` show of the shared tier.
-    var status: RedisStatus { RedisStatus(connected: health.isUp, statistics: health.statistics) }
+    var status: RedisStatus {
+        var status = RedisStatus(connected: health.isUp, statistics: health.statistics)
+        status.readyConnections = health.readyConnectionCount
+        status.connections = health.connectionCount
+        status.subscribed = health.isSubscribed
+        return status
+    }
 }

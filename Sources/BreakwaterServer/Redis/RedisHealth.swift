@@ -9,6 +9,8 @@ import Synchronization
 package final class RedisHealth: Sendable {
     /// Command connections ready now (one per loop at most).
     private let readyConnections = Atomic<Int>(0)
+    /// Whether the purge subscriber is subscribed: purges from other proxies reach this one.
+    private let subscribed = Atomic<Bool>(false)
     /// Whether "down" was already logged since Redis last answered: later failed retries are quiet.
     private let reportedDown = Atomic<Bool>(false)
     private let loops: [LoopFigures]
@@ -22,6 +24,14 @@ package final class RedisHealth: Sendable {
 
     /// How many loops' command connections are ready now.
     package var readyConnectionCount: Int { readyConnections.load(ordering: .relaxed) }
+
+    /// Command connections the process has, ready or not (one per loop).
+    package var connectionCount: Int { loops.count }
+
+    /// Whether purges published by the other proxies reach this one now.
+    package var isSubscribed: Bool { subscribed.load(ordering: .relaxed) }
+
+    func subscriberChanged(subscribed now: Bool) { subscribed.store(now, ordering: .relaxed) }
 
     /// Every loop's statistics, merged.
     package var statistics: RedisStatistics {

@@ -59,12 +59,17 @@ final class FleetStack: @unchecked Sendable {
         ((try origin.counters())["byOperation"] as? [String: Any])?[operation] as? Int ?? 0
     }
 
-    /// Waits until every proxy reports Redis connected in `/stats`.
+    /// Waits until every proxy reports in `/stats` every loop connected to Redis and the purge
+    /// subscriber subscribed.
     func waitUntilConnected(timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
+            // Every loop's connection and the purge subscriber: a request may land on any loop,
+            // and a purge published before a proxy subscribed never reaches it.
             if try proxies.allSatisfy({ proxy in
-                ((try proxy.stats()["redis"] as? [String: Any])?["connected"] as? Bool) == true
+                guard let redis = try proxy.stats()["redis"] as? [String: Any] else { return false }
+                return redis["subscribed"] as? Bool == true
+                    && (redis["connections_ready"] as? Int).map { $0 > 0 && $0 == redis["connections"] as? Int } == true
             }) { return }
             Thread.sleep(forTimeInterval: 0.02)
         }
