@@ -71,7 +71,9 @@ struct RedisTierTests {
 
     @Test func oneProxyHoldsTheLeaseAndTheOthersGetItsEntry() async throws {
         let redis = try RedisServerProcess()
-        let members = try (0..<3).map { _ in try RedisFleetMember(url: redis.url) }
+        // A lease call that misses redis.timeout counts as won (every proxy fetches for itself
+        // without Redis): a generous timeout keeps a busy machine from making two winners.
+        let members = try (0..<3).map { _ in try RedisFleetMember(url: redis.url, timeout: .seconds(4)) }
         for member in members { #expect(await member.waitUntilUp()) }
         let key = RedisTestEntries.key("burst")
         var winners = 0
@@ -217,7 +219,10 @@ struct RedisTierTests {
             elapsed = time
         }
         #expect(missed)
-        #expect(elapsed >= .milliseconds(45) && elapsed < .milliseconds(400), "\(elapsed)")
+        // At most the timeout plus scheduling. (It can be less: on a busy machine eight calls in a
+        // row may miss the 50 ms and drop the connection, and a call without one misses at once;
+        // the count of timeouts below shows the deadline was what cut the calls short.)
+        #expect(elapsed < .milliseconds(400), "\(elapsed)")
         try await Task.sleep(for: .milliseconds(1_200))
         #expect(await a.lookup(entry.key) != nil, "answers again once Redis is")
         #expect(a.fleet.health.statistics.timeouts >= 1)
