@@ -367,9 +367,10 @@ final class HTTPConnection: IOEventHandler {
     private func beginLingering() {
         if case .plain(let fd) = transport {
             // A client that asked to close and sent nothing more (nothing buffered, and the last
-            // read emptied the socket) has nothing a close could turn into a reset: closed now,
-            // as nginx does, without the shutdown and the wait for its FIN.
-            if clientAskedToClose, buffer.count == 0, socketWasDrained { return close() }
+            // read emptied the socket while reading was on, so later bytes would have been read)
+            // has nothing a close could turn into a reset: closed now, as nginx does, without the
+            // shutdown and the wait for its FIN.
+            if clientAskedToClose, buffer.count == 0, socketWasDrained, !isReadPaused { return close() }
             Socket.shutdownWrite(fd)
             phase = .lingering(since: .now)
             readEvent?.add()
