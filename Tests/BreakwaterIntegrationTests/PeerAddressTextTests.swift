@@ -13,28 +13,29 @@ import Testing
         var address = in_addr()
         #expect(inet_pton(AF_INET, text, &address) == 1)
         #expect(Socket.dottedQuad(UInt32(bigEndian: address.s_addr)) == text)
-        var storage = sockaddr_storage()
-        withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                $0.pointee.sin_family = sa_family_t(AF_INET)
-                $0.pointee.sin_addr = address
-            }
-        }
-        #expect(Socket.numericAddress(storage) == text)
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_addr = address
+        #expect(Socket.numericAddress(Self.storage(socketAddress)) == text)
     }
 
     @Test(arguments: ["::1", "::ffff:127.0.0.1", "2001:db8::8a2e:370:7334", "fe80::1"])
     func ipv6IsWrittenByInetNtop(_ text: String) throws {
         var address = in6_addr()
         #expect(inet_pton(AF_INET6, text, &address) == 1)
+        var socketAddress = sockaddr_in6()
+        socketAddress.sin6_family = sa_family_t(AF_INET6)
+        socketAddress.sin6_addr = address
+        #expect(Socket.numericAddress(Self.storage(socketAddress)) == text)
+    }
+
+    /// `address` at the start of a `sockaddr_storage`, as accept4 fills one.
+    static func storage<Address>(_ address: Address) -> sockaddr_storage {
         var storage = sockaddr_storage()
-        withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                $0.pointee.sin6_family = sa_family_t(AF_INET6)
-                $0.pointee.sin6_addr = address
-            }
+        withUnsafeMutableBytes(of: &storage) { raw in
+            withUnsafeBytes(of: address) { raw.copyMemory(from: $0) }
         }
-        #expect(Socket.numericAddress(storage) == text)
+        return storage
     }
 
     @Test func anotherFamilyHasNoText() {
