@@ -24,7 +24,7 @@ package final class CacheEntry: Sendable {
     /// header and fields (97 with the allocator's word and rounding), its SIEVE slot and visited
     /// bit (about 17 with the array's growth), its key-table bucket (about 14), and the rest of
     /// the process's growth per entry. Measured, not guessed: `bench/memory.sh` saw 143 resident
-    /// bytes an entry beyond its body (100k entries of 1 KiB, two tags each, 2026-11-25; it was
+    /// bytes an entry beyond its body (100k entries of 1 KiB, eight tags each, 2026-11-25; it was
     /// 350 on 2026-11-23, when this was 320). The charge keeps about a third on top, for the
     /// allocator's holes when entries of other sizes come and go, so that `cache.max_bytes`
     /// bounds the process's memory, not only the bodies.

@@ -64,10 +64,8 @@ final class HTTPConnection: IOEventHandler {
     private var headStartedAt: MonotonicTime?
     private var bodyStartedAt: MonotonicTime?
     private var lastActivity = MonotonicTime.now
-    /// The listener's timeouts in nanoseconds, converted once.
-    private let idleNanoseconds: Int64
-    private let headerNanoseconds: Int64
-    private let bodyNanoseconds: Int64
+    /// The listener's timeouts in nanoseconds (as they were when the connection came).
+    private let timeouts: ConnectionTimeouts
 
     init(fd: Int32, peer: String, listener: HTTPListener, tls: TLSServerContext?) throws(SystemError) {
         self.loop = listener.loop
@@ -81,10 +79,7 @@ final class HTTPConnection: IOEventHandler {
         let limits = listener.limits
         buffer = ReadBuffer(maxCapacity: limits.maxHeaderBytes + 64 << 10)
         parser = HTTP1RequestParser(limits: limits.parserLimits)
-        let timeouts = listener.timeouts
-        idleNanoseconds = timeouts.idle
-        headerNanoseconds = timeouts.header
-        bodyNanoseconds = timeouts.body
+        timeouts = listener.timeouts
         slots.reserveCapacity(Self.maxOutstanding)
         readEvent = try IOEvent(loop: loop, fd: fd, kind: .read, handler: self)
         writeEvent = try IOEvent(loop: loop, fd: fd, kind: .write, handler: self)
@@ -424,10 +419,10 @@ final class HTTPConnection: IOEventHandler {
         case .lingering(let since): return (since + Self.lingerNanoseconds, false)
         case .open: break
         }
-        if let bodyStartedAt { return (bodyStartedAt + bodyNanoseconds, true) }
-        if let headStartedAt { return (headStartedAt + headerNanoseconds, true) }
+        if let bodyStartedAt { return (bodyStartedAt + timeouts.body, true) }
+        if let headStartedAt { return (headStartedAt + timeouts.header, true) }
         // A client that stops reading its answers, or an idle keep-alive connection.
-        if !output.isEmpty || slots.isEmpty { return (lastActivity + idleNanoseconds, false) }
+        if !output.isEmpty || slots.isEmpty { return (lastActivity + timeouts.idle, false) }
         return nil
     }
 

@@ -60,8 +60,8 @@ package final class RedisFleet: @unchecked Sendable {
         self.subscriber.loop.execute { subscriber.value.start() }
     }
 
-    /// Redis answers `ready` again: every other connection waiting out a backoff retries now,
-    /// each on its own loop, so the whole process shares again at once rather than loop by loop.
+    /// `ready` reached Redis: every other connection waiting out a backoff retries now, each on
+    /// its own loop, so the whole process shares again at once rather than loop by loop.
     private func wakeTheOthers(of ready: RedisConnection) {
         for connection in connections + [subscriber] where connection !== ready {
             let bound = LoopBound(connection)
