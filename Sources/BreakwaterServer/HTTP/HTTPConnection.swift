@@ -90,6 +90,16 @@ final class HTTPConnection: IOEventHandler {
 
     deinit { release() }
 
+    /// Reads at once what the client may already have sent (under load its request is usually
+    /// there when the connection is accepted), instead of in the next turn of the loop. An
+    /// answer that ends the connection in this turn then costs no epoll_ctl: libevent's change
+    /// list cancels the read event's pending ADD against its DEL. Plain connections only (a TLS
+    /// handshake starts on its own event); call after the listener holds the connection.
+    func readWhatArrived() {
+        guard case .plain = transport else { return }
+        didBecomeReadable()
+    }
+
     // MARK: Events
 
     func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {

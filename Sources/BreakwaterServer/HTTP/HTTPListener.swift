@@ -85,6 +85,7 @@ final class HTTPListener: IOEventHandler {
             do {
                 let connection = try HTTPConnection(fd: fd, peer: accepted.peer, listener: self, tls: limits.tls)
                 connections[ObjectIdentifier(connection)] = connection
+                connection.readWhatArrived()
             } catch {
                 openConnections.release()
                 Socket.close(fd)
