@@ -169,24 +169,24 @@ package final class CacheEntry: Sendable {
     /// Made by the first client that accepts it (SPEC 5: once per entry, not per hit), and kept
     /// in `gzipForms` while the entry lives.
     package func gzipResponse(_ compressor: any BodyCompressing) -> PrebuiltResponse? {
-        if !Self.gzipForms.isEmpty, let made = Self.gzipForms.value(for: self) { return made.response }
+        if !Self.gzipForms.isEmpty, let made = Self.gzipForms.value(for: self) { return made }
         let response = self.response
         guard response.bodyCount >= Compression.minimumBytes else { return nil }
         let compressed = response.withBody { compressor.gzip(UnsafeRawBufferPointer($0)) }
-        let made = EncodedForm(
-            compressed.map { body in
-                PrebuiltResponse(
-                    fields: [
-                        HTTPHeaderField(name: "ETag", value: Self.gzipETag(etag)),
-                        HTTPHeaderField(name: "Content-Encoding", value: "gzip"),
-                    ] + extraHeaders, body: body)
-            })
+        let made = compressed.map { body in
+            PrebuiltResponse(
+                fields: [
+                    HTTPHeaderField(name: "ETag", value: Self.gzipETag(etag)),
+                    HTTPHeaderField(name: "Content-Encoding", value: "gzip"),
+                ] + extraHeaders, body: body)
+        }
         // Another thread may have made it meanwhile: either is the same bytes.
-        return Self.gzipForms.storeIfAbsent(made, for: self).response
+        return Self.gzipForms.storeIfAbsent(made, for: self)
     }
 
-    /// The gzip forms made so far, by entry.
-    private static let gzipForms = EntrySideTable<EncodedForm>()
+    /// The gzip forms made so far, by entry: nil for an entry gzip does not shrink (so that it
+    /// is not tried again).
+    private static let gzipForms = EntrySideTable<PrebuiltResponse?>()
 
     /// Whether a gzip form is kept for the entry `identifier` names (a test's evidence that an
     /// entry takes its form with it when it goes).
@@ -233,13 +233,6 @@ package final class CacheEntry: Sendable {
     package func removableAt(staleSince: ContinuousClock.Instant?) -> ContinuousClock.Instant {
         expiresAt(staleSince: staleSince) + max(staleWhileRevalidate, staleIfError)
     }
-}
-
-/// One encoded form of an entry's answer, held by reference so that it can be set once, lock-free.
-final class EncodedForm: Sendable {
-    let response: PrebuiltResponse?
-
-    init(_ response: PrebuiltResponse?) { self.response = response }
 }
 
 extension CacheEntry {

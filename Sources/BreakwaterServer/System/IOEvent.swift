@@ -43,17 +43,16 @@ final class IOEvent {
 
     /// Registers the event; a timer fires once after `timeout`.
     func add(timeout: Duration? = nil) {
-        guard let event else { return }
-        if let timeout {
-            var tv = timeval(duration: timeout)
-            event_add(event, &tv)
-        } else {
+        guard let timeout else {
+            guard let event else { return }
             event_add(event, nil)
+            isPending = true
+            return
         }
-        isPending = true
+        add(timeout: timeval(duration: timeout))
     }
 
-    /// Arms the event with a timeout already in `timeval` form.
+    /// `add(timeout:)` with the timeout already a `timeval` (no `Duration` arithmetic).
     func add(timeout: timeval) {
         guard let event else { return }
         var tv = timeout

@@ -155,18 +155,12 @@ package enum Socket {
             }
             return dottedQuad(address)
         case AF_INET6:
-            var text = (
-                UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0)
-            )  // 64 bytes, over INET6_ADDRSTRLEN (46)
-            return withUnsafeMutableBytes(of: &text) { buffer -> String in
-                let characters = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
-                let converted = withUnsafePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer -> Bool in
-                        var address = pointer.pointee.sin6_addr
-                        return inet_ntop(AF_INET6, &address, characters, socklen_t(buffer.count)) != nil
-                    }
-                }
-                return converted ? String(cString: characters) : ""
+            var address = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            }
+            return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { text in
+                guard inet_ntop(AF_INET6, &address, text.baseAddress, socklen_t(text.count)) != nil else { return "" }
+                return String(cString: text.baseAddress!)
             }
         default:
             return ""
@@ -175,27 +169,27 @@ package enum Socket {
 
     /// `address` (host order) as "a.b.c.d".
     package static func dottedQuad(_ address: UInt32) -> String {
-        var text = (UInt64(0), UInt64(0))  // "255.255.255.255" is 15 bytes
-        return withUnsafeMutableBytes(of: &text) { buffer -> String in
+        // At most 15 bytes ("255.255.255.255"): a small string, stored inline.
+        String(unsafeUninitializedCapacity: 15) { text in
             var at = 0
             for shift in stride(from: 24, through: 0, by: -8) {
-                let octet = Int((address >> UInt32(shift)) & 0xFF)
+                let octet = UInt8(truncatingIfNeeded: address >> UInt32(shift))
                 if octet >= 100 {
-                    buffer[at] = UInt8(ascii: "0") + UInt8(octet / 100)
+                    text[at] = UInt8(ascii: "0") + octet / 100
                     at += 1
                 }
                 if octet >= 10 {
-                    buffer[at] = UInt8(ascii: "0") + UInt8(octet / 10 % 10)
+                    text[at] = UInt8(ascii: "0") + octet / 10 % 10
                     at += 1
                 }
-                buffer[at] = UInt8(ascii: "0") + UInt8(octet % 10)
+                text[at] = UInt8(ascii: "0") + octet % 10
                 at += 1
                 if shift > 0 {
-                    buffer[at] = UInt8(ascii: ".")
+                    text[at] = UInt8(ascii: ".")
                     at += 1
                 }
             }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[0..<at]), as: UTF8.self)
+            return at
         }
     }
 }
