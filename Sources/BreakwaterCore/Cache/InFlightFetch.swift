@@ -1,32 +1,41 @@
-// The life of one key's upstream fetch (SPEC section 5: coalescing and stale-while-revalidate)
+// The life of one key's upstream fetch (coalescing and stale-while-revalidate, docs/ARCHITECTURE.md)
 // as a value: events in, actions out, and the I/O layer carries the actions out.
 
-/// Request coalescing for one cache key: at most one upstream fetch, however many clients ask.
+/// Request coalescing for one cache key: at most one upstream fetch, however many clients ask,
+/// and its answer handed to the others only when it may be shared (`AnswerSharing`).
 ///
 /// ```
 /// idle ──join──────────▶ fetching(waiters: [w], isRefresh: false)   → .startFetch
 /// idle ──beginRefresh──▶ fetching(waiters: [],  isRefresh: true)    → .startRefresh
 /// fetching ──join──────▶ fetching(waiters + [w])                     → .wait
 /// fetching ──beginRefresh──▶ unchanged                               → .alreadyFetching
-/// fetching ──complete──▶ idle                                        → every waiter
+/// fetching ──complete(shared)──────▶ idle                            → every waiter answered
+/// fetching ──complete(fetcherOnly)─▶ idle or passing(until)          → the leader answered,
+///                                                                      the others fetch alone
+/// passing ──join (before until)────▶ unchanged                       → .fetchAlone
+/// passing ──answeredAlone(shared)──▶ idle
 /// ```
 /// The leader is a waiter like any other: it gets `.startFetch`, and its answer comes from
-/// `complete()` with everyone else's. Waiters are never removed, so a client that disconnects,
+/// `complete` with everyone else's. Waiters are never removed, so a client that disconnects,
 /// the leader included, cannot cancel the fetch; delivering to it is the caller's no-op.
-/// The caller must call `complete()` exactly once per started fetch, whatever the outcome
-/// (stored, not storable, origin error, timeout): the waiters decide what to send from it.
+/// The caller must call `complete` exactly once per started fetch, whatever the outcome
+/// (stored, not storable, origin error, timeout). A background refresh has no leader: when its
+/// answer may not be shared, every waiter fetches alone.
 package struct InFlightFetch<Waiter> {
     /// What the caller does after `join`.
     package enum JoinAction: Sendable, Equatable {
-        /// Nobody was fetching: send the upstream request, then call `complete()`.
+        /// Nobody was fetching: send the upstream request, then call `complete`.
         case startFetch
         /// A fetch or refresh is under way: the waiter is delivered to when it completes.
         case wait
+        /// The key's last answer could not be shared (hit-for-miss): fetch for this client alone,
+        /// then call `answeredAlone`.
+        case fetchAlone
     }
 
     /// What the caller does after `beginRefresh`.
     package enum RefreshAction: Sendable, Equatable {
-        /// Send the background request, then call `complete()`.
+        /// Send the background request, then call `complete`.
         case startRefresh
         /// A fetch or refresh is under way; its answer will refresh the entry.
         case alreadyFetching
@@ -36,7 +45,13 @@ package struct InFlightFetch<Waiter> {
         case idle
         /// `isRefresh`: started by stale-while-revalidate rather than by a miss.
         case fetching(waiters: [Waiter], isRefresh: Bool)
+        /// The last answer may not be shared: misses fetch alone until `until`.
+        case passing(until: ContinuousClock.Instant)
     }
+
+    /// How long a key whose answer may not be shared is remembered so (Varnish keeps its
+    /// hit-for-miss objects 120 s; shorter here, since a stored answer ends it anyway).
+    package static var passDuration: Duration { .seconds(30) }
 
     private var state = State.idle
 
@@ -44,8 +59,8 @@ package struct InFlightFetch<Waiter> {
 
     /// True when no fetch is under way.
     package var isIdle: Bool {
-        if case .idle = state { return true }
-        return false
+        if case .fetching = state { return false }
+        return true
     }
 
     /// True while a background refresh (and not a miss) runs.
@@ -60,11 +75,28 @@ package struct InFlightFetch<Waiter> {
         return 0
     }
 
-    /// A client missed the cache: it leads a new fetch or waits for the one under way (a
-    /// refresh included, whose answer is as fresh as any).
-    package mutating func join(_ waiter: Waiter) -> JoinAction {
+    /// Whether misses fetch alone at `now` (the key's last answer could not be shared).
+    package func isPassing(at now: ContinuousClock.Instant) -> Bool {
+        if case .passing(let until) = state { return now < until }
+        return false
+    }
+
+    /// Whether the value holds nothing worth keeping at `now`: no fetch, no live pass.
+    package func isSpent(at now: ContinuousClock.Instant) -> Bool {
         switch state {
-        case .idle:
+        case .idle: true
+        case .fetching: false
+        case .passing(let until): now >= until
+        }
+    }
+
+    /// A client missed the cache: it leads a new fetch, waits for the one under way (a refresh
+    /// included, whose answer is as fresh as any), or fetches alone while the key passes.
+    package mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
+        switch state {
+        case .passing(let until) where now < until:
+            return .fetchAlone
+        case .idle, .passing:
             state = .fetching(waiters: [waiter], isRefresh: false)
             return .startFetch
         case .fetching(var waiters, let isRefresh):
@@ -78,19 +110,55 @@ package struct InFlightFetch<Waiter> {
 
     /// A client was served a stale entry: refresh it in the background unless a fetch runs.
     package mutating func beginRefresh() -> RefreshAction {
-        guard case .idle = state else { return .alreadyFetching }
+        if case .fetching = state { return .alreadyFetching }
         state = .fetching(waiters: [], isRefresh: true)
         return .startRefresh
     }
 
-    /// The fetch finished, however it went: returns every waiter to answer and goes back to idle.
-    /// Completing an idle fetch returns no one.
-    package mutating func complete() -> [Waiter] {
-        defer { state = .idle }
-        guard case .fetching(let waiters, _) = state else { return [] }
-        return waiters
+    /// The fetch finished with an answer of `sharing`: returns whom to answer with it and who
+    /// must fetch for themselves. Completing when no fetch runs returns no one.
+    package mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant) -> InFlightCompletion<Waiter> {
+        guard case .fetching(let waiters, let isRefresh) = state else { return InFlightCompletion() }
+        switch sharing {
+        case .shared:
+            state = .idle
+            return InFlightCompletion(answered: waiters)
+        case .fetcherOnly(let remember):
+            state = remember ? .passing(until: now + Self.passDuration) : .idle
+            if isRefresh { return InFlightCompletion(refetching: waiters) }
+            return InFlightCompletion(answered: Array(waiters.prefix(1)), refetching: Array(waiters.dropFirst()))
+        }
+    }
+
+    /// A fetch made alone (`.fetchAlone`, or a waiter refetching) ended with an answer of
+    /// `sharing`: a shared one ends the pass, one that says the key is private starts or renews it.
+    package mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
+        switch (state, sharing) {
+        case (.fetching, _):
+            // The fetch under way decides when it completes.
+            break
+        case (_, .shared):
+            state = .idle
+        case (_, .fetcherOnly(remember: true)):
+            state = .passing(until: now + Self.passDuration)
+        case (_, .fetcherOnly(remember: false)):
+            break
+        }
+    }
+}
+
+/// Whom a finished fetch answers: `answered` get its outcome; `refetching` were waiting for an
+/// answer they may not have, and fetch for themselves.
+package struct InFlightCompletion<Waiter> {
+    package var answered: [Waiter] = []
+    package var refetching: [Waiter] = []
+
+    package init(answered: [Waiter] = [], refetching: [Waiter] = []) {
+        self.answered = answered
+        self.refetching = refetching
     }
 }
 
 extension InFlightFetch: Sendable where Waiter: Sendable {}
 extension InFlightFetch.State: Sendable where Waiter: Sendable {}
+extension InFlightCompletion: Sendable where Waiter: Sendable {}

@@ -1,5 +1,6 @@
-// The in-flight fetches of every event loop, by cache key (SPEC section 5): where a miss learns
-// whether it leads the upstream request or waits for someone else's.
+// The in-flight fetches of every event loop, by cache key (coalescing, docs/ARCHITECTURE.md):
+// where a miss learns whether it leads the upstream request, waits for someone else's, or
+// fetches alone because the key's answers may not be shared.
 
 import Synchronization
 
@@ -7,8 +8,10 @@ import Synchronization
 ///
 /// Keys are spread over mutex-guarded shards so loops rarely contend. A critical section is one
 /// dictionary operation: waiters come back to the caller, who answers them after the lock is
-/// released, on their own loops. An entry disappears as soon as its fetch completes, so the
-/// table holds only keys in flight.
+/// released, on their own loops. An entry disappears as soon as its fetch completes, unless its
+/// answer may not be shared and says so of the key (`AnswerSharing.fetcherOnly(remember: true)`):
+/// then it stays, passing, for `InFlightFetch.passDuration`; spent entries are swept once they
+/// double in number, so the table holds the keys in flight and the recent passing ones.
 package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Sendable {
     package typealias JoinAction = InFlightFetch<Waiter>.JoinAction
     package typealias RefreshAction = InFlightFetch<Waiter>.RefreshAction
@@ -17,6 +20,22 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
         var fetches: [Key: InFlightFetch<Waiter>] = [:]
         /// Joins that waited instead of fetching; summed over shards on read.
         var coalesced = 0
+        /// Entries held at which passing ones past their time are swept next.
+        var sweepAt = Shard.minimumSweep
+
+        static var minimumSweep: Int { 64 }
+
+        /// Removes `key`'s entry when it holds nothing worth keeping at `now`.
+        mutating func dropIfSpent(_ key: Key, now: ContinuousClock.Instant) {
+            if fetches[key]?.isSpent(at: now) == true { fetches.removeValue(forKey: key) }
+        }
+
+        /// Amortised: a sweep over the shard each time its entries double.
+        mutating func sweepIfDue(now: ContinuousClock.Instant) {
+            guard fetches.count >= sweepAt else { return }
+            fetches = fetches.filter { !$0.value.isSpent(at: now) }
+            sweepAt = max(Shard.minimumSweep, fetches.count * 2)
+        }
     }
 
     /// A class box because an array cannot hold the non-copyable `Mutex` itself.
@@ -31,11 +50,16 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
         shards = (0..<max(1, shardCount)).map { _ in ShardBox() }
     }
 
-    /// A client missed on `key`: `.startFetch` if it leads a new fetch, `.wait` otherwise.
-    package func join(_ key: Key, waiter: Waiter) -> JoinAction {
+    /// A client missed on `key` at `now`: `.startFetch` if it leads a new fetch, `.wait` for
+    /// the one under way, `.fetchAlone` while the key's answers may not be shared.
+    package func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
         shard(for: key).state.withLock { shard in
-            let action = shard.fetches[key, default: InFlightFetch()].join(waiter)
-            if action == .wait { shard.coalesced += 1 }
+            let action = shard.fetches[key, default: InFlightFetch()].join(waiter, now: now)
+            switch action {
+            case .wait: shard.coalesced += 1
+            case .startFetch: shard.sweepIfDue(now: now)
+            case .fetchAlone: break
+            }
             return action
         }
     }
@@ -47,18 +71,44 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
         }
     }
 
-    /// The fetch for `key` finished: removes it and returns every waiter to answer (none for a
-    /// refresh nobody joined, or a key not in flight).
-    package func complete(_ key: Key) -> [Waiter] {
+    /// The fetch for `key` finished at `now` with an answer of `sharing`: returns whom to answer
+    /// with it and who must fetch for themselves (nobody for a refresh nobody joined, or a key
+    /// not in flight).
+    package func complete(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant)
+        -> InFlightCompletion<Waiter>
+    {
         shard(for: key).state.withLock { shard in
-            guard var fetch = shard.fetches.removeValue(forKey: key) else { return [] }
-            return fetch.complete()
+            guard let completion = shard.fetches[key]?.complete(sharing, now: now) else {
+                return InFlightCompletion()
+            }
+            shard.dropIfSpent(key, now: now)
+            return completion
+        }
+    }
+
+    /// A fetch of `key` made for one client alone ended at `now` with an answer of `sharing`.
+    package func answeredAlone(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant) {
+        shard(for: key).state.withLock { shard in
+            if sharing != .shared || shard.fetches[key] != nil {
+                shard.fetches[key, default: InFlightFetch()].answeredAlone(sharing, now: now)
+            }
+            shard.dropIfSpent(key, now: now)
         }
     }
 
     /// Keys with a fetch under way.
     package var count: Int {
+        shards.reduce(0) { total, box in total + box.state.withLock { $0.fetches.values.count(where: { !$0.isIdle }) } }
+    }
+
+    /// Keys held: those in flight and those passing (spent ones until the next sweep).
+    package var heldCount: Int {
         shards.reduce(0) { total, box in total + box.state.withLock { $0.fetches.count } }
+    }
+
+    /// Whether misses on `key` fetch alone at `now` (its last answer could not be shared).
+    package func isPassing(_ key: Key, now: ContinuousClock.Instant) -> Bool {
+        shard(for: key).state.withLock { $0.fetches[key]?.isPassing(at: now) ?? false }
     }
 
     /// Joins since start that waited for another client's fetch (`coalesced` in `/stats`).

@@ -13,6 +13,8 @@ package struct DocumentError: Error, Equatable, Sendable, CustomStringConvertibl
         case ambiguousOperation
         /// The document holds only fragments.
         case noOperation
+        /// A name starts with the proxy's reserved prefix (`__bw_`).
+        case reservedName
     }
 
     package var kind: Kind
@@ -39,6 +41,12 @@ package struct DocumentError: Error, Equatable, Sendable, CustomStringConvertibl
         kind: .ambiguousOperation, message: "Must provide operation name if query contains multiple operations.")
 
     static let noOperation = Self(kind: .noOperation, message: "Must provide an operation.")
+
+    // MARK: - The proxy's own
+
+    static let reservedName = Self(
+        kind: .reservedName,
+        message: "Names starting with \"\(ReservedAlias.prefix)\" are reserved by the proxy: rename the alias or field.")
 }
 
 /// A one-based line and column in a document, as GraphQL error `locations` give them.

@@ -3,18 +3,27 @@
 
 /// One pass over a GraphQL text for the inputs that stop the process inside the library.
 package enum GraphQLSourceCheck {
+    /// What the pass noticed beside the errors it throws.
+    package struct Findings: Sendable, Equatable {
+        /// Some name (outside strings and comments) starts with `ReservedAlias.prefix`, the
+        /// proxy's own aliases: a client may not use them.
+        package var usesReservedPrefix = false
+    }
+
     /// Rejects, before the library sees them, what would crash it: nesting deeper than
     /// `maxNestingDepth` (its parser recurses once per level), and a `\u` escape with fewer than
     /// four bytes after it before the document ends (its lexer reads those four bytes unchecked
     /// and traps past the end: `"\u12` as a whole document stopped the process). One linear pass
     /// over the bytes that skips strings, block strings and comments as the lexer does.
+    @discardableResult
     package static func check(
         _ document: String, maxNestingDepth: Int = OperationAnalysis.maxNestingDepth
-    ) throws(DocumentError) {
+    ) throws(DocumentError) -> Findings {
         let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         let bytes = Array(document.utf8)
         var depth = 0, line = 1, lineStart = 0, index = 0
+        var findings = Findings()
 
         func has(_ text: StaticString, at offset: Int) -> Bool {
             guard offset + text.utf8CodeUnitCount <= bytes.count else { return false }
@@ -76,9 +85,23 @@ package enum GraphQLSourceCheck {
             case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"):
                 depth = max(depth - 1, 0)
                 index += 1
+            case UInt8(ascii: "_") where (index == 0 || !isNameByte(bytes[index - 1])) && has("__bw_", at: index):
+                findings.usesReservedPrefix = true
+                index += 5
             default:
                 index += 1
             }
+        }
+        return findings
+    }
+
+    /// Letters, digits and `_`: the bytes of a GraphQL name.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"):
+            true
+        default: false
         }
     }
 }

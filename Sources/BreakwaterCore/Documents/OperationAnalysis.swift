@@ -33,9 +33,10 @@ package struct OperationAnalysis: Sendable {
     package let operations: [Operation]
     package let fragmentNames: Set<String>
 
-    /// Parses `document`; throws on a syntax error, over-deep nesting, or a document without operations.
+    /// Parses `document`; throws on a syntax error, over-deep nesting, a name with the proxy's
+    /// reserved prefix (`__bw_`), or a document without operations.
     package init(document: String) throws(DocumentError) {
-        try GraphQLSourceCheck.check(document)
+        guard !(try GraphQLSourceCheck.check(document)).usesReservedPrefix else { throw .reservedName }
         let parsed: Document
         do {
             parsed = try parse(source: document, noLocation: true)

@@ -63,6 +63,8 @@ package struct FetchFlow {
     package mutating func tierLookedUp(_ entry: CacheEntry?) -> Step {
         guard let key = plan.key else { return .send(plan) }
         if let outcome = sharedHit(entry) { return .finish(outcome) }
+        // A fetch for one client alone makes no one else wait for it.
+        if plan.isHitForMiss { return .send(plan) }
         return .acquireLease(key, ttl: environment.originTimeout)
     }
 
@@ -131,7 +133,8 @@ package struct FetchFlow {
             return .finish(.bypassed(response, plan.bypass ?? .notAQuery))
         }
         switch environment.storage(
-            of: response, operationName: operation.operationName, stripped: stripped, isPerUser: plan.isPerUser)
+            of: response, operationName: operation.operationName, stripped: stripped, isPerUser: plan.isPerUser,
+            showsTypes: operation.showsTypes)
         {
         case .doNotStore(let reason):
             if reason == .perUserType {

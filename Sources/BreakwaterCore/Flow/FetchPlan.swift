@@ -11,4 +11,26 @@ package struct FetchPlan: Sendable {
     package var isPerUser: Bool
     /// Headers for the origin, made from the (leading) client's request.
     package var upstreamHeaders: HTTPHeaders
+    /// Fetched for its own client alone because the key's answers may not be shared
+    /// (hit-for-miss): no fleet-wide lease, and its answer goes to that client only.
+    package var isHitForMiss = false
+
+    package init(
+        key: CacheKey?, bypass: BypassReason?, operation: PreparedOperation, isPerUser: Bool,
+        upstreamHeaders: HTTPHeaders, isHitForMiss: Bool = false
+    ) {
+        self.key = key
+        self.bypass = bypass
+        self.operation = operation
+        self.isPerUser = isPerUser
+        self.upstreamHeaders = upstreamHeaders
+        self.isHitForMiss = isHitForMiss
+    }
+
+    /// This plan, fetched for its own client alone.
+    package var alone: FetchPlan {
+        var plan = self
+        plan.isHitForMiss = true
+        return plan
+    }
 }

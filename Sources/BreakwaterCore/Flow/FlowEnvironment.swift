@@ -70,8 +70,10 @@ package final class FlowEnvironment: Sendable {
 
     /// `policy.storage(...)`.
     package func storage(
-        of response: HTTPResponse, operationName: String?, stripped: StrippedAnswer? = nil, isPerUser: Bool = false
+        of response: HTTPResponse, operationName: String?, stripped: StrippedAnswer? = nil, isPerUser: Bool = false,
+        showsTypes: Bool = true
     ) -> StorageDecision {
-        policy.storage(of: response, operationName: operationName, stripped: stripped, isPerUser: isPerUser)
+        policy.storage(
+            of: response, operationName: operationName, stripped: stripped, isPerUser: isPerUser, showsTypes: showsTypes)
     }
 }

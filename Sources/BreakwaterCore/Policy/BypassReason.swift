@@ -33,4 +33,7 @@ package enum BypassReason: String, Sendable, Equatable, CaseIterable {
     case perUserType = "per-user-type"
     /// The origin failed or answered 5xx and no stale entry could stand in.
     case originFailure = "origin-failure"
+    /// A type of `cache.types` is per-user and the document was not checked against the origin's
+    /// schema (none known, a field it lacks), so the answer's types are unseen: not stored.
+    case unverifiedTypes = "unverified-types"
 }

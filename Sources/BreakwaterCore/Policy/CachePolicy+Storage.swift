@@ -10,8 +10,12 @@ extension CachePolicy {
     /// `stripped` is the answer as `AnswerStripper` read it (a rewritten document's answer): its
     /// facts are used instead of parsing the body again. `isPerUser`: the request was keyed per user.
     /// `cache.types` bounds the TTL, forbids storing (`ttl: 0`), or asks for a per-user entry.
+    /// `showsTypes`: the document was checked against the origin's schema, so every object of the
+    /// answer names its type; when not, and some type is per-user, a shared entry is refused
+    /// (the policy fails closed: a `me { email }` the policy cannot see is never shared).
     package func storage(
-        of response: HTTPResponse, operationName: String?, stripped: StrippedAnswer? = nil, isPerUser: Bool = false
+        of response: HTTPResponse, operationName: String?, stripped: StrippedAnswer? = nil, isPerUser: Bool = false,
+        showsTypes: Bool = true
     ) -> StorageDecision {
         guard response.status == 200 else { return .doNotStore(.originStatus) }
         let fields = StorageFields(response.headers)
@@ -23,9 +27,11 @@ extension CachePolicy {
         guard keyedHeaders.allowsStoring(vary: fields.vary) else { return .doNotStore(.originVary) }
 
         // Before the body: an answer that cannot live in the cache is never parsed (a TTL-0
-        // operation's misses cost the proxy no JSON parse). Types only ever shorten the TTL.
+        // operation's misses cost the proxy no JSON parse), unless a per-user type may be in it:
+        // then even an answer stored nowhere must be read, since its coalesced waiters get it
+        // only when it may be shared (`AnswerSharing`). Types only ever shorten the TTL.
         var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
-        guard ttl > .zero else { return .doNotStore(.zeroTTL) }
+        guard ttl > .zero || hasPerUserTypes else { return .doNotStore(.zeroTTL) }
 
         let tags: [String]
         let types: Set<String>
@@ -39,11 +45,13 @@ extension CachePolicy {
         }
 
         let verdict = settings.types.isEmpty ? .none : TypePolicyVerdict(types: types, policies: settings.types)
+        if verdict.isPerUser && !isPerUser { return .doNotStore(.perUserType) }
+        if hasPerUserTypes && !showsTypes && !isPerUser { return .doNotStore(.unverifiedTypes) }
+        guard ttl > .zero else { return .doNotStore(.zeroTTL) }
         if let typeTTL = verdict.ttl {
             guard typeTTL > .zero else { return .doNotStore(.typeTTL) }
             ttl = min(ttl, typeTTL)
         }
-        if verdict.isPerUser && !isPerUser { return .doNotStore(.perUserType) }
         return .store(ttl: ttl, tags: settings.entityTags == .off ? [] : tags)
     }
 

@@ -22,7 +22,8 @@ package struct KeyedHeaders: Sendable {
         let privateNames = Set(privateHeaders.map { $0.lowercased() })
         var seen = Set<String>()
         names = forwardHeaders.map { $0.lowercased() }.filter {
-            !privateNames.contains($0) && !Self.identityHeaders.contains($0) && seen.insert($0).inserted
+            !privateNames.contains($0) && !Self.identityHeaders.contains($0) && !HopByHopFields.names.contains($0)
+                && seen.insert($0).inserted
         }
         self.privateNames = privateNames
         identityNames = Self.identityHeaders

@@ -15,12 +15,15 @@ package final class PreparedOperation: Sendable {
     package let variables: JSONValue?
     package let clientMethod: GraphQLRequest.Method
     package let origin: OriginRequest
-    /// The origin gets a rewritten document (SPEC section 4): its answers carry reserved members to strip.
+    /// The origin gets a rewritten document (docs/SCHEMA.md): its answers carry reserved members to strip.
     package let isRewritten: Bool
+    /// The document was checked against the origin's schema (rewritten, or complete as sent), so
+    /// every object of its answers names its type: the per-type policy sees them all.
+    package let showsTypes: Bool
 
     package init(
         document: ResolvedDocument, operationName: String?, kind: OperationKind, variables: JSONValue?,
-        clientMethod: GraphQLRequest.Method, origin: OriginRequest, isRewritten: Bool = false
+        clientMethod: GraphQLRequest.Method, origin: OriginRequest, isRewritten: Bool = false, showsTypes: Bool? = nil
     ) {
         self.document = document
         self.operationName = operationName
@@ -29,6 +32,7 @@ package final class PreparedOperation: Sendable {
         self.clientMethod = clientMethod
         self.origin = origin
         self.isRewritten = isRewritten
+        self.showsTypes = showsTypes ?? isRewritten
     }
 }
 
@@ -123,7 +127,8 @@ package final class GraphQLEndpoint: Sendable {
         clientBody: [UInt8]? = nil
     ) throws(GraphQLErrorResponse) -> PreparedOperation {
         let operation = try select(request, in: document)
-        let rewritten = rewrites?.upstreamText(for: document.digest, text: document.text)
+        let upstream = rewrites?.upstreamDocument(for: document.digest, text: document.text) ?? .unchecked
+        let rewritten: String? = if case .rewritten(let text) = upstream { text } else { nil }
         return PreparedOperation(
             document: document, operationName: operation.name ?? request.operationName, kind: operation.kind,
             variables: request.variables, clientMethod: request.method,
@@ -132,7 +137,7 @@ package final class GraphQLEndpoint: Sendable {
                 variables: request.variables, path: originPath, preferGET: originPrefersGET,
                 isQuery: operation.kind == .query, maxGetTargetBytes: maxGetTargetBytes,
                 clientBody: request.isPlainPOST && rewritten == nil ? clientBody : nil),
-            isRewritten: rewritten != nil)
+            isRewritten: rewritten != nil, showsTypes: upstream.showsTypes)
     }
 
     /// The operation the request runs; mutations only over POST, no subscriptions.

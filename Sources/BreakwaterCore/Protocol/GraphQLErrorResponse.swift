@@ -86,6 +86,8 @@ package struct GraphQLErrorResponse: Error, Sendable, Equatable {
         switch error.kind {
         case .syntax:
             Self(status: 400, message: error.message, code: "GRAPHQL_PARSE_FAILED", locations: error.locations)
+        case .reservedName:
+            Self(status: 400, message: error.message, code: "GRAPHQL_VALIDATION_FAILED")
         default:
             Self(status: 400, message: error.message, code: "OPERATION_RESOLUTION_FAILURE")
         }

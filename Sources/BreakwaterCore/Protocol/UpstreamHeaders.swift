@@ -9,12 +9,6 @@ package struct UpstreamHeaders: Sendable {
     private let forwardedLengths: UInt64
     private let forwardsRequestID: Bool
 
-    /// Headers that describe one connection, never another (RFC 9110 section 7.6.1).
-    package static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
-        "te", "trailer", "transfer-encoding", "upgrade",
-    ]
-
     package init(forwardHeaders: [String]) {
         forwarded = forwardHeaders.map { $0.lowercased() }
         forwardedLengths = forwarded.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
@@ -24,17 +18,17 @@ package struct UpstreamHeaders: Sendable {
     /// The length's bit; every length from 63 up shares the last one.
     private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
 
-    /// The client's listed headers (minus hop-by-hop ones, and those the client's `Connection`
-    /// header names), then `Content-Type`, `Accept`, `X-Forwarded-For`, `X-Forwarded-Proto`, `Via`.
-    /// `requestID`, when given, replaces the client's `X-Request-Id`.
+    /// The client's listed headers (minus hop-by-hop ones), then `Content-Type`, `Accept`,
+    /// `X-Forwarded-For`, `X-Forwarded-Proto`, `Via`. `requestID`, when given, replaces the
+    /// client's `X-Request-Id`. The fields the client's `Connection` header names are gone
+    /// already (`HTTPRequest.removeConnectionScopedFields`, as the request arrived), so what the
+    /// key was built from is what goes.
     ///
     /// Every miss builds these: names are compared in place, without lowercased copies, and the
-    /// common request (no `Connection` list, no prior `X-Forwarded-For` or `Via`) allocates only
-    /// the result.
+    /// common request (no prior `X-Forwarded-For` or `Via`) allocates only the result.
     package func make(from client: HTTPHeaders, requestID: String? = nil, remoteAddress: String, isSecure: Bool)
         -> HTTPHeaders
     {
-        var connectionScoped: [String] = []
         var priorChain: [String] = []
         var priorVia: [String] = []
         var clientRequestID: String?
@@ -43,8 +37,6 @@ package struct UpstreamHeaders: Sendable {
             switch field.name.utf8.count {
             case 3 where field.name.equalsIgnoringASCIICase("Via"):
                 priorVia.append(field.value)
-            case 10 where field.name.equalsIgnoringASCIICase("Connection"):
-                connectionScoped += field.value.split(separator: ",").map { $0.trimmingWhitespace() }
             case 12 where clientRequestID == nil && field.name.equalsIgnoringASCIICase("X-Request-Id"):
                 clientRequestID = field.value
             case 15 where field.name.equalsIgnoringASCIICase("X-Forwarded-For"):
@@ -56,8 +48,7 @@ package struct UpstreamHeaders: Sendable {
         // Room for the forwarded fields and the six added below: the array grows once.
         var headers = HTTPHeaders(capacity: client.fields.count + 6)
         for field in client.fields {
-            guard isForwarded(field.name), !Self.isHopByHop(field.name),
-                !connectionScoped.contains(where: { field.name.equalsIgnoringASCIICase($0) }),
+            guard isForwarded(field.name), !HopByHopFields.contains(field.name),
                 requestID == nil || !field.name.equalsIgnoringASCIICase("X-Request-Id")
             else {
                 continue
@@ -85,10 +76,4 @@ package struct UpstreamHeaders: Sendable {
         forwardedLengths & Self.lengthBit(name.utf8.count) != 0
             && forwarded.contains { $0.equalsIgnoringASCIICase(name) }
     }
-
-    private static func isHopByHop(_ name: String) -> Bool {
-        hopByHopNames.contains { $0.equalsIgnoringASCIICase(name) }
-    }
-
-    private static let hopByHopNames = Array(hopByHop)
 }

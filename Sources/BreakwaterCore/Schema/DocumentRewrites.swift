@@ -13,8 +13,7 @@ package final class DocumentRewrites: Sendable {
         var rewriter: DocumentRewriter?
         /// Changes with every install, so a rewrite made under the old schema is not stored.
         var generation = 0
-        /// nil for a document sent as the client wrote it (nothing missing, or not rewritable).
-        var texts: [SHA256Digest: String?] = [:]
+        var texts: [SHA256Digest: UpstreamDocument] = [:]
         /// UTF-8 bytes of the rewritten texts held.
         var bytes = 0
     }
@@ -51,20 +50,45 @@ package final class DocumentRewrites: Sendable {
     /// The text to send upstream instead of `text` (whose SHA-256 is `digest`), or nil to send it
     /// as it is: no schema known, nothing missing, or a document the rewriter must not touch.
     package func upstreamText(for digest: SHA256Digest, text: String) -> String? {
+        if case .rewritten(let rewritten) = upstreamDocument(for: digest, text: text) { return rewritten }
+        return nil
+    }
+
+    /// What goes upstream for `text` (whose SHA-256 is `digest`), and whether the schema covers it.
+    package func upstreamDocument(for digest: SHA256Digest, text: String) -> UpstreamDocument {
         let (rewriter, generation, known) = state.withLock { ($0.rewriter, $0.generation, $0.texts[digest]) }
-        guard let rewriter else { return nil }
+        guard let rewriter else { return .unchecked }
         if let known { return known }
-        let rewritten = rewriter.rewrite(text).flatMap { $0 == text ? nil : $0 }
+        let upstream: UpstreamDocument =
+            switch rewriter.rewrite(text) {
+            case nil: .unchecked
+            case text?: .complete
+            case let rewritten?: .rewritten(rewritten)
+            }
         state.withLock { state in
             guard state.generation == generation else { return }
-            let size = rewritten?.utf8.count ?? 0
+            let size = if case .rewritten(let rewritten) = upstream { rewritten.utf8.count } else { 0 }
             if state.texts.count >= capacity || state.bytes + size > maxBytes {
                 state.texts.removeAll(keepingCapacity: true)
                 state.bytes = 0
             }
-            state.texts[digest] = .some(rewritten)
+            state.texts[digest] = upstream
             state.bytes += size
         }
-        return rewritten
+        return upstream
     }
+}
+
+/// What goes upstream for one client document, and whether its answers show every type they hold.
+package enum UpstreamDocument: Sendable, Equatable {
+    /// Sent as written: the schema covers it and it already selects every `__typename` and key.
+    case complete
+    /// Sent with the reserved selections added: answers name every type, under reserved members.
+    case rewritten(String)
+    /// Sent as written, unchecked: no schema is known, or the rewriter cannot follow it (a type
+    /// or field the schema lacks). Its answers' types are unseen.
+    case unchecked
+
+    /// Whether every object in an answer names its type (`__typename`, plain or reserved).
+    package var showsTypes: Bool { self != .unchecked }
 }

@@ -84,7 +84,12 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             run(plan, answering: .client(context))
         case .join(let plan):
             guard let key = plan.key else { preconditionFailure("join without a key") }
-            if cache.inFlight.join(key, waiter: context) == .startFetch { runShared(plan, key: key) }
+            let waiter = FetchWaiter(context: context, plan: plan, handler: self)
+            switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
+            case .startFetch: runShared(plan, key: key)
+            case .wait: break
+            case .fetchAlone: fetchAlone(waiter)
+            }
         case .replyAndRefresh(let reply, let plan):
             context.finish(reply)
             guard let key = plan.key else { preconditionFailure("refresh without a key") }
@@ -106,6 +111,13 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels nothing.
     private func runShared(_ plan: FetchPlan, key: CacheKey) {
         run(plan, answering: .waiters(of: key, in: cache.inFlight))
+    }
+
+    /// Fetches for `waiter`'s client alone, with its own request: its key's answers may not be
+    /// shared (hit-for-miss). Call on this handler's loop.
+    fileprivate func fetchAlone(_ waiter: FetchWaiter) {
+        guard let key = waiter.plan.key else { preconditionFailure("a lone fetch without a key") }
+        run(waiter.plan.alone, answering: .alone(waiter.context, key: key, in: cache.inFlight))
     }
 
     /// Drives one `FetchFlow` to its outcome, then answers whom `answering` names.
@@ -131,7 +143,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .send(let plan):
             send(plan, for: run)
         case .finish(let outcome):
-            run.answer(outcome)
+            run.answer(outcome, now: environment.clock.now)
         }
     }
 
@@ -183,14 +195,25 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 }
 
+/// A client waiting on its key's fetch: whom to answer, and, should the answer not be its to
+/// have, the fetch it makes itself on its own loop.
+struct FetchWaiter: Sendable {
+    let context: RequestContext
+    /// The waiter's own plan: its own request's upstream headers.
+    let plan: FetchPlan
+    let handler: ProxyHandler
+}
+
 /// One fetch under way: its flow, and whom to tell when it ends.
 private final class FetchRun {
     /// Whom a fetch's outcome answers: named, not a closure (one allocation less per miss).
     enum Answering {
         /// The one client of an uncached fetch.
         case client(RequestContext)
+        /// The one client of a fetch made alone because `key`'s answers may not be shared.
+        case alone(RequestContext, key: CacheKey, in: InFlightTable<CacheKey, FetchWaiter>)
         /// Every waiter that joined the fetch of `key`, each on its own loop.
-        case waiters(of: CacheKey, in: InFlightTable<CacheKey, RequestContext>)
+        case waiters(of: CacheKey, in: InFlightTable<CacheKey, FetchWaiter>)
     }
 
     var flow: FetchFlow
@@ -203,15 +226,23 @@ private final class FetchRun {
         self.answering = answering
     }
 
-    /// Answers with `outcome`, each client dressed as it asked. The fetch belongs to no client:
-    /// a waiter that disconnected, the first included, cancels nothing.
-    func answer(_ outcome: FetchOutcome) {
+    /// Answers with `outcome`, each client dressed as it asked; waiters who may not have it
+    /// fetch for themselves, each on its own loop (`AnswerSharing`). The fetch belongs to no
+    /// client: a waiter that disconnected, the first included, cancels nothing.
+    func answer(_ outcome: FetchOutcome, now: ContinuousClock.Instant) {
         switch answering {
         case .client(let context):
             context.finish(outcome.reply(for: context.client), upstream: upstream)
+        case .alone(let context, let key, let inFlight):
+            inFlight.answeredAlone(key, sharing: AnswerSharing(outcome), now: now)
+            context.finish(outcome.reply(for: context.client), upstream: upstream)
         case .waiters(let key, let inFlight):
-            for waiter in inFlight.complete(key) {
-                waiter.finish(outcome.reply(for: waiter.client), upstream: upstream)
+            let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now)
+            for waiter in completion.answered {
+                waiter.context.finish(outcome.reply(for: waiter.context.client), upstream: upstream)
+            }
+            for waiter in completion.refetching {
+                waiter.handler.loop.execute { waiter.handler.fetchAlone(waiter) }
             }
         }
     }

@@ -21,6 +21,8 @@ final class SchemaKeeper: @unchecked Sendable {
     private var source = Configuration.SchemaSource.off
     private var origin: Configuration.Origin?
     private var keys: [String: [String]] = [:]
+    /// The per-user types of `cache.types`, named in the warning when no schema can show them.
+    private var perUserTypes: [String] = []
     private var pool: OriginPool?
     /// Bumped when the source changes, so the timer and answers of an older source are ignored.
     private var epoch = 0
@@ -52,6 +54,10 @@ final class SchemaKeeper: @unchecked Sendable {
     /// Call on `loop`.
     func apply(_ configuration: Configuration, fileSchema: KnownSchema?) {
         let keys = Self.keys(configuration)
+        perUserTypes = configuration.cache.types.filter { $0.value.scope == .perUser }.keys.sorted()
+        if !perUserTypes.isEmpty && (configuration.origin.schema == .off || configuration.cache.entityTags != .auto) {
+            warnTypesUnseen(because: configuration.origin.schema == .off ? "origin.schema is off" : "cache.entity_tags is not auto")
+        }
         let sourceChanged = configuration.origin.schema != source || configuration.origin != origin
         let keysChanged = keys != self.keys
         self.keys = keys
@@ -121,6 +127,15 @@ final class SchemaKeeper: @unchecked Sendable {
         logger.warning(
             "origin schema: introspection failed, \(kept)",
             metadata: ["reason": "\(reason)", "origin": "\(origin?.url.hostHeader ?? "")"])
+        if rewrites.schema == nil && !perUserTypes.isEmpty { warnTypesUnseen(because: "the origin's schema is unknown") }
+    }
+
+    /// Says loudly that the per-user type policy cannot see types, and what that costs: it fails
+    /// closed, so answers it cannot check are not stored (`unverified-types`).
+    private func warnTypesUnseen(because reason: String) {
+        logger.warning(
+            "cache.types: per-user types cannot be seen in answers, so answers to documents not checked against a schema are not stored (BYPASS unverified-types)",
+            metadata: ["reason": "\(reason)", "types": "\(perUserTypes.joined(separator: ","))"])
     }
 
     private func install(_ schema: KnownSchema?, reason: String, force: Bool = false) {

@@ -1,5 +1,6 @@
-// Gives every GraphQL request an id before the proxy sees it (SPEC sections 3 and 4): the
-// client's sane `X-Request-Id` or a new one, set on the request (`requestID`, so the origin receives it) and
+// Readies every GraphQL request before the proxy sees it: the fields its `Connection` header
+// names leave it first (they are for this hop alone: never forwarded, keyed or used as the id),
+// then it gets an id: the client's sane `X-Request-Id` or a new one, set on the request (`requestID`, so the origin receives it) and
 // on whatever answer goes back, errors included. The identity rides on the responder, where
 // RequestContext finds it for the access log.
 
@@ -16,6 +17,7 @@ final class IdentifiedHandler: HTTPHandler, @unchecked Sendable {
     }
 
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
+        request.removeConnectionScopedFields()
         let identity = RequestIdentity(request, generator: &generator)
         // Beside the headers, not in them; the request is consumed, so this does not copy it.
         request.requestID = identity.requestID
