@@ -176,8 +176,9 @@ private final class ConfigurationReader {
         if let section = sections["logging"] { configuration.logging = logging(section) }
 
         if configuration.origin.schema == .off, let (name, line) = perUserTypeLines.min(by: { $0.value < $1.value }) {
-            // Without a schema the answer's types are only those the client selected by
-            // `__typename`, so the policy fails closed: such answers are not stored.
+            // Without a schema an answer's types are only those the client happened to select by
+            // `__typename`; the per-user policy then fails closed, which would otherwise show only
+            // as answers that are never cached.
             let others = perUserTypeLines.count > 1 ? " (and \(perUserTypeLines.count - 1) more per-user types)" : ""
             warnings.append(
                 .init(
