@@ -336,7 +336,8 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(found.count == 1)
         #expect(found.first?.line == 7)
         let message = found.first?.description ?? ""
-        #expect(message.hasPrefix("config.yaml:7: warning: cache.types.User has scope per-user (and 1 more"), "\(message)")
+        let expected = "config.yaml:7: warning: cache.types.User has scope per-user (and 1 more"
+        #expect(message.hasPrefix(expected), "\(message)")
         #expect(message.contains("origin.schema is off"))
         #expect(message.contains("will not be stored (fail closed)"))
         // The file is still valid: the warning changes nothing it loads.

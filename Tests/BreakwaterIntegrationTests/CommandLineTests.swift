@@ -65,7 +65,8 @@ import Glibc
 
     @Test func validateRefusesAShortSigningKeyAtItsLine() throws {
         let folder = try TemporaryFolder()
-        let config = try folder.write("config.yaml", "persisted_queries:\n  store: \"\"\nredis:\n  signing_key: tooshort\n")
+        let config = try folder.write(
+            "config.yaml", "persisted_queries:\n  store: \"\"\nredis:\n  signing_key: tooshort\n")
         let (status, output) = try runBreakwater(["validate", "--config", config])
         #expect(status == 2)
         #expect(output.contains("config.yaml:4: redis.signing_key must be at least 16 bytes"), "\(output)")

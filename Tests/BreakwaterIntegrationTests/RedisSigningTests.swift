@@ -117,11 +117,15 @@ import Testing
         let planted = "query Planted { launches { cursor } }"
         let plantedHash = RedisTestEntries.hasher.sha256(planted)
         try redis.cli("SET", "bwtest:doc:\(plantedHash.hex)", planted)
-        let refused: String? = await b.onLoop { member, done in member.documentTier.lookup(plantedHash, completion: done) }
+        let refused: String? = await b.onLoop { member, done in
+            member.documentTier.lookup(plantedHash, completion: done)
+        }
         #expect(refused == nil)
         // And a signed one copied to another hash's key.
         try redis.cli("COPY", "bwtest:doc:\(hash.hex)", "bwtest:doc:\(plantedHash.hex)", "REPLACE")
-        let moved: String? = await b.onLoop { member, done in member.documentTier.lookup(plantedHash, completion: done) }
+        let moved: String? = await b.onLoop { member, done in
+            member.documentTier.lookup(plantedHash, completion: done)
+        }
         #expect(moved == nil)
         let statistics = b.fleet.health.statistics
         #expect(statistics.rejected == 2)

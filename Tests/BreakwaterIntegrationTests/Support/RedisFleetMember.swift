@@ -13,7 +13,8 @@ final class RedisFleetMember: @unchecked Sendable {
     var loop: EventLoop { group.loops[0] }
 
     init(
-        url: String, timeout: Duration = .seconds(1), prefix: String = "bwtest:", loops: Int = 1, signingKey: String = ""
+        url: String, timeout: Duration = .seconds(1), prefix: String = "bwtest:", loops: Int = 1,
+        signingKey: String = ""
     ) throws {
         var settings = RedisSettings(endpoint: try RedisEndpoint(parsing: url))
         settings.timeout = timeout
