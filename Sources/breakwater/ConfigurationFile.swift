@@ -16,9 +16,10 @@ enum ConfigurationFile {
     }
 
     /// The configuration at `path`; prints each `file:line: message` and exits 2 on problems.
+    /// Warnings go to stderr as `file:line: warning: message` and change nothing else.
     static func load(_ path: String) throws -> Configuration {
         do {
-            return try ConfigurationLoader.load(path: path)
+            return try ConfigurationLoader.load(path: path) { warning in Console.error("\(warning)") }
         } catch {
             Console.error("\(error)")
             throw ExitCode(2)

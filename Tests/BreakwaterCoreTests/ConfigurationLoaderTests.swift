@@ -91,6 +91,8 @@ private let specExample = """
       timeout: 50ms              # a Redis call slower than this counts as a miss, never an error
       l2: true                   # second-level response cache shared by the fleet
       l2_max_entry_bytes: 1MiB
+      signing_key: ""            # optional: HMAC-SHA256 over every L2 entry and registry document,
+                                 # checked on read (whoever can write to Redis cannot forge answers)
     """
 
 private func parse(_ yaml: String, base: String = "/etc/breakwater") throws(ConfigurationError) -> Configuration {
@@ -260,6 +262,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
               timeout: 20ms
               l2: no
               l2_max_entry_bytes: 256KiB
+              signing_key: "0123456789abcdef"
             logging:
               format: json
               access_log: logs/access.log
@@ -290,6 +293,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(configuration.redis.timeout == .milliseconds(20))
         #expect(!configuration.redis.l2)
         #expect(configuration.redis.l2MaxEntryBytes == ByteSize(256 << 10))
+        #expect(configuration.redis.signingKey == "0123456789abcdef")
         #expect(configuration.logging.format == .json)
         #expect(configuration.logging.accessLog == .file("/etc/breakwater/logs/access.log"))
         #expect(try parse(configuration.effectiveYAML) == configuration)
@@ -308,6 +312,48 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(try parse("origin:\n  schema: \(text)\n").origin.schema == expected)
     }
 
+    // MARK: Warnings
+
+    /// The warnings of a valid `yaml`, in file order.
+    private func warnings(_ yaml: String) throws -> [ConfigurationError.Problem] {
+        var warnings: [ConfigurationError.Problem] = []
+        _ = try ConfigurationLoader.parse(yaml: yaml, file: "config.yaml", baseDirectory: "/") { warnings.append($0) }
+        return warnings
+    }
+
+    @Test func aPerUserTypeWithoutASchemaIsAWarningAtItsScope() throws {
+        let yaml = """
+            origin:
+              schema: off
+            cache:
+              types:
+                Launch: { ttl: 5m }
+                User:
+                  scope: per-user
+                Account: { scope: per-user }
+            """
+        let found = try warnings(yaml)
+        #expect(found.count == 1)
+        #expect(found.first?.line == 7)
+        let message = found.first?.description ?? ""
+        let expected = "config.yaml:7: warning: cache.types.User has scope per-user (and 1 more"
+        #expect(message.hasPrefix(expected), "\(message)")
+        #expect(message.contains("origin.schema is off"))
+        #expect(message.contains("will not be stored (fail closed)"))
+        // The file is still valid: the warning changes nothing it loads.
+        #expect(try parse(yaml).origin.schema == .off)
+    }
+
+    @Test(arguments: [
+        "origin:\n  schema: off\ncache:\n  types:\n    Launch: { ttl: 5m }\n",
+        "origin:\n  schema: off\ncache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scope: per-user\n",
+        "cache:\n  types:\n    User: { scope: per-user }\n",
+        "origin:\n  schema: /srv/schema.graphql\ncache:\n  types:\n    User: { scope: per-user }\n",
+    ])
+    func noWarningWithASchemaOrWithoutPerUserTypes(yaml: String) throws {
+        #expect(try warnings(yaml).isEmpty)
+    }
+
     // MARK: Environment
 
     @Test func environmentReferencesAreExpanded() throws {
@@ -318,15 +364,20 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
               token: ${ADMIN_TOKEN}
             redis:
               url: redis://:${REDIS_PASSWORD}@${REDIS_HOST:-cache}:6379
+              signing_key: ${BW_SIGNING_KEY}
             logging:
               level: ${LOG_LEVEL:-info}
             """
         let configuration = try ConfigurationLoader.parse(
             yaml: yaml, file: "config.yaml", baseDirectory: "/",
-            environment: ["PORT": "8081", "ADMIN_TOKEN": "t0k$n", "REDIS_PASSWORD": "pa ss", "LOG_LEVEL": ""])
+            environment: [
+                "PORT": "8081", "ADMIN_TOKEN": "t0k$n", "REDIS_PASSWORD": "pa ss", "LOG_LEVEL": "",
+                "BW_SIGNING_KEY": "c2VjcmV0LWZsZWV0LWtleQ==",
+            ])
         #expect(configuration.server.listen == HostPort(host: "0.0.0.0", port: 8081))
         #expect(configuration.admin.token == "t0k$n")
         #expect(configuration.redis.url == "redis://:pa ss@cache:6379")
+        #expect(configuration.redis.signingKey == "c2VjcmV0LWZsZWV0LWtleQ==")
         #expect(configuration.logging.level == .info)  // empty takes the default, as `:-` does in a shell
     }
 
@@ -478,6 +529,12 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         BadFile(
             yaml: "logging:\n  format: yaml\n", line: 2, message: #"logging.format: "yaml" is not one of text, json"#),
         BadFile(yaml: "redis:\n  timeout: 0s\n", line: 2, message: "redis.timeout must be greater than 0s"),
+        BadFile(
+            yaml: "redis:\n  url: redis://cache:6379\n  signing_key: sh0rt-secret\n", line: 3,
+            message: "redis.signing_key must be at least 16 bytes (it is 12); make one with `openssl rand -hex 32`"),
+        BadFile(
+            yaml: "redis:\n  signing-key: 0123456789abcdef\n", line: 2,
+            message: #"unknown key "signing-key" in redis (did you mean "signing_key"?)"#),
         BadFile(yaml: "admin:\n  allowed_hosts: example.com\n", line: 2,
             message: "admin.allowed_hosts: expected a list such as [a, b], found a single value"),
         BadFile(
@@ -781,11 +838,16 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         next.cache.defaultTTL = .seconds(5)
         next.logging.level = .debug
         next.admin.token = "t"
-        #expect(running.restartOnlyChanges(to: next) == ["server.threads", "persisted_queries.max_entries", "redis.url"])
+        next.redis.signingKey = "0123456789abcdef"
+        #expect(
+            running.restartOnlyChanges(to: next) == [
+                "server.threads", "persisted_queries.max_entries", "redis.url", "redis.signing_key",
+            ])
         let applied = running.reloadable(from: next)
         #expect(applied.server.threads == 0)
         #expect(applied.persistedQueries.maxEntries == 100_000)
         #expect(applied.redis.url == "")
+        #expect(applied.redis.signingKey == "")
         #expect(applied.cache.defaultTTL == .seconds(5))
         #expect(applied.logging.level == .debug)
         #expect(applied.admin.token == "t")
@@ -832,5 +894,14 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         configuration.admin.token = "s3cret"
         #expect(configuration.maskingSecrets().admin.token == "***")
         #expect(!configuration.maskingSecrets().effectiveYAML.contains("s3cret"))
+    }
+
+    @Test func signingKeyIsMaskedOnlyWhenSet() {
+        var configuration = Configuration()
+        #expect(configuration.maskingSecrets().redis.signingKey == "")
+        configuration.redis.signingKey = "fleet-signing-key-0123"
+        #expect(configuration.maskingSecrets().redis.signingKey == "***")
+        #expect(configuration.maskingSecrets().effectiveYAML.contains(#"signing_key: "***""#))
+        #expect(!configuration.maskingSecrets().effectiveYAML.contains("fleet-signing-key-0123"))
     }
 }

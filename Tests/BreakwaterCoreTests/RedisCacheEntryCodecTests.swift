@@ -1,5 +1,6 @@
 // CacheEntryCodec: a round trip keeps every field and the entry's age; anything truncated,
-// trailing, of another version or simply random is refused, never half-read.
+// trailing, of another version or simply random is refused, never half-read. Signed
+// (`redis.signing_key`): a flipped byte, another key, another Redis key or no signature is refused.
 
 import BreakwaterCore
 import BreakwaterServer
@@ -110,6 +111,71 @@ struct RedisCacheEntryCodecTests {
             #expect(throws: CacheEntryCodecError.self) {
                 _ = try CacheEntryCodec.decode(bytes, now: Self.start, wallNow: Self.wallStart)
             }
+        }
+    }
+
+    // MARK: Signed entries
+
+    static let signer = RedisValueSigner(hmac: OpenSSLHMACSHA256(key: Array("0123456789abcdef-fleet-key".utf8)))
+    static let redisKey = "bw:g0:e:" + hasher.sha256("key").hex
+
+    static func decodeSigned(
+        _ bytes: [UInt8], signer: RedisValueSigner? = signer, storedUnder redisKey: String = redisKey
+    ) throws(CacheEntryCodecError) -> CacheEntry {
+        try CacheEntryCodec.decode(bytes, signedBy: signer, storedUnder: redisKey, now: start, wallNow: wallStart)
+    }
+
+    @Test func aSignedEntryRoundTripsWithThirtyTwoBytesMore() throws {
+        let original = Self.entry()
+        let signed = CacheEntryCodec.encode(original, signedBy: Self.signer, storedUnder: Self.redisKey)
+        let unsigned = CacheEntryCodec.encode(original)
+        #expect(signed.count == unsigned.count + RedisValueSigner.codeBytes)
+        #expect(Array(signed.prefix(unsigned.count)) == unsigned)
+        let decoded = try Self.decodeSigned(signed)
+        #expect(decoded.body == original.body)
+        #expect(decoded.response.bytes == original.response.bytes)
+    }
+
+    @Test func aSignedEntryWithAnyByteFlippedIsRefused() {
+        let signed = CacheEntryCodec.encode(Self.entry(), signedBy: Self.signer, storedUnder: Self.redisKey)
+        for index in signed.indices {
+            var forged = signed
+            forged[index] ^= 0x01
+            #expect(throws: CacheEntryCodecError.signatureMismatch) { _ = try Self.decodeSigned(forged) }
+        }
+    }
+
+    @Test func anEntrySignedUnderAnotherKeyIsRefused() {
+        let other = RedisValueSigner(hmac: OpenSSLHMACSHA256(key: Array("0123456789abcdef-fleet-keY".utf8)))
+        let signed = CacheEntryCodec.encode(Self.entry(), signedBy: other, storedUnder: Self.redisKey)
+        #expect(throws: CacheEntryCodecError.signatureMismatch) { _ = try Self.decodeSigned(signed) }
+    }
+
+    @Test func anEntryMovedToAnotherRedisKeyIsRefused() {
+        let signed = CacheEntryCodec.encode(Self.entry(), signedBy: Self.signer, storedUnder: Self.redisKey)
+        // Another cache key, and the same key under another purge generation.
+        for elsewhere in ["bw:g0:e:" + Self.hasher.sha256("other").hex, "bw:g1:e:" + Self.hasher.sha256("key").hex] {
+            #expect(throws: CacheEntryCodecError.signatureMismatch) {
+                _ = try Self.decodeSigned(signed, storedUnder: elsewhere)
+            }
+        }
+    }
+
+    @Test func anUnsignedEntryIsRefusedWhenAKeyIsSet() {
+        let unsigned = CacheEntryCodec.encode(Self.entry())
+        #expect(throws: CacheEntryCodecError.signatureMismatch) { _ = try Self.decodeSigned(unsigned) }
+        // Shorter than a signature.
+        #expect(throws: CacheEntryCodecError.signatureMismatch) { _ = try Self.decodeSigned([1, 2, 3]) }
+        // A forger who appends 32 bytes of anything still has no valid code.
+        let padded = unsigned + [UInt8](repeating: 0, count: RedisValueSigner.codeBytes)
+        #expect(throws: CacheEntryCodecError.signatureMismatch) { _ = try Self.decodeSigned(padded) }
+    }
+
+    @Test func aSignedEntryIsRefusedByAProxyWithoutAKey() {
+        // A fleet half-configured fails closed both ways: the code reads as bytes after the body.
+        let signed = CacheEntryCodec.encode(Self.entry(), signedBy: Self.signer, storedUnder: Self.redisKey)
+        #expect(throws: CacheEntryCodecError.malformed("bytes after the body")) {
+            _ = try Self.decodeSigned(signed, signer: nil)
         }
     }
 }

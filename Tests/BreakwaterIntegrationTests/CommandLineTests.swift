@@ -29,13 +29,48 @@ import Glibc
               token: ${BW_TEST_TOKEN}
             redis:
               url: "redis://:hunter2@cache:6379/0"
+              signing_key: ${BW_TEST_SIGNING_KEY}
             """)
-        let (status, output) = try runBreakwater(["validate", "--config", config], environment: ["BW_TEST_TOKEN": "t0psecret"])
+        let (status, output) = try runBreakwater(
+            ["validate", "--config", config],
+            environment: ["BW_TEST_TOKEN": "t0psecret", "BW_TEST_SIGNING_KEY": "fleet-signing-key-0123456789"])
         #expect(status == 0, "\(output)")
         #expect(!output.contains("t0psecret"))
         #expect(!output.contains("hunter2"))
+        #expect(!output.contains("fleet-signing-key"))
+        #expect(output.contains(#"signing_key: "***""#))
         #expect(output.contains(#"token: "***""#))
         #expect(output.contains(#"url: "redis://:***@cache:6379/0""#))
+    }
+
+    @Test func validateWarnsOfAPerUserTypeWithoutASchemaAndStillSucceeds() throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            """
+            persisted_queries:
+              store: ""
+            origin:
+              schema: off
+            cache:
+              types:
+                User: { scope: per-user }
+            """)
+        let (status, output) = try runBreakwater(["validate", "--config", config])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("config.yaml:7: warning: cache.types.User has scope per-user"), "\(output)")
+        // The effective settings still follow.
+        #expect(output.contains("schema: off"))
+    }
+
+    @Test func validateRefusesAShortSigningKeyAtItsLine() throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml", "persisted_queries:\n  store: \"\"\nredis:\n  signing_key: tooshort\n")
+        let (status, output) = try runBreakwater(["validate", "--config", config])
+        #expect(status == 2)
+        #expect(output.contains("config.yaml:4: redis.signing_key must be at least 16 bytes"), "\(output)")
+        #expect(!output.contains("tooshort"))
     }
 
     @Test func validateOpensEveryFileTheConfigNames() throws {

@@ -30,6 +30,8 @@ extension Configuration {
         .init("redis.url", \.redis.url),
         .init("redis.key_prefix", \.redis.keyPrefix),
         .init("redis.l2", \.redis.l2),
+        // The fleet's tiers sign and check with the key they were built with.
+        .init("redis.signing_key", \.redis.signingKey),
     ]
 
     /// The keys whose new values in `next` take effect only after a restart, by their config name.

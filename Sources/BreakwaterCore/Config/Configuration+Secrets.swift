@@ -1,14 +1,16 @@
-// What `breakwater validate` must never print (SPEC section 1): the admin token and the Redis
-// password, shown as `***` so the output can be pasted into a ticket.
+// What `breakwater validate` must never print (SPEC section 1): the admin token, the Redis
+// password and the Redis signing key, shown as `***` so the output can be pasted into a ticket.
 
 extension Configuration {
     /// The spelling secrets are replaced with.
     public static let secretMask = "***"
 
-    /// This configuration with `admin.token` and the password in `redis.url` masked.
+    /// This configuration with `admin.token`, `redis.signing_key` and the password in
+    /// `redis.url` masked.
     public func maskingSecrets() -> Configuration {
         var masked = self
         if !admin.token.isEmpty { masked.admin.token = Self.secretMask }
+        if !redis.signingKey.isEmpty { masked.redis.signingKey = Self.secretMask }
         masked.redis.url = Self.maskingPassword(in: redis.url)
         return masked
     }

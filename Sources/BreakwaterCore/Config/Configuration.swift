@@ -203,7 +203,14 @@ public struct Configuration: Sendable, Equatable {
         public var l2 = true
         /// Larger answers stay local.
         public var l2MaxEntryBytes = ByteSize(1 << 20)
+        /// HMAC-SHA256 key over every L2 entry and registry document written to Redis, checked on
+        /// read (a value without the right code is a miss); "" signs nothing. At least
+        /// `minimumSigningKeyBytes` long. See docs/FLEET.md, "Trust boundary".
+        public var signingKey = ""
         public init() {}
+
+        /// A shorter `signing_key` is refused: it could be guessed.
+        public static let minimumSigningKeyBytes = 16
     }
 
     /// Log output.

@@ -1,6 +1,7 @@
 // Reads config.yaml (SPEC section 2) into a Configuration. The YAML layer only maps keys onto the
 // typed model, whose defaults stay in Configuration.swift; every problem in the file is collected
-// and reported as `file:line: message`, so an operator fixes them all in one round.
+// and reported as `file:line: message`, so an operator fixes them all in one round. What is valid
+// but almost certainly not meant comes back as warnings, in the same form.
 
 import Yams
 
@@ -13,9 +14,11 @@ import Foundation
 /// Reads and validates Breakwater's YAML configuration.
 public enum ConfigurationLoader {
     /// Reads the file at `path`; relative paths inside it are resolved against the file's folder.
+    /// `warn` is called with each warning of a file that is otherwise valid.
     public static func load(
         path: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        warn: (ConfigurationError.Problem) -> Void = { _ in }
     ) throws(ConfigurationError) -> Configuration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(problems: [.init(file: path, line: 0, message: "cannot read file")])
@@ -24,17 +27,19 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: [.init(file: path, line: 0, message: "file is not UTF-8 text")])
         }
         let base = path.lastIndex(of: "/").map { slash in slash == path.startIndex ? "/" : String(path[..<slash]) }
-        return try parse(yaml: yaml, file: path, baseDirectory: base ?? ".", environment: environment)
+        return try parse(yaml: yaml, file: path, baseDirectory: base ?? ".", environment: environment, warn: warn)
     }
 
     /// Maps `yaml` onto a Configuration; `file` names the source in problems, and relative paths
     /// (`persisted_queries.store`, `manifest`, `server.tls`) are resolved against `baseDirectory`;
-    /// `${NAME}` references in values are replaced from `environment`.
+    /// `${NAME}` references in values are replaced from `environment`. `warn` is called with each
+    /// warning (file order) when the file has no problem.
     public static func parse(
         yaml: String,
         file: String,
         baseDirectory: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        warn: (ConfigurationError.Problem) -> Void = { _ in }
     ) throws(ConfigurationError)
         -> Configuration
     {
@@ -51,6 +56,7 @@ public enum ConfigurationLoader {
             // Cross-field checks run last; sorting puts every problem back in file order.
             throw ConfigurationError(problems: reader.problems.sorted { $0.line < $1.line })
         }
+        reader.warnings.sorted { $0.line < $1.line }.forEach(warn)
         return configuration
     }
 
@@ -142,6 +148,10 @@ private final class ConfigurationReader {
     let baseDirectory: String
     let expansion: EnvironmentExpansion
     private(set) var problems: [ConfigurationError.Problem] = []
+    /// Valid settings that almost certainly do not do what their author meant.
+    private(set) var warnings: [ConfigurationError.Problem] = []
+    /// The `scope: per-user` lines of `cache.types`, by type name.
+    private var perUserTypeLines: [String: Int] = [:]
 
     init(file: String, baseDirectory: String, expansion: EnvironmentExpansion) {
         (self.file, self.baseDirectory, self.expansion) = (file, baseDirectory, expansion)
@@ -164,6 +174,20 @@ private final class ConfigurationReader {
         if let section = sections["admin"] { configuration.admin = admin(section) }
         if let section = sections["redis"] { configuration.redis = redis(section) }
         if let section = sections["logging"] { configuration.logging = logging(section) }
+
+        if configuration.origin.schema == .off, let (name, line) = perUserTypeLines.min(by: { $0.value < $1.value }) {
+            // Without a schema an answer's types are only those the client happened to select by
+            // `__typename`; the per-user policy then fails closed, which would otherwise show only
+            // as answers that are never cached.
+            let others = perUserTypeLines.count > 1 ? " (and \(perUserTypeLines.count - 1) more per-user types)" : ""
+            warnings.append(
+                .init(
+                    file: file, line: line,
+                    message: "warning: cache.types.\(name) has scope per-user\(others) but origin.schema is off: "
+                        + "the per-user type policy cannot see the types in an answer without a schema, so answers "
+                        + "to documents not checked against a schema will not be stored (fail closed); set "
+                        + "origin.schema to auto or an SDL file"))
+        }
 
         let admin = configuration.admin.listen
         if admin == configuration.server.listen && admin.port != 0 {
@@ -340,6 +364,7 @@ private final class ConfigurationReader {
             valid = read(f["ttl"], into: &policy.ttl) { duration($0) } && valid
             valid = read(f["scope"], into: &policy.scope) { choice($0) } && valid
             valid = read(f["keys"], into: &policy.keys) { keyFields($0) } && valid
+            if policy.scope == .perUser { perUserTypeLines[name.string] = f["scope"]?.line ?? key.line }
             types[name.string] = policy
         }
         return valid ? types : nil
@@ -422,6 +447,18 @@ private final class ConfigurationReader {
         read(f["timeout"], into: &redis.timeout) { duration($0, positive: true) }
         read(f["l2"], into: &redis.l2, boolean)
         read(f["l2_max_entry_bytes"], into: &redis.l2MaxEntryBytes) { size($0) }
+        read(f["signing_key"], into: &redis.signingKey) { field in
+            guard let key = self.string(field) else { return nil }
+            // The message never holds the key: validate's output is pasted into tickets.
+            let minimum = Configuration.Redis.minimumSigningKeyBytes
+            if !key.isEmpty && key.utf8.count < minimum {
+                self.report(
+                    "\(field.path) must be at least \(minimum) bytes (it is \(key.utf8.count)); "
+                        + "make one with `openssl rand -hex 32`", at: field)
+                return nil
+            }
+            return key
+        }
         return redis
     }
 

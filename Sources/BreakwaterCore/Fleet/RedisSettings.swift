@@ -14,6 +14,8 @@ package struct RedisSettings: Sendable, Equatable {
     package var l2MaxEntryBytes = 1 << 20
     /// How long a proxy that lost the lease for a key waits for the winner's entry.
     package var leaseTimeout = Duration.seconds(10)
+    /// The HMAC-SHA256 key values are signed with (`redis.signing_key`); empty signs nothing.
+    package var signingKey = ""
     /// How long a registered document stays in Redis after its last registration.
     package var documentLifetime = Duration.seconds(30 * 24 * 3600)
 
@@ -30,6 +32,7 @@ package struct RedisSettings: Sendable, Equatable {
         timeout = redis.timeout
         l2 = redis.l2
         l2MaxEntryBytes = redis.l2MaxEntryBytes.bytes
+        signingKey = redis.signingKey
         leaseTimeout = configuration.origin.timeout
     }
 

@@ -6,10 +6,12 @@
 ///   (absent, timed out, or Redis down); `registryHits`: documents unknown locally, found in Redis;
 /// - `errors`: error replies (OOM, NOAUTH...) and undecodable values; `timeouts`: calls that missed
 ///   `redis.timeout` (counted as misses, never as client errors);
+/// - `rejected`: entries and documents refused for a missing or wrong signature
+///   (`redis.signing_key`), each also a miss;
 /// - `remotePurges`: purges received from other proxies; `latency`: round trips of answered calls.
 package struct RedisStatistics: Sendable, Equatable {
     package var l2Hits = 0, l2Misses = 0, registryHits = 0
-    package var errors = 0, timeouts = 0, remotePurges = 0
+    package var errors = 0, timeouts = 0, remotePurges = 0, rejected = 0
     package var latency = LatencyHistogram()
 
     package init() {}
@@ -21,6 +23,7 @@ package struct RedisStatistics: Sendable, Equatable {
         errors += other.errors
         timeouts += other.timeouts
         remotePurges += other.remotePurges
+        rejected += other.rejected
         latency.merge(other.latency)
     }
 }

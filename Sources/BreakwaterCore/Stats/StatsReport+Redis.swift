@@ -29,7 +29,8 @@ extension StatsReport {
         member += ",\"subscribed\":\(redis.subscribed)"
         member += ",\"l2_hits\":\(figures.l2Hits),\"l2_misses\":\(figures.l2Misses)"
         member += ",\"registry_hits\":\(figures.registryHits),\"errors\":\(figures.errors)"
-        member += ",\"timeouts\":\(figures.timeouts),\"remote_purges\":\(figures.remotePurges),\"latency_ms\":{"
+        member += ",\"timeouts\":\(figures.timeouts),\"remote_purges\":\(figures.remotePurges)"
+        member += ",\"rejected\":\(figures.rejected),\"latency_ms\":{"
         bytes.append(contentsOf: member.utf8)
         for (index, (key, p)) in [("p50", 50.0), ("p99", 99)].enumerated() {
             bytes.append(contentsOf: ((index == 0 ? "" : ",") + "\"\(key)\":").utf8)
@@ -62,6 +63,9 @@ extension StatsReport {
             ("breakwater_redis_timeouts_total", "counter", "Redis calls that missed redis.timeout.", figures.timeouts),
             ("breakwater_redis_remote_purges_total", "counter", "Purges received from other proxies.",
              figures.remotePurges),
+            ("breakwater_redis_rejected_total", "counter",
+             "Entries and documents refused for a missing or wrong signature (redis.signing_key), served as misses.",
+             figures.rejected),
         ]
         for (name, kind, help, value) in families {
             lines += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n\(name) \(value)\n"

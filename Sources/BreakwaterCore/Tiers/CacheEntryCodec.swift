@@ -15,8 +15,10 @@
 /// u32 tag count, then each tag as str
 /// bytes body
 /// ```
-/// Nothing may follow the body. An entry's local `storedAt` is rebuilt on decode from its
-/// wall-clock time, so that its age is the same on every host (within their clocks' agreement).
+/// Nothing may follow the body, except, with `redis.signing_key`, the 32-byte code that
+/// `RedisValueSigner` appends (checked before any field is read). An entry's local `storedAt` is
+/// rebuilt on decode from its wall-clock time, so that its age is the same on every host (within
+/// their clocks' agreement).
 package enum CacheEntryCodec {
     package static let version: UInt8 = 1
 
@@ -27,9 +29,18 @@ package enum CacheEntryCodec {
 
     /// The entry's bytes.
     package static func encode(_ entry: CacheEntry) -> [UInt8] {
+        encode(entry, signedBy: nil, storedUnder: "")
+    }
+
+    /// The entry's bytes, followed by their code under `signer` as stored under `redisKey` when
+    /// there is a signer.
+    package static func encode(_ entry: CacheEntry, signedBy signer: RedisValueSigner?, storedUnder redisKey: String)
+        -> [UInt8]
+    {
         var size = fixedBytes + 4 * 5 + entry.contentType.utf8.count + entry.etag.utf8.count + entry.body.count
         size += entry.operationName?.utf8.count ?? 0
         for tag in entry.tags { size += 4 + tag.utf8.count }
+        if signer != nil { size += RedisValueSigner.codeBytes }
         var out: [UInt8] = []
         out.reserveCapacity(size)
         out.append(version)
@@ -46,6 +57,7 @@ package enum CacheEntryCodec {
         appendInteger(UInt32(entry.tags.count), to: &out)
         for tag in entry.tags { appendField(Array(tag.utf8), to: &out) }
         appendField(entry.body, to: &out)
+        signer?.sign(&out, storedUnder: redisKey)
         return out
     }
 
@@ -54,7 +66,23 @@ package enum CacheEntryCodec {
     package static func decode(
         _ bytes: [UInt8], now: ContinuousClock.Instant, wallNow: WallClockTime
     ) throws(CacheEntryCodecError) -> CacheEntry {
-        var reader = Reader(bytes: bytes)
+        try decode(bytes, signedBy: nil, storedUnder: "", now: now, wallNow: wallNow)
+    }
+
+    /// Like `decode(_:now:wallNow:)`; with a signer, `bytes` must end in their code as stored under
+    /// `redisKey` (`signatureMismatch` otherwise), and nothing is parsed before it is checked.
+    package static func decode(
+        _ bytes: [UInt8], signedBy signer: RedisValueSigner?, storedUnder redisKey: String,
+        now: ContinuousClock.Instant, wallNow: WallClockTime
+    ) throws(CacheEntryCodecError) -> CacheEntry {
+        var end = bytes.count
+        if let signer {
+            guard let payload = signer.verifiedPayloadCount(of: bytes, storedUnder: redisKey) else {
+                throw .signatureMismatch
+            }
+            end = payload
+        }
+        var reader = Reader(bytes: bytes, end: end)
         guard try reader.byte() == version else { throw .unsupportedVersion }
         let key = CacheKey(digest: SHA256Digest(bytes: try reader.bytes(32)))
         let document = SHA256Digest(bytes: try reader.bytes(32))
@@ -100,9 +128,11 @@ package enum CacheEntryCodec {
     /// Reads fields front to back, refusing to read past the end.
     private struct Reader {
         let bytes: [UInt8]
+        /// Where the entry ends (before a signature).
+        let end: Int
         var offset = 0
 
-        var remaining: Int { bytes.count - offset }
+        var remaining: Int { end - offset }
 
         mutating func byte() throws(CacheEntryCodecError) -> UInt8 {
             guard remaining >= 1 else { throw .truncated }
@@ -152,4 +182,7 @@ package enum CacheEntryCodecError: Error, Sendable, Equatable {
     case truncated
     /// A field is whole but impossible.
     case malformed(String)
+    /// A signing key is set and the value's code is missing or wrong: forged, altered, moved from
+    /// another Redis key, or written under another key.
+    case signatureMismatch
 }

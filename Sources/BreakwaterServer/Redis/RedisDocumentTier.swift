@@ -1,29 +1,47 @@
 // The fleet's shared persisted-query registry (SPEC section 7) on one event loop's connection:
 // registrations are written through; a hash unknown locally is read here before
-// PersistedQueryNotFound is answered.
+// PersistedQueryNotFound is answered. With `redis.signing_key` every document is signed like an
+// L2 entry, and one with a wrong signature reads as unknown (docs/FLEET.md, "Trust boundary").
 
 import BreakwaterCore
+import Logging
 
 /// The shared registry of one loop; completions run on that loop, exactly once.
 package final class RedisDocumentTier: DocumentTier {
     private let connection: RedisConnection
     private let settings: RedisSettings
     private let state: RedisFleetState
+    /// Signs every document written and checks every document read; nil without a signing key.
+    private let signer: RedisValueSigner?
+    private let logger: Logger
 
-    init(connection: RedisConnection, settings: RedisSettings, state: RedisFleetState) {
+    init(
+        connection: RedisConnection, settings: RedisSettings, state: RedisFleetState, signer: RedisValueSigner?,
+        logger: Logger
+    ) {
         self.state = state
         self.connection = connection
         self.settings = settings
+        self.signer = signer
+        self.logger = logger
     }
 
-    /// The document registered under `hash` by any proxy; nil when unknown or Redis cannot say.
-    /// The caller verifies the hash before trusting the text.
+    /// The document registered under `hash` by any proxy; nil when unknown, wrongly signed, or
+    /// Redis cannot say. The caller verifies the hash before trusting the text.
     package func lookup(_ hash: SHA256Digest, completion: @escaping (String?) -> Void) {
         let loopIndex = connection.loop.index
-        connection.send([Array("GET".utf8), Array(settings.keys.document(hash).utf8)]) { [state] reply in
-            guard let bytes = reply?.bytes, let document = String(validating: bytes, as: UTF8.self) else {
-                return completion(nil)
+        let key = settings.keys.document(hash)
+        connection.send([Array("GET".utf8), Array(key.utf8)]) { [state, signer, logger] reply in
+            guard let bytes = reply?.bytes else { return completion(nil) }
+            var count = bytes.count
+            if let signer {
+                guard let payload = signer.verifiedPayloadCount(of: bytes, storedUnder: key) else {
+                    state.health.recordRejected(loop: loopIndex, redisKey: key, logger: logger)
+                    return completion(nil)
+                }
+                count = payload
             }
+            guard let document = String(validating: bytes[..<count], as: UTF8.self) else { return completion(nil) }
             state.health.record(loop: loopIndex) { $0.registryHits += 1 }
             completion(document)
         }
@@ -31,9 +49,13 @@ package final class RedisDocumentTier: DocumentTier {
 
     /// Makes a verified registration known to the fleet for `documentLifetime`; fire and forget.
     package func publish(_ hash: SHA256Digest, document: String) {
-        let arguments = [
-            "SET", settings.keys.document(hash), document, "PX", String(settings.documentLifetime.redisMilliseconds),
+        let key = settings.keys.document(hash)
+        var value = Array(document.utf8)
+        signer?.sign(&value, storedUnder: key)
+        let arguments: [[UInt8]] = [
+            Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8),
+            Array(String(settings.documentLifetime.redisMilliseconds).utf8),
         ]
-        connection.send(arguments.map { Array($0.utf8) }) { _ in }
+        connection.send(arguments) { _ in }
     }
 }

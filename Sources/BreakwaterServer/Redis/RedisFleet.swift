@@ -31,19 +31,31 @@ package final class RedisFleet: @unchecked Sendable {
                 loop: $0, endpoint: settings.endpoint, timeout: settings.timeout, role: .commands, health: state.health,
                 logger: logger)
         }
+        // One signer for every loop: its prepared key is immutable.
+        let signer = settings.signingKey.isEmpty
+            ? nil : RedisValueSigner(hmac: OpenSSLHMACSHA256(key: Array(settings.signingKey.utf8)))
         let bus = RedisPurgeBus(settings: settings, state: state, connection: connections[0])
         purgeBus = bus
         subscriber = RedisConnection(
             loop: loops[0], endpoint: settings.endpoint, timeout: settings.timeout,
             role: .subscriber(channels: [settings.keys.purgeChannel], onMessage: { _, payload in bus.received(payload) }),
             health: state.health, logger: logger)
-        responseTiers = connections.map { RedisResponseTier(connection: $0, settings: settings, state: state) }
-        documentTiers = connections.map { RedisDocumentTier(connection: $0, settings: settings, state: state) }
+        responseTiers = connections.map {
+            RedisResponseTier(connection: $0, settings: settings, state: state, signer: signer, logger: logger)
+        }
+        documentTiers = connections.map {
+            RedisDocumentTier(connection: $0, settings: settings, state: state, signer: signer, logger: logger)
+        }
     }
 
     /// Connects every loop's connection and the subscriber; returns at once (Redis may be down).
     package func start() {
-        logger.info("redis shared tier", metadata: ["redis.url": "\(settings.endpoint)", "redis.l2": "\(settings.l2)"])
+        logger.info(
+            "redis shared tier",
+            metadata: [
+                "redis.url": "\(settings.endpoint)", "redis.l2": "\(settings.l2)",
+                "redis.signed": "\(!settings.signingKey.isEmpty)",
+            ])
         for connection in connections {
             let bound = LoopBound(connection)
             connection.loop.execute { [self] in

@@ -14,6 +14,8 @@ package final class RedisHealth: Sendable {
     /// Whether "down" was already logged since Redis last answered: later failed retries are quiet.
     private let reportedDown = Atomic<Bool>(false)
     private let loops: [LoopFigures]
+    /// Rejected values are logged at most once a minute: a forged entry is read on every miss.
+    private let rejectionLog = Mutex(LogThrottle(interval: .seconds(60)))
 
     package init(loopCount: Int) {
         loops = (0..<loopCount).map { _ in LoopFigures() }
@@ -47,6 +49,18 @@ package final class RedisHealth: Sendable {
     func recordLatency(_ duration: Duration, loop: Int) { record(loop: loop) { $0.latency.record(duration) } }
     func recordError(loop: Int) { record(loop: loop) { $0.errors += 1 } }
     func recordTimeout(loop: Int) { record(loop: loop) { $0.timeouts += 1 } }
+
+    /// A value at `redisKey` failed its signature check (`redis.signing_key`): counted, and logged
+    /// at warning at most once a minute with how many were rejected since the last line.
+    func recordRejected(loop: Int, redisKey: String, logger: Logger) {
+        record(loop: loop) { $0.rejected += 1 }
+        let now = ContinuousClock.now
+        guard let count = rejectionLog.withLock({ $0.record(at: now) }) else { return }
+        logger.warning(
+            // Forged, altered, moved to another key, or written by a proxy with another key.
+            "redis value rejected: wrong signature (forged, or another redis.signing_key); served as a miss",
+            metadata: ["redis.key": "\(redisKey)", "redis.rejected_since_last_line": "\(count)"])
+    }
 
     /// A command connection became ready or stopped being ready; logs when the process as a
     /// whole goes from no connection to one, or from one to none.

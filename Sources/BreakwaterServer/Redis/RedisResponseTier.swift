@@ -1,7 +1,9 @@
 // The fleet's second-level response cache and its fetch leases (SPEC section 7), on one event
-// loop's Redis connection: local miss -> here -> origin. Every failure reads as a miss.
+// loop's Redis connection: local miss -> here -> origin. Every failure reads as a miss, and so
+// does an entry whose signature is wrong when `redis.signing_key` is set (docs/FLEET.md).
 
 import BreakwaterCore
+import Logging
 
 /// The L2 of one loop; every completion runs on that loop, exactly once.
 package final class RedisResponseTier: ResponseTier {
@@ -9,12 +11,20 @@ package final class RedisResponseTier: ResponseTier {
     private let settings: RedisSettings
     private let keys: RedisKeyLayout
     private let state: RedisFleetState
+    /// Signs every entry written and checks every entry read; nil without `redis.signing_key`.
+    private let signer: RedisValueSigner?
+    private let logger: Logger
 
     /// How often a proxy waiting for another's fetch looks for the entry.
     static let pollInterval = Duration.milliseconds(20)
 
-    init(connection: RedisConnection, settings: RedisSettings, state: RedisFleetState) {
+    init(
+        connection: RedisConnection, settings: RedisSettings, state: RedisFleetState, signer: RedisValueSigner?,
+        logger: Logger
+    ) {
         self.state = state
+        self.signer = signer
+        self.logger = logger
         self.connection = connection
         self.settings = settings
         keys = settings.keys
@@ -22,7 +32,8 @@ package final class RedisResponseTier: ResponseTier {
 
     private var loopIndex: Int { connection.loop.index }
 
-    /// The entry for `key`, or nil on a miss, a timeout, an undecodable value or Redis down.
+    /// The entry for `key`, or nil on a miss, a timeout, an undecodable or wrongly signed value, or
+    /// Redis down.
     package func lookup(_ key: CacheKey, completion: @escaping (CacheEntry?) -> Void) {
         read(key, withLease: false) { [state, loopIndex] entry, _ in
             state.health.record(loop: loopIndex) { entry == nil ? ($0.l2Misses += 1) : ($0.l2Hits += 1) }
@@ -37,10 +48,11 @@ package final class RedisResponseTier: ResponseTier {
         let lifetime = entry.ttl + max(entry.staleWhileRevalidate, entry.staleIfError)
         let remaining = lifetime.redisMilliseconds - (wallNow.millisecondsSinceEpoch - entry.storedAtWallClock.millisecondsSinceEpoch)
         guard remaining > 0 else { return }
-        let value = CacheEntryCodec.encode(entry)
-        guard value.count <= settings.l2MaxEntryBytes else { return }
         let generation = state.generation
         let entryKey = keys.entry(entry.key, generation: generation)
+        // Signed over the key it is stored under: moved to another key, it no longer verifies.
+        let value = CacheEntryCodec.encode(entry, signedBy: signer, storedUnder: entryKey)
+        guard value.count <= settings.l2MaxEntryBytes else { return }
         let sets = keys.indexes(of: entry, generation: generation)
         var arguments: [[UInt8]] = [
             Array("EVAL".utf8), Array(RedisScripts.store.utf8), Array(String(1 + sets.count).utf8), Array(entryKey.utf8),
@@ -100,15 +112,20 @@ package final class RedisResponseTier: ResponseTier {
         let entryKey = keys.entry(key, generation: state.generation)
         var names = [entryKey, keys.softMark(ofEntry: entryKey), keys.softAll(generation: state.generation)]
         if withLease { names.append(keys.lease(key)) }
-        connection.send([Array("MGET".utf8)] + names.map { Array($0.utf8) }) { [state, loopIndex] reply in
+        connection.send([Array("MGET".utf8)] + names.map { Array($0.utf8) }) {
+            [state, loopIndex, signer, logger] reply in
             guard case .array(let values)? = reply, values.count == names.count else { return completion(nil, nil) }
             let leaseHeld = withLease ? values[3] != .null : nil
             guard let bytes = values[0].bytes else { return completion(nil, leaseHeld) }
-            do {
-                var entry = try CacheEntryCodec.decode(bytes, now: .now, wallNow: wallClockNow())
+            do throws(CacheEntryCodecError) {
+                var entry = try CacheEntryCodec.decode(
+                    bytes, signedBy: signer, storedUnder: entryKey, now: .now, wallNow: wallClockNow())
                 guard entry.key == key else { throw CacheEntryCodecError.malformed("another key") }
                 entry = Self.applyingSoftPurges(to: entry, mark: values[1].bytes, markForAll: values[2].bytes)
                 completion(entry, leaseHeld)
+            } catch .signatureMismatch {
+                state.health.recordRejected(loop: loopIndex, redisKey: entryKey, logger: logger)
+                completion(nil, leaseHeld)
             } catch {
                 state.health.record(loop: loopIndex) { $0.errors += 1 }
                 completion(nil, leaseHeld)

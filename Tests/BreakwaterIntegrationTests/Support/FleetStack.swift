@@ -15,8 +15,11 @@ final class FleetStack: @unchecked Sendable {
     let redis: RedisServerProcess
     private(set) var proxies: [ProxyProcess]
     let prefix = "bwfleet-\(UUID().uuidString.prefix(8)):"
+    /// Every member's `redis.signing_key`; nil for none.
+    let signingKey: String?
 
-    init(proxies count: Int, redisArguments: [String] = [], redisURL: String? = nil) throws {
+    init(proxies count: Int, redisArguments: [String] = [], redisURL: String? = nil, signingKey: String? = nil) throws {
+        self.signingKey = signingKey
         origin = try DemoOriginProcess()
         redis = try RedisServerProcess(extraArguments: redisArguments)
         proxies = []
@@ -42,7 +45,7 @@ final class FleetStack: @unchecked Sendable {
           url: \(redisURL ?? redis.url)
           key_prefix: "\(prefix)"
           timeout: 500ms   # generous: on a loaded CI machine a lease call must not become a miss
-        """
+        """ + (signingKey.map { "\n  signing_key: \"\($0)\"" } ?? "")
     }
 
     func makeProxy(redisURL: String? = nil) throws -> ProxyProcess {
@@ -74,6 +77,12 @@ final class FleetStack: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.02)
         }
         Issue.record("the fleet did not connect to Redis within \(timeout)")
+    }
+
+    /// The Redis keys of the L2 entries stored so far (their soft-purge marks left out).
+    func entryKeys() throws -> [String] {
+        try redis.cli("--scan", "--pattern", "\(prefix)g*:e:*").split(separator: "\n").map(String.init)
+            .filter { !$0.hasSuffix(":soft") }
     }
 
     /// A plain POST of `document` with `variables` to `proxy`.

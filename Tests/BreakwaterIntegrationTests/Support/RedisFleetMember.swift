@@ -12,10 +12,14 @@ final class RedisFleetMember: @unchecked Sendable {
     let fleet: RedisFleet
     var loop: EventLoop { group.loops[0] }
 
-    init(url: String, timeout: Duration = .seconds(1), prefix: String = "bwtest:", loops: Int = 1) throws {
+    init(
+        url: String, timeout: Duration = .seconds(1), prefix: String = "bwtest:", loops: Int = 1,
+        signingKey: String = ""
+    ) throws {
         var settings = RedisSettings(endpoint: try RedisEndpoint(parsing: url))
         settings.timeout = timeout
         settings.keyPrefix = prefix
+        settings.signingKey = signingKey
         group = try EventLoopGroup(count: loops)
         var logger = Logger(label: "test.redis")
         logger.logLevel = .critical

@@ -52,6 +52,11 @@ final class RedisServerProcess: @unchecked Sendable {
     /// Runs `redis-cli` against this server and returns its output, trimmed.
     @discardableResult
     func cli(_ arguments: String...) throws -> String {
+        try cli(arguments)
+    }
+
+    @discardableResult
+    func cli(_ arguments: [String]) throws -> String {
         let cli = Process()
         cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
         cli.arguments = ["-p", String(port)] + arguments
