@@ -45,6 +45,36 @@ struct CacheControlResponseHeadersTests {
         #expect(answer.headers.fields.filter { $0.name == "Cache-Control" }.count == 1)
     }
 
+    /// A stale answer (past its TTL, or soft-purged) says `max-age=0`, keeping the stale
+    /// windows: a cache in front must not store it as fresh.
+    @Test(arguments: [false, true])
+    func aStaleAnswerCarriesMaxAgeZero(sendsRemainingTTL: Bool) {
+        let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(300))
+        var client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
+        client.sendsRemainingTTL = sendsRemainingTTL
+        let answer = CacheAnswer.fromEntry(entry, age: .seconds(31), isFresh: false, client: client)
+        #expect(answer.headers["X-Cache"] == "STALE")
+        let cacheControl = answer.headers["Cache-Control"] ?? ""
+        #expect(cacheControl.hasPrefix("public, max-age=0"), "\(cacheControl)")
+        #expect(cacheControl == entry.staleCacheControl)
+        #expect(answer.headers["Age"] == (sendsRemainingTTL ? nil : "31"))
+    }
+
+    /// `cache.downstream_age: remaining`, for caches in front that ignore `Age` (nginx): the TTL
+    /// left in `max-age`, floored, and no `Age`.
+    @Test(arguments: [(Duration.seconds(20), "40"), (.milliseconds(59_500), "0"), (.zero, "60")])
+    func remainingModeSendsTheTTLLeftWithoutAge(age: Duration, maxAge: String) {
+        let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(60))
+        var client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
+        client.sendsRemainingTTL = true
+        let answer = CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client)
+        #expect(answer.headers["Age"] == nil)
+        #expect(answer.headers["Cache-Control"]?.hasPrefix("public, max-age=\(maxAge)") == true, "\(answer.headers)")
+        // A POST or per-user answer stays private whatever the mode.
+        client.isGET = false
+        #expect(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client).headers["Cache-Control"] == "private, no-store")
+    }
+
     @Test(arguments: [
         (Duration.zero, "0"), (.milliseconds(1_999), "1"), (.seconds(3_600), "3600"), (.seconds(-2), "0"),
     ])

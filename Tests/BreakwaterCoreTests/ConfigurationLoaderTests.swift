@@ -65,6 +65,8 @@ private let specExample = """
                                  # those the client selected; off
       tag_header: ""             # "" | Surrogate-Key | Cache-Tag | xkey: entity and operation tags on
                                  # cacheable answers, for a CDN or Varnish in front to purge by
+      downstream_age: rfc        # rfc: max-age = whole TTL + Age; remaining: max-age = TTL left,
+                                 # no Age (for caches in front that ignore Age, such as nginx)
       types:                     # per-type policy, applied when a response holds that type
         User: { scope: per-user }  # any User in the answer -> per-user entry
         Launch: { ttl: 5m, keys: [id] }   # entry TTL = min over the types present
@@ -249,6 +251,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
             cache:
               entity_tags: selected
               tag_header: surrogate-key
+              downstream_age: remaining
               types:
                 User: { scope: per-user }
                 Launch: { ttl: 5m, keys: [id, site] }
@@ -280,6 +283,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(configuration.persistedQueries.maxBytes == ByteSize(8 << 20))
         #expect(configuration.persistedQueries.maxDocumentBytes == ByteSize(10 << 10))
         #expect(configuration.cache.entityTags == .selected)
+        #expect(configuration.cache.downstreamAge == .remaining)
         #expect(configuration.cache.tagHeader == "Surrogate-Key")
         #expect(
             configuration.cache.types == [
@@ -870,6 +874,15 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
     ])
     func refuses(host: String) {
         #expect(!AdminHostPolicy(allowedHosts: ["bw.internal", "10.0.0.7:9090"]).allows(host))
+    }
+
+    @Test func probesAnswerAnyHostAndOtherPathsDoNot() {
+        let policy = AdminHostPolicy(allowedHosts: [])
+        for host in [nil, "", "evil.example", "10.9.9.9:9090"] {
+            #expect(policy.allows(host, path: "/healthz") && policy.allows(host, path: "/readyz"))
+            #expect(!policy.allows(host, path: "/stats") && !policy.allows(host, path: "/healthz/x"))
+        }
+        #expect(policy.allows("localhost", path: "/stats"))
     }
 
     @Test func missingHostIsRefusedAndStarAllowsAll() {

@@ -92,27 +92,36 @@ import Testing
         }
     }
 
-    /// SPEC section 6 has no exemption for probes: a rebinding page learns nothing, not even
-    /// readiness. A kubelet's probe (Host = the pod's address) gets in through `allowed_hosts:
-    /// ["${POD_IP}"]`, as deploy/k8s sets it, or by sending `Host: localhost`.
-    @Test func healthProbesFollowTheHostCheckAndThePodAddressGetsInThroughExpansion() throws {
+    /// The probes reveal nothing and answer any Host: a load balancer or a Consul check probes
+    /// by address. Every other admin path keeps the Host check (DNS rebinding).
+    @Test func healthProbesAnswerAnyHostAndTheRestKeepTheCheck() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(origin: origin.url)
+        let port = proxy.adminPort
+        for path in ["/healthz", "/readyz"] {
+            for method in ["GET", "HEAD"] {
+                for host in ["evil.example:\(port)", "10.9.9.9:\(port)", "localhost"] {
+                    let probe = try proxy.admin.send(method: method, target: path, headers: [("Host", host)])
+                    #expect(probe.status == 200, "\(method) \(path) with Host \(host)")
+                }
+            }
+        }
+        for path in ["/stats", "/metrics", "/"] {
+            #expect(try proxy.admin.get(path, headers: [("Host", "10.9.9.9:\(port)")]).status == 403, "\(path)")
+        }
+    }
+
+    /// A pod's own address gets into the other admin paths through `allowed_hosts:
+    /// ["${POD_IP}"]`, as deploy/k8s sets it.
+    @Test func thePodAddressGetsInThroughExpansion() throws {
         let origin = try DemoOriginProcess()
         let podIP = "10.1.2.3"
         let proxy = try ProxyProcess(
             origin: origin.url, yaml: "persisted_queries:\n  store: \"\"\nadmin:\n  allowed_hosts: [\"${POD_IP}\"]\n",
             environment: ["POD_IP": podIP])
         let port = proxy.adminPort
-        for path in ["/healthz", "/readyz"] {
-            for method in ["GET", "HEAD"] {
-                let refused = try proxy.admin.send(method: method, target: path, headers: [("Host", "evil.example:\(port)")])
-                #expect(refused.status == 403, "\(method) \(path) from a foreign Host")
-                let pod = try proxy.admin.send(method: method, target: path, headers: [("Host", "\(podIP):\(port)")])
-                #expect(pod.status == 200, "\(method) \(path) with the pod's address")
-                let local = try proxy.admin.send(method: method, target: path, headers: [("Host", "localhost")])
-                #expect(local.status == 200, "\(method) \(path) with Host: localhost")
-            }
-        }
-        #expect(try proxy.admin.get("/healthz", headers: [("Host", "10.9.9.9:\(port)")]).status == 403, "another pod's address")
+        #expect(try proxy.admin.get("/stats", headers: [("Host", "\(podIP):\(port)")]).status == 200)
+        #expect(try proxy.admin.get("/stats", headers: [("Host", "10.9.9.9:\(port)")]).status == 403, "another pod's address")
     }
 
     @Test func sighupNamesRestartOnlyKeysAndAppliesTheReloadableOnes() throws {

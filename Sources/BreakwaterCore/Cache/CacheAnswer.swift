@@ -2,21 +2,35 @@
 
 /// The response a client gets for a cache outcome.
 package enum CacheAnswer {
-    /// An answer from a stored entry: `HIT` when fresh, `STALE` past its TTL.
+    /// An answer from a stored entry: `HIT` when fresh, `STALE` past its TTL (or soft-purged).
+    ///
+    /// A public GET answer says how old it is in one of two ways (`cache.downstream_age`): `rfc`,
+    /// `max-age` = the whole TTL and `Age` (a cache in front subtracts it); `remaining`,
+    /// `max-age` = the TTL left and no `Age`. A stale answer carries `max-age=0` either way.
     package static func fromEntry(
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
         var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
         headers.add("X-Cache", isFresh ? XCache.hit.headerValue : XCache.stale.headerValue)
-        headers.add("Age", CacheResponseHeaders.age(age))
-        return finish(entry: entry, headers: headers, client: client)
+        if !client.sendsRemainingTTL { headers.add("Age", CacheResponseHeaders.age(age)) }
+        let publicCacheControl =
+            if !isFresh {
+                entry.staleCacheControl
+            } else if client.sendsRemainingTTL {
+                CacheResponseHeaders.cacheControl(
+                    isPublicGET: true, ttl: entry.ttl - age, staleWhileRevalidate: entry.staleWhileRevalidate,
+                    staleIfError: entry.staleIfError)
+            } else {
+                entry.publicCacheControl
+            }
+        return finish(entry: entry, headers: headers, client: client, publicCacheControl: publicCacheControl)
     }
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
         var headers = HTTPHeaders(capacity: 5 + client.extraHeaders.fields.count)
         headers.add("X-Cache", XCache.miss.headerValue)
-        return finish(entry: entry, headers: headers, client: client)
+        return finish(entry: entry, headers: headers, client: client, publicCacheControl: entry.publicCacheControl)
     }
 
     /// An origin answer that was fetched and not stored, whatever the reason: `BYPASS`.
@@ -51,10 +65,11 @@ package enum CacheAnswer {
     /// 200 with the entry's prebuilt lines and body, or 304 when the client already holds it.
     /// The per-request lines are shared strings (interned Cache-Control, the settings' Vary):
     /// nothing here is formatted but the age.
-    private static func finish(entry: CacheEntry, headers: HTTPHeaders, client: ClientView) -> HTTPResponse {
+    private static func finish(
+        entry: CacheEntry, headers: HTTPHeaders, client: ClientView, publicCacheControl: String
+    ) -> HTTPResponse {
         var headers = headers
-        headers.add(
-            "Cache-Control", client.isGET && !entry.isPerUser ? entry.publicCacheControl : privateCacheControl)
+        headers.add("Cache-Control", client.isGET && !entry.isPerUser ? publicCacheControl : privateCacheControl)
         if let vary = client.vary { headers.add("Vary", vary) }
         if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
         // The gzip form when the client takes it and the body is worth it (made once per entry).

@@ -77,6 +77,7 @@ package final class CacheEntry: Sendable {
     package var contentType: String { shape.fields.contentType }
     /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
     package var publicCacheControl: String { shape.publicCacheControl }
+    package var staleCacheControl: String { shape.staleCacheControl }
     package var ttl: Duration { shape.fields.ttl }
     package var staleWhileRevalidate: Duration { shape.fields.staleWhileRevalidate }
     package var staleIfError: Duration { shape.fields.staleIfError }

@@ -19,13 +19,19 @@ final class CacheEntryShape: Sendable {
     }
 
     let fields: Fields
-    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), made once for all the entries.
+    /// `Cache-Control` of a fresh public answer to a GET (docs/CACHING.md), made once for all the entries.
     let publicCacheControl: String
+    /// `Cache-Control` of a stale public answer to a GET: `max-age=0` with the stale windows, so
+    /// no cache in front keeps it as fresh.
+    let staleCacheControl: String
 
     private init(_ fields: Fields) {
         self.fields = fields
         publicCacheControl = CacheResponseHeaders.cacheControl(
             isPublicGET: true, ttl: fields.ttl, staleWhileRevalidate: fields.staleWhileRevalidate,
+            staleIfError: fields.staleIfError)
+        staleCacheControl = CacheResponseHeaders.cacheControl(
+            isPublicGET: true, ttl: .zero, staleWhileRevalidate: fields.staleWhileRevalidate,
             staleIfError: fields.staleIfError)
     }
 

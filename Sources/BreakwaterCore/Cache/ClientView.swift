@@ -15,6 +15,8 @@ package struct ClientView: Sendable {
     /// Compresses answers from the cache for this client: set when `server.compression` is on
     /// and the client accepts gzip.
     package var gzip: (any BodyCompressing)?
+    /// `cache.downstream_age: remaining`: `max-age` is the TTL left and no `Age` is sent.
+    package var sendsRemainingTTL = false
 
     package init(
         isGET: Bool, ifNoneMatch: [String], wantsGraphQLResponseJSON: Bool, extraHeaders: HTTPHeaders,

@@ -11,6 +11,16 @@ package struct AdminHostPolicy: Sendable, Equatable {
         allowed = allowedHosts.map { $0.lowercased() }
     }
 
+    /// The health probes: they reveal nothing, and load balancers, orchestrators and Consul
+    /// checks probe by address, so they answer any `Host`.
+    package static let probePaths: Set<Substring> = ["/healthz", "/readyz"]
+
+    /// Whether a request for `path` with `host` may reach the admin endpoints: a probe always,
+    /// anything else only with an accepted `Host`.
+    package func allows(_ host: String?, path: Substring) -> Bool {
+        Self.probePaths.contains(path) || allows(host)
+    }
+
     /// Whether `host` (the Host header as sent, maybe with a port) may reach the admin endpoints.
     package func allows(_ host: String?) -> Bool {
         guard let host = host?.lowercased(), !host.isEmpty else { return false }

@@ -72,6 +72,7 @@ extension Configuration {
         add(1, "invalidate_on_mutation", "\(cache.invalidateOnMutation)")
         add(1, "entity_tags", cache.entityTags.rawValue)
         add(1, "tag_header", yamlQuoted(cache.tagHeader))
+        add(1, "downstream_age", cache.downstreamAge.rawValue)
         add(1, "types", cache.types.isEmpty ? "{}" : nil)
         for (name, policy) in cache.types.sorted(by: { $0.key < $1.key }) {
             add(2, yamlQuoted(name))

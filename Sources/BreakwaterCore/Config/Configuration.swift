@@ -136,6 +136,8 @@ public struct Configuration: Sendable, Equatable {
         public var entityTags = EntityTagMode.auto
         /// "" (none), "Surrogate-Key", "Cache-Tag" or "xkey": the header carrying an entry's tags.
         public var tagHeader = ""
+        /// How `max-age` and `Age` tell a cache in front how old an answer is.
+        public var downstreamAge = DownstreamAge.rfc
         /// Per-type policy, applied when an answer holds that type.
         public var types: [String: TypePolicy] = [:]
         /// First match wins.
@@ -148,6 +150,14 @@ public struct Configuration: Sendable, Equatable {
         case auto
         case selected
         case off
+    }
+
+    /// `cache.downstream_age`: `rfc` sends `max-age` = the entry's whole TTL with `Age` (a cache
+    /// in front subtracts the age, RFC 9111 §4.2.3); `remaining` sends `max-age` = the TTL left
+    /// and no `Age`, for caches in front that ignore `Age` (nginx's `proxy_cache`).
+    public enum DownstreamAge: String, Sendable, Equatable, CaseIterable {
+        case rfc
+        case remaining
     }
 
     /// The header names `cache.tag_header` accepts besides "".

@@ -323,6 +323,7 @@ private final class ConfigurationReader {
         read(f["invalidate_on_mutation"], into: &cache.invalidateOnMutation, boolean)
         read(f["entity_tags"], into: &cache.entityTags) { choice($0) }
         read(f["tag_header"], into: &cache.tagHeader, tagHeader)
+        read(f["downstream_age"], into: &cache.downstreamAge) { choice($0) }
         read(f["types"], into: &cache.types, types)
         read(f["rules"], into: &cache.rules, rules)
         return cache

@@ -25,6 +25,8 @@ package final class FlowEnvironment: Sendable {
     package let compressor: (any BodyCompressing)?
     /// The `Vary` of answers from the cache: the policy's, plus `Accept-Encoding` with compression.
     package let responseVary: String
+    /// `cache.downstream_age: remaining`.
+    package let sendsRemainingTTL: Bool
 
     package init(
         endpoint: GraphQLEndpoint, policy: CachePolicy, store: any ResponseStoring, upstreamHeaders: UpstreamHeaders,
@@ -45,6 +47,7 @@ package final class FlowEnvironment: Sendable {
         self.perUserOperations = policy.hasPerUserTypes ? perUserOperations : nil
         self.compressor = compressor
         responseVary = policy.keyedHeaders.responseVary + (compressor == nil ? "" : ", Accept-Encoding")
+        sendsRemainingTTL = policy.settings.downstreamAge == .remaining
     }
 
     /// The registry the endpoint resolves documents in.

@@ -74,6 +74,7 @@ package struct RequestFlow {
         client = ClientView(
             request: request, corsHeaders: environment.endpoint.corsHeaders(for: request),
             vary: environment.responseVary, compressor: environment.compressor)
+        client.sendsRemainingTTL = environment.sendsRemainingTTL
         switch environment.endpoint.check(request) {
         case .preflight(let response)?: return .reply(FlowReply(response: response))
         case .error(let error)?: return .reply(.error(error, client: client))

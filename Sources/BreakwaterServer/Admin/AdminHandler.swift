@@ -87,9 +87,8 @@ final class AdminHandler: HTTPHandler, Sendable {
 
     private func answer(_ request: HTTPRequest) -> HTTPResponse {
         let access = self.access.withLock { $0 }
-        // Every path, probes included (SPEC section 6): a kubelet's probe sends the pod's address,
-        // which `admin.allowed_hosts: ["${POD_IP}"]` admits (docs/OPERATING.md).
-        if !access.hosts.allows(request.headers["Host"]) {
+        // Every path but the probes, which answer any Host (a load balancer probes by address).
+        if !access.hosts.allows(request.headers["Host"], path: request.path) {
             return GraphQLErrorResponse(
                 status: 403, message: "The admin listener answers only loopback Host names and admin.allowed_hosts.",
                 code: "FORBIDDEN_HOST"
