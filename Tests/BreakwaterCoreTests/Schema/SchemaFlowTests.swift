@@ -199,7 +199,7 @@ struct TagHeaderTests {
         let header = try #require(TagHeader(configured: "Surrogate-Key"))
         let value = header.value(operationName: "Q\u{85}", digest: Self.digest, tags: [tag, "City:~!#$%&'*+-.^_`|"])
         #expect(value == "hash:\(Self.digest.hex) City:~!#$%&'*+-.^_`|")
-        #expect(value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F })
+        #expect(value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "printable ASCII and the separator only")
     }
 
     @Test func perUserEntriesCarryNoTagHeader() throws {
