@@ -213,7 +213,7 @@ def exception_for(wire, mine, theirs):
         return "te-http10"
     if their_error and "Duplicate Content-Length" in their_error and (my_error is None or my_requests):
         return "same-content-length"
-    if my_error is None and their_error and b"\r\n0\r\n" in wire:
+    if my_error is None and their_error and b"\r\n0\r\n" in wire and "chunk" not in their_error.lower():
         return "trailers"
     if their_error and "Invalid method" in their_error:
         return "any-method"
