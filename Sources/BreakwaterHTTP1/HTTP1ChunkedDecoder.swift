@@ -1,5 +1,5 @@
-// The chunked transfer coding (RFC 9112 7.1): chunk sizes, extensions, data and trailers,
-// decoded incrementally; data comes out as ranges of the caller's buffer, never copied.
+// The chunked transfer coding (RFC 9112 7.1): chunk sizes, extensions (checked, then dropped),
+// data and trailers, decoded incrementally; data comes out as ranges of the caller's buffer, never copied.
 
 /// Decodes one chunked body; positions are absolute indices of the caller's buffer.
 struct HTTP1ChunkedDecoder {
@@ -66,8 +66,8 @@ struct HTTP1ChunkedDecoder {
                 }
                 i += 1
             case .chunkExtension(let place):
-                // Read and dropped, but checked: a peer that reads the line otherwise (llhttp
-                // refuses an empty name or an open quoted string) must not see another body.
+                // Read and dropped, but checked: a proxy in front that reads a nameless extension
+                // or an open quoted-string otherwise (llhttp refuses both) would see another body.
                 if byte == HTTP1Bytes.cr && place.mayEndLine {
                     state = .sizeLF
                 } else if let next = place.next(byte) {

@@ -190,7 +190,9 @@ package final class HTTP1RequestParser {
     /// origin-form "/...", asterisk-form "*", or absolute-form "scheme:..." (RFC 9112 3.2); a
     /// scheme is ALPHA *(ALPHA / DIGIT / "+" / "-" / "."). With CONNECT, authority-form
     /// "host:port" too (RFC 9112 3.2.3), so that the method is what gets refused.
-    private static func isTargetForm(_ bytes: UnsafeBufferPointer<UInt8>, _ target: Range<Int>, isConnect: Bool) -> Bool {
+    private static func isTargetForm(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ target: Range<Int>, isConnect: Bool
+    ) -> Bool {
         if isConnect, let colon = target.last(where: { bytes[$0] == HTTP1Bytes.colon }), colon > target.lowerBound,
             target[(colon + 1)...].allSatisfy({ HTTP1Bytes.isDigit(bytes[$0]) })
         {

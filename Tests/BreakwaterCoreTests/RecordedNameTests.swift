@@ -39,7 +39,8 @@ import Testing
         let entry = AccessLogEntry(
             time: LogTimestamp(millisecondsSinceEpoch: 0), client: "10.0.0.1", method: .post, status: 400,
             operation: long, duration: .zero, bytes: 0, clientName: long, clientVersion: long)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+        let line = Data(entry.line(.json).utf8)
+        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
         for key in ["operation", "client_name", "client_version"] {
             #expect(object[key] as? String == String(repeating: "é", count: 64), "\(key)")
         }

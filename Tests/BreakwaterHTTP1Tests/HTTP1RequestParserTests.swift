@@ -318,11 +318,12 @@ import Testing
     }
 
     @Test func chunkExtensionsAreBounded() {
-        let long = Feeding.requests(Self.chunkedHead + "5;a=" + String(repeating: "b", count: 17_000) + "\r\nhello\r\n0\r\n\r\n")
+        let rest = "\r\nhello\r\n0\r\n\r\n"
+        let long = Feeding.requests(Self.chunkedHead + "5;a=" + String(repeating: "b", count: 17_000) + rest)
         #expect(long.error == .badChunk)
         let quoted = Feeding.requests(Self.chunkedHead + "5;a=\"" + String(repeating: "b", count: 17_000))
         #expect(quoted.error == .badChunk, "an open quoted-string cannot hold the buffer")
-        let fits = Feeding.requests(Self.chunkedHead + "5;a=" + String(repeating: "b", count: 8_000) + "\r\nhello\r\n0\r\n\r\n")
+        let fits = Feeding.requests(Self.chunkedHead + "5;a=" + String(repeating: "b", count: 8_000) + rest)
         #expect(fits.error == nil)
     }
 

@@ -101,7 +101,8 @@ import Testing
         for index in 0..<100 {
             let name = "Refused\(index)" + String(repeating: "N", count: 60_000)
             let body = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { id } }","operationName":"\#(name)"}"#
-            let refused = try proxy.client.post("/graphql", json: body, headers: identity + [("X-Request-Id", "refused-\(index)")])
+            let refused = try proxy.client.post(
+                "/graphql", json: body, headers: identity + [("X-Request-Id", "refused-\(index)")])
             #expect(refused.status == 400)
             #expect(refused.text.contains("OPERATION_RESOLUTION_FAILURE"))
         }
@@ -117,8 +118,8 @@ import Testing
         #expect(metrics.body.count < 256 << 10, "/metrics holds \(metrics.body.count) bytes")
         #expect(!metrics.text.contains("Refused"))
         #expect(metrics.text.contains(#"operation="\#(defined.prefix(128))""#))
-        #expect(metrics.text.contains(
-            #"breakwater_client_requests_total{client_name="\#(client.prefix(128))",client_version="\#(version.prefix(128))"} 100"#))
+        let clientLabels = #"client_name="\#(client.prefix(128))",client_version="\#(version.prefix(128))""#
+        #expect(metrics.text.contains("breakwater_client_requests_total{\(clientLabels)} 100"))
         let dashboard = try proxy.admin.get("/")
         #expect(!dashboard.text.contains("Refused"))
         #expect(dashboard.body.count < 256 << 10)

@@ -37,9 +37,10 @@ package enum AccessLogRecord {
         let limit = AccessLogLine.maxTextBytes, nameLimit = RecordedName.maxBytes
         let methodCode = method.recordCode
         let otherToken: String? = methodCode == otherMethod ? method.token : nil
-        let room = headerSize + 4 * stringCount + count(client) + count(otherToken) + Swift.min(count(operation), nameLimit)
-            + count(errorCode) + count(bypassReason) + count(requestID) + Swift.min(count(userAgent), limit)
-            + Swift.min(count(clientName), nameLimit) + Swift.min(count(clientVersion), nameLimit)
+        let room = headerSize + 4 * stringCount + count(client) + count(otherToken) + count(errorCode)
+            + count(bypassReason) + count(requestID) + Swift.min(count(userAgent), limit)
+            + Swift.min(count(operation), nameLimit) + Swift.min(count(clientName), nameLimit)
+            + Swift.min(count(clientVersion), nameLimit)
         let start = buffer.reserve(room)
         let raw = UnsafeMutableRawPointer(start)
         var flags: UInt8 = 0

@@ -1,6 +1,6 @@
-// `cache.tag_header` (docs/SCHEMA.md, "Tags for a CDN or Varnish in front"): the tags of a stored entry in the header a CDN or Varnish
-// in front purges by (Fastly's Surrogate-Key, Cloudflare's Cache-Tag, Varnish's xkey), made once
-// when the entry is stored, never per hit.
+// `cache.tag_header` (docs/SCHEMA.md, "Tags for a CDN or Varnish in front"): the tags of a stored
+// entry in the header a CDN or Varnish in front purges by (Fastly's Surrogate-Key, Cloudflare's
+// Cache-Tag, Varnish's xkey), made once when the entry is stored, never per hit.
 
 /// The header name and how tags are joined in it.
 package struct TagHeader: Sendable, Equatable {

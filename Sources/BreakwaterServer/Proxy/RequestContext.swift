@@ -41,7 +41,8 @@ final class RequestContext: Sendable {
         let identified = responder as? IdentifiedResponder
         let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.completeBody) : nil)
         statistics.record {
-            $0.recordRequest(operationName: RecordedName.operation(resolved: operationName), cache: cache, duration: total)
+            $0.recordRequest(
+                operationName: RecordedName.operation(resolved: operationName), cache: cache, duration: total)
             $0.recordResponse(
                 status: reply.response.status, errorCode: errorCode, clientName: identified?.identity.clientName,
                 clientVersion: identified?.identity.clientVersion)
@@ -66,7 +67,8 @@ final class RequestContext: Sendable {
             AccessLogRecord.append(
                 to: &buffer, format: format, time: .now, client: identified?.identity.remoteAddress ?? "", method: method,
                 status: reply.response.status, cache: reply.cache,
-                operation: RecordedName.loggedOperation(resolved: operationName, requested: requestedOperationName), hash: documentHash, errorCode: errorCode,
+                operation: RecordedName.loggedOperation(resolved: operationName, requested: requestedOperationName),
+                hash: documentHash, errorCode: errorCode,
                 bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
                 originDuration: upstream, bytes: reply.response.bodyCount, requestID: identified?.identity.requestID,
                 userAgent: identified?.identity.userAgent, clientName: identified?.identity.clientName,

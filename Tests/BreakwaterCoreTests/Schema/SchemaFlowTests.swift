@@ -194,7 +194,9 @@ struct TagHeaderTests {
         #expect(bounded.hasPrefix("op:Q hash:\(Self.digest.hex) Launch Launch:"), "type tags come before entities")
     }
 
-    @Test(arguments: ["City:a\u{85}b", "City:Zürich", "City:\u{7F}", "City:a\tb", "City:\u{1F}", "City:東京", "City:\u{A0}"])
+    @Test(arguments: [
+        "City:a\u{85}b", "City:Zürich", "City:\u{7F}", "City:a\tb", "City:\u{1F}", "City:東京", "City:\u{A0}",
+    ])
     func tagsWithAByteOutsidePrintableASCIIAreLeftOut(tag: String) throws {
         let header = try #require(TagHeader(configured: "Surrogate-Key"))
         let value = header.value(operationName: "Q\u{85}", digest: Self.digest, tags: [tag, "City:~!#$%&'*+-.^_`|"])
