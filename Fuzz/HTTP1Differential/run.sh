@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The differential test of the HTTP/1.1 request parser against llhttp (Node.js's parser, through
 # PyPI's httptools): installs httptools in a venv under .build-http1-diff, builds http1-verdict,
-# and runs differential.py (seconds). Fails on any disagreement SPEC does not decide.
+# and runs differential.py (seconds). Fails on any disagreement Breakwater's own rules do not decide.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -1,12 +1,14 @@
-// The chunked transfer coding (RFC 9112 7.1): chunk sizes, extensions, data and trailers,
-// decoded incrementally; data comes out as ranges of the caller's buffer, never copied.
+// The chunked transfer coding (RFC 9112 7.1): chunk sizes, extensions (checked, then dropped),
+// data and trailers, decoded incrementally; data comes out as ranges of the caller's buffer, never copied.
 
 /// Decodes one chunked body; positions are absolute indices of the caller's buffer.
 struct HTTP1ChunkedDecoder {
-    private enum State {
+    private enum State: Equatable {
         case sizeStart
         case size
-        case extensions
+        /// Chunk extensions (RFC 9112 7.1.1), one state per place in
+        /// `*( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )`.
+        case chunkExtension(ExtensionState)
         case sizeLF
         case data
         case dataCR
@@ -25,7 +27,6 @@ struct HTTP1ChunkedDecoder {
     private var state = State.sizeStart
     private var chunkSize = 0
     private var sizeDigits = 0
-    private var hasExtension = false
     private var remaining = 0
     /// Decoded bytes so far, against `maxBytes`.
     private(set) var decodedBytes = 0
@@ -54,27 +55,26 @@ struct HTTP1ChunkedDecoder {
                     guard sizeDigits <= 15 else { return .error(HTTP1ParseError(.badChunk)) }
                     chunkSize = chunkSize << 4 | digit
                     state = .size
-                } else if state == .size && (byte == 59 || HTTP1Bytes.isWhitespace(byte)) {
-                    // Whitespace may come before ";" (BWS), never alone before the line end.
-                    hasExtension = byte == 59
-                    state = .extensions
                 } else if state == .size && byte == HTTP1Bytes.cr {
                     state = .sizeLF
+                } else if state == .size, let next = ExtensionState.afterValue.next(byte) {
+                    // Whitespace may come before ";" (BWS), never alone before the line end.
+                    overheadBytes += 1
+                    state = .chunkExtension(next)
                 } else {
                     return .error(HTTP1ParseError(.badChunk))
                 }
                 i += 1
-            case .extensions:
-                overheadBytes += 1
-                guard overheadBytes <= Self.maxOverheadBytes else { return .error(HTTP1ParseError(.badChunk)) }
-                if byte == HTTP1Bytes.cr {
-                    guard hasExtension else { return .error(HTTP1ParseError(.badChunk)) }
+            case .chunkExtension(let place):
+                // Read and dropped, but checked: a proxy in front that reads a nameless extension
+                // or an open quoted-string otherwise (llhttp refuses both) would see another body.
+                if byte == HTTP1Bytes.cr && place.mayEndLine {
                     state = .sizeLF
-                } else if byte == 59 {
-                    hasExtension = true
-                } else if !hasExtension && !HTTP1Bytes.isWhitespace(byte) {
-                    return .error(HTTP1ParseError(.badChunk))
-                } else if !HTTP1Bytes.isFieldValueCharacter(byte) {
+                } else if let next = place.next(byte) {
+                    overheadBytes += 1
+                    guard overheadBytes <= Self.maxOverheadBytes else { return .error(HTTP1ParseError(.badChunk)) }
+                    state = .chunkExtension(next)
+                } else {
                     return .error(HTTP1ParseError(.badChunk))
                 }
                 i += 1
@@ -128,6 +128,60 @@ struct HTTP1ChunkedDecoder {
             }
         }
         return .needMore
+    }
+
+    /// Where a chunk extension's byte falls; `next` is the place after it, nil when the byte
+    /// may not come there.
+    private enum ExtensionState: Equatable {
+        /// After the size or a value: BWS, then ";" (or the line end, if no whitespace came).
+        case afterValue
+        /// BWS after the size or a value: only ";" may end it.
+        case beforeSemicolon
+        /// After ";": BWS, then the name's first tchar.
+        case beforeName
+        case name
+        /// BWS after a name: "=" or ";" must follow.
+        case afterName
+        /// After "=": BWS, then a token or a quoted-string.
+        case beforeValue
+        case token
+        case quoted
+        /// After a backslash inside a quoted-string.
+        case quotedPair
+
+        /// The CR ending the chunk-size line may come here (after a name or a whole value).
+        var mayEndLine: Bool { self == .name || self == .token || self == .afterValue }
+
+        func next(_ byte: UInt8) -> ExtensionState? {
+            let isSpace = HTTP1Bytes.isWhitespace(byte)
+            switch self {
+            case .afterValue, .beforeSemicolon:
+                if byte == 59 { return .beforeName }
+                return isSpace ? .beforeSemicolon : nil
+            case .beforeName:
+                if HTTP1Bytes.isTokenCharacter(byte) { return .name }
+                return isSpace ? .beforeName : nil
+            case .name, .afterName:
+                if byte == 59 { return .beforeName }
+                if byte == 61 { return .beforeValue }
+                if self == .name && HTTP1Bytes.isTokenCharacter(byte) { return .name }
+                return isSpace ? .afterName : nil
+            case .beforeValue:
+                if byte == 34 { return .quoted }
+                if HTTP1Bytes.isTokenCharacter(byte) { return .token }
+                return isSpace ? .beforeValue : nil
+            case .token:
+                if HTTP1Bytes.isTokenCharacter(byte) { return .token }
+                return ExtensionState.afterValue.next(byte)
+            case .quoted:
+                // qdtext: HTAB, SP, VCHAR but DQUOTE and backslash, obs-text.
+                if byte == 34 { return .afterValue }
+                if byte == 92 { return .quotedPair }
+                return HTTP1Bytes.isFieldValueCharacter(byte) ? .quoted : nil
+            case .quotedPair:
+                return HTTP1Bytes.isFieldValueCharacter(byte) ? .quoted : nil
+            }
+        }
     }
 
     @inline(__always)

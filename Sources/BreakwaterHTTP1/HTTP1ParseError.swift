@@ -1,4 +1,5 @@
-// Why a message was refused, and the status the server answers (SPEC section 3, "Framing").
+// Why a message was refused, and the status the server answers (RFC 9112; README, "The HTTP/1.1
+// engine").
 
 /// A parser's verdict on a message it refuses. Every verdict closes the connection: after a
 /// framing error the server can no longer tell where the next request starts.
@@ -6,6 +7,7 @@ package struct HTTP1ParseError: Error, Sendable, Equatable, CustomStringConverti
     package enum Reason: String, Sendable {
         case badRequestLine = "the request line is not METHOD SP target SP HTTP/1.x"
         case badTarget = "the request-target holds a space, control or non-ASCII character"
+        case badTargetForm = "the request-target is not /path, scheme:..., * or (with CONNECT) host:port"
         case badVersion = "the HTTP version is not HTTP/1.0 or HTTP/1.1"
         case badHeaderName = "a header name holds a space, a control character or a separator"
         case badHeaderValue = "a header value holds CR, LF, NUL or another control character"

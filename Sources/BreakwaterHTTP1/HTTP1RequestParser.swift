@@ -1,6 +1,6 @@
-// The incremental, zero-copy HTTP/1.1 request parser (RFC 9112 with SPEC section 3's framing
-// rules): explicit states as in nginx's ngx_http_parse.c, resumable at any byte, reporting
-// offsets into the caller's read buffer instead of copying.
+// The incremental, zero-copy HTTP/1.1 request parser (RFC 9112, with the framing verdicts README's
+// "The HTTP/1.1 engine" lists): explicit states as in nginx's ngx_http_parse.c, resumable at any
+// byte, reporting offsets into the caller's read buffer instead of copying.
 
 /// Parses the requests of one connection, one after the other (pipelining).
 ///
@@ -106,7 +106,9 @@ package final class HTTP1RequestParser {
                 guard bytes[i] == HTTP1Bytes.space, i > start else {
                     return fail(i > start && bytes[i] != HTTP1Bytes.cr ? .badTarget : .badRequestLine)
                 }
-                guard Self.isTargetForm(bytes, start..<i) else { return fail(.badTarget) }
+                guard Self.isTargetForm(bytes, start..<i, isConnect: Self.isConnect(bytes, head.method)) else {
+                    return fail(.badTargetForm)
+                }
                 head.target = start..<i
                 i += 1
                 state = .version(matched: 0)
@@ -146,7 +148,7 @@ package final class HTTP1RequestParser {
                     continue
                 case .end:
                     head.headBytes = i - 2 - cursor.messageStart
-                    return completeHead()
+                    return completeHead(bytes)
                 case .error(let error):
                     return fail(error)
                 }
@@ -158,8 +160,8 @@ package final class HTTP1RequestParser {
         return .needMore
     }
 
-    /// Decides the framing once the head is complete (SPEC section 3's rules).
-    private func completeHead() -> Event {
+    /// Decides the framing once the head is complete (RFC 9112 6).
+    private func completeHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Event {
         if head.headBytes > limits.maxHeadBytes {
             return fail(HTTP1ParseError(.headTooLarge, length: head.headBytes, limit: limits.maxHeadBytes))
         }
@@ -177,14 +179,25 @@ package final class HTTP1RequestParser {
         if head.minorVersion == 1 && section.framing.hostFields == 0 { return fail(.missingHost) }
         head.keepAlive = head.minorVersion == 1
             ? !section.framing.connectionClose : section.framing.connectionKeepAlive && !section.framing.connectionClose
+        // After a CONNECT's head the client may already be sending the tunnel's bytes (RFC 9110
+        // 9.3.6), which are no request: the connection ends with the answer (a refusal).
+        if Self.isConnect(bytes, head.method) { head.keepAlive = false }
         head.expectsContinue = section.framing.expectsContinue && head.minorVersion == 1 && head.bodyLength != .none
         state = .start
         return cursor.headCompleted()
     }
 
     /// origin-form "/...", asterisk-form "*", or absolute-form "scheme:..." (RFC 9112 3.2); a
-    /// scheme is ALPHA *(ALPHA / DIGIT / "+" / "-" / ".").
-    private static func isTargetForm(_ bytes: UnsafeBufferPointer<UInt8>, _ target: Range<Int>) -> Bool {
+    /// scheme is ALPHA *(ALPHA / DIGIT / "+" / "-" / "."). With CONNECT, authority-form
+    /// "host:port" too (RFC 9112 3.2.3), so that the method is what gets refused.
+    private static func isTargetForm(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ target: Range<Int>, isConnect: Bool
+    ) -> Bool {
+        if isConnect, let colon = target.last(where: { bytes[$0] == HTTP1Bytes.colon }), colon > target.lowerBound,
+            target[(colon + 1)...].allSatisfy({ HTTP1Bytes.isDigit(bytes[$0]) })
+        {
+            return true
+        }
         let first = bytes[target.lowerBound]
         if first == 47 { return true }
         if first == 42 { return target.count == 1 }
@@ -197,5 +210,12 @@ package final class HTTP1RequestParser {
             }
         }
         return false
+    }
+
+    /// Whether the method token at `method` is CONNECT (methods are case-sensitive, RFC 9110 9.1).
+    private static func isConnect(_ bytes: UnsafeBufferPointer<UInt8>, _ method: Range<Int>) -> Bool {
+        let literal: StaticString = "CONNECT"
+        guard method.count == literal.utf8CodeUnitCount else { return false }
+        return (0..<method.count).allSatisfy { bytes[method.lowerBound + $0] == literal.utf8Start[$0] }
     }
 }

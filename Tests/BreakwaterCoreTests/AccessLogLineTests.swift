@@ -188,7 +188,8 @@ import Testing
         entry.clientName = worst
         entry.clientVersion = worst
         let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
-        #expect(object["operation"] as? String == worst)
+        #expect(object["operation"] as? String == String(worst.prefix(RecordedName.maxBytes)))
+        #expect(object["client_name"] as? String == String(worst.prefix(RecordedName.maxBytes)))
         #expect((object["user_agent"] as? String)?.utf8.count == AccessLogEntry.maxTextBytes)
         var quoted: [UInt8] = []
         JSONWriter.quotedString(worst, into: &quoted)

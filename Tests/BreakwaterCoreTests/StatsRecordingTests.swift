@@ -137,7 +137,7 @@ struct StatsRecordingTests {
         let long = String(repeating: "x", count: 1000)
         var one = ResponseCounters()
         one.record(status: 200, errorCode: nil, clientName: long, clientVersion: nil)
-        #expect(one.byClient[0].name.utf8.count == ResponseCounters.maxClientLabelBytes)
+        #expect(one.byClient[0].name.utf8.count == RecordedName.maxBytes)
     }
 
     @Test func operationLabelsAreConfiguredNamesPlusTheBusiestAndOther() {

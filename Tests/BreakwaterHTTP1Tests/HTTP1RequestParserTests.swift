@@ -1,4 +1,5 @@
-// The request parser against every framing rule of SPEC section 3, each case fed all at once,
+// The request parser against every framing rule of RFC 9112 that Breakwater applies (README, "The
+// HTTP/1.1 engine"), each case fed all at once,
 // byte by byte and in random slices (Feeding), with pipelined requests in one buffer.
 
 import BreakwaterHTTP1
@@ -184,9 +185,26 @@ import Testing
         #expect(outcome.requests.isEmpty)
     }
 
-    @Test(arguments: ["graphql", ":", "9", "*x", "?q"])
+    @Test(arguments: ["graphql", ":", "9", "*x", "?q", "127.0.0.1:443", "[::1]:443"])
     func targetsOfNoRequestFormAreBadRequest(target: String) {
-        #expect(Feeding.requests("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n").error == .badTarget)
+        #expect(Feeding.requests("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n").error == .badTargetForm)
+    }
+
+    /// RFC 9112 3.2.3: CONNECT names a host and port; the request reaches the handler (which
+    /// refuses the method) and the connection ends after the answer, since what follows a
+    /// CONNECT's head may be tunnel bytes.
+    @Test(arguments: ["example.com:443", "127.0.0.1:443", "[::1]:8443", "a:"])
+    func connectWithAnAuthorityFormTargetIsParsedAndClosesTheConnection(target: String) {
+        let outcome = Feeding.requests("CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n")
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.map(\.method) == ["CONNECT"])
+        #expect(outcome.requests.first?.target == target)
+        #expect(outcome.requests.first?.keepAlive == false)
+    }
+
+    @Test(arguments: ["CONNECT example.com", "CONNECT :443", "connect 127.0.0.1:443", "CONNECTS 127.0.0.1:443"])
+    func connectWithoutHostAndPortIsABadTargetForm(line: String) {
+        #expect(Feeding.requests("\(line) HTTP/1.1\r\nHost: a\r\n\r\n").error == .badTargetForm)
     }
 
     @Test(arguments: ["/", "*", "http://a.example/graphql", "a.example:443"])
@@ -271,6 +289,42 @@ import Testing
         let outcome = Feeding.requests("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk)
         #expect(outcome.error == .badChunk)
         #expect(outcome.status == 400)
+    }
+
+    // RFC 9112 7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ),
+    // a name a token, a value a token or a quoted-string.
+    static let chunkedHead = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+    @Test(arguments: [
+        "5;a", "5;a=b", "5;a=b;c=\"d e\"", "5 ; a = b", "5\t;\ta\t=\t\"q\\\"x\"", "5;a=\"\"",
+        "5;a=\"\u{80}\\\u{80}\\\t\"", "5;!#$%&'*+-.^_`|~=1", "5;a=\"x\" ;b", "5;a;b=c",
+    ])
+    func wellFormedChunkExtensionsAreDropped(extensions: String) {
+        let outcome = Feeding.requests(Self.chunkedHead + extensions + "\r\nhello\r\n0\r\n\r\n")
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["hello"])
+    }
+
+    @Test(arguments: [
+        "5;", "5; ", "5 ;", "5;a ", "5;a=", "5;a= ", "5;=b", "5;;a", "5;a;", "5;a b", "5;a=b c", "5;a=@",
+        "5;a=\"q", "5;a=\"x\"y", "5;a=\"\u{1}\"", "5;a=\"\\\"", "5;a=\"\\\u{1}\"", "5;\u{80}", "5;a=\u{80}",
+        "5;a=\"x\" ", "5;a=\"\u{7F}\"", "5 ; a = b ",
+    ])
+    func malformedChunkExtensionsAreBadRequest(extensions: String) {
+        let outcome = Feeding.requests(Self.chunkedHead + extensions + "\r\nhello\r\n0\r\n\r\n")
+        #expect(outcome.error == .badChunk)
+        #expect(outcome.status == 400)
+        #expect(outcome.requests.isEmpty)
+    }
+
+    @Test func chunkExtensionsAreBounded() {
+        let rest = "\r\nhello\r\n0\r\n\r\n"
+        let long = Feeding.requests(Self.chunkedHead + "5;a=" + String(repeating: "b", count: 17_000) + rest)
+        #expect(long.error == .badChunk)
+        let quoted = Feeding.requests(Self.chunkedHead + "5;a=\"" + String(repeating: "b", count: 17_000))
+        #expect(quoted.error == .badChunk, "an open quoted-string cannot hold the buffer")
+        let fits = Feeding.requests(Self.chunkedHead + "5;a=" + String(repeating: "b", count: 8_000) + rest)
+        #expect(fits.error == nil)
     }
 
     @Test func trailersAreCheckedLikeHeaders() {

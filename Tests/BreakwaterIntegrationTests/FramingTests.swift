@@ -1,4 +1,4 @@
-// Live framing tests (SPEC section 3, "Framing"): the real proxy over raw sockets refuses
+// Live framing tests (README, "The HTTP/1.1 engine"; RFC 9112): the real proxy over raw sockets refuses
 // ambiguous requests before anything reaches the origin, answers pipelined requests in order,
 // cuts slow heads off at header_timeout, and stops reading a client that does not read.
 
@@ -70,6 +70,34 @@ import Testing
 
     @Test func otherTransferEncodingsAreNotImplemented() throws {
         try expectRefused(Self.head("Transfer-Encoding: gzip, chunked\r\n", body: "0\r\n\r\n"), status: 501)
+    }
+
+    /// RFC 9112 7.1.1: an extension without a name, or with an open quoted-string, is refused.
+    @Test(arguments: [";", ";a=\"open"])
+    func malformedChunkExtensionsAreRefusedAndClosed(extensions: String) throws {
+        let body = Self.post(1)
+        try expectRefused(Self.head(
+            "Transfer-Encoding: chunked\r\n",
+            body: String(body.utf8.count, radix: 16) + extensions + "\r\n\(body)\r\n0\r\n\r\n"))
+    }
+
+    /// A CONNECT target is a host and port: the method is refused as any other but GET and POST,
+    /// and the connection ends, since what follows a CONNECT's head may be tunnel bytes.
+    @Test(arguments: ["example.com:443", "127.0.0.1:443", "[::1]:443"])
+    func connectIsMethodNotAllowedAndClosed(target: String) throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        // The head, then the first bytes of a TLS ClientHello, as a client tunnelling optimistically sends.
+        let wire = "CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n\u{16}\u{3}\u{1}"
+        let (response, closed) = try exchange(proxy, wire)
+        #expect(response.status == 405, "\(response.text)")
+        #expect(response.header("Allow") == "GET, POST")
+        #expect(response.header("Content-Type") == "application/json")
+        let error = try #require((response.jsonObject?["errors"] as? [[String: Any]])?.first)
+        #expect((error["message"] as? String)?.contains("CONNECT is not allowed") == true, "\(error)")
+        #expect((error["extensions"] as? [String: Any])?["code"] as? String == "METHOD_NOT_ALLOWED")
+        #expect(closed, "bytes after a CONNECT's head are not read as a request")
+        #expect(try origin.counters()["requests"] as? Int == 0)
     }
 
     @Test func chunkedRequestBodyIsDecodedAndForwarded() throws {

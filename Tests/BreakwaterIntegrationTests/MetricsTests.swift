@@ -1,4 +1,4 @@
-// `/metrics` against the real binary (SPEC section 6), read by the reference Prometheus parser
+// `/metrics` against the real binary (docs/OPERATING.md), read by the reference Prometheus parser
 // (Python prometheus_client, installed by `make python-deps`): build info, responses by status,
 // error codes, process figures, and an operation label that stays bounded.
 
@@ -87,5 +87,47 @@ import Testing
         #expect(series.count <= 20 + 2 + 1, "\(series.count) series")
         #expect(series.contains { $0.contains(#"operation="GetLaunchDetail""#) })
         #expect(series.contains { $0.contains(#"operation="other""#) })
+    }
+
+    /// A request naming an operation its document does not define is refused (400) and its name
+    /// is recorded nowhere: 100 of them with 60 KB names leave /stats, /metrics and the dashboard
+    /// small. What is recorded, a defined name and the Apollo client's name and version, is cut
+    /// to 128 bytes, in the access log too, which still names a requested operation (cut).
+    @Test func refusedOperationNamesAreNotRecordedAndKeptNamesAreCutTo128Bytes() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: json\n  access_log: stdout\n")
+        let client = String(repeating: "c", count: 300), version = String(repeating: "v", count: 300)
+        let identity = [("apollographql-client-name", client), ("apollographql-client-version", version)]
+        for index in 0..<100 {
+            let name = "Refused\(index)" + String(repeating: "N", count: 60_000)
+            let body = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { id } }","operationName":"\#(name)"}"#
+            let refused = try proxy.client.post(
+                "/graphql", json: body, headers: identity + [("X-Request-Id", "refused-\(index)")])
+            #expect(refused.status == 400)
+            #expect(refused.text.contains("OPERATION_RESOLUTION_FAILURE"))
+        }
+        let defined = "Defined" + String(repeating: "d", count: 293)
+        #expect(try proxy.client.post("/graphql", json: #"{"query":"query \#(defined) { __typename }"}"#).status == 200)
+
+        let stats = try proxy.admin.get("/stats")
+        #expect(stats.body.count < 16 << 10, "/stats holds \(stats.body.count) bytes")
+        #expect(!stats.text.contains("Refused"))
+        let operations = try #require(stats.jsonObject?["operations"] as? [String: Any])
+        #expect(Set(operations.keys) == ["(anonymous)", String(defined.prefix(128))], "\(operations.keys)")
+        let metrics = try proxy.admin.get("/metrics")
+        #expect(metrics.body.count < 256 << 10, "/metrics holds \(metrics.body.count) bytes")
+        #expect(!metrics.text.contains("Refused"))
+        #expect(metrics.text.contains(#"operation="\#(defined.prefix(128))""#))
+        let clientLabels = #"client_name="\#(client.prefix(128))",client_version="\#(version.prefix(128))""#
+        #expect(metrics.text.contains("breakwater_client_requests_total{\(clientLabels)} 100"))
+        let dashboard = try proxy.admin.get("/")
+        #expect(!dashboard.text.contains("Refused"))
+        #expect(dashboard.body.count < 256 << 10)
+
+        let line = try LoggingTests.jsonLine(proxy.process, containing: #""request_id":"refused-7""#)
+        #expect(line["operation"] as? String == String(("Refused7" + String(repeating: "N", count: 200)).prefix(128)))
+        #expect(line["client_name"] as? String == String(client.prefix(128)))
+        #expect(line["client_version"] as? String == String(version.prefix(128)))
+        #expect(line["error_code"] as? String == "OPERATION_RESOLUTION_FAILURE")
     }
 }

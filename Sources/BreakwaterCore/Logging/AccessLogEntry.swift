@@ -52,7 +52,8 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
         self.clientVersion = clientVersion
     }
 
-    /// Longest user agent, client name or version kept: a client cannot blow up a line.
+    /// Longest user agent kept: a client cannot blow up a line (operation and client names and
+    /// versions are cut to `RecordedName.maxBytes`).
     package static let maxTextBytes = AccessLogLine.maxTextBytes
 
     /// Appends the entry's record (what a loop hands the log writer) in `format` to `buffer`.

@@ -7,7 +7,8 @@
 
 /// Writes access-log lines.
 package enum AccessLogLine {
-    /// Longest user agent, client name or version kept: a client cannot blow up a line.
+    /// Longest user agent kept: a client cannot blow up a line (operation and client names and
+    /// versions are cut to `RecordedName.maxBytes` when packed).
     package static let maxTextBytes = 256
 
     /// Appends the line of every record in `records` (bytes `AccessLogRecord.append` wrote), each

@@ -24,9 +24,9 @@ package enum AccessLogRecord {
     private static let hasOriginStatus: UInt8 = 2
     private static let hasOriginDuration: UInt8 = 4
 
-    /// Appends one record to `buffer`. Client-sent texts (user agent, client name and version)
-    /// are cut to `AccessLogLine.maxTextBytes` at a character boundary here, so a record is never
-    /// larger than its line needs.
+    /// Appends one record to `buffer`. Client-sent texts are cut at a character boundary here, so a
+    /// record is never larger than its line needs: the user agent to `AccessLogLine.maxTextBytes`,
+    /// the operation and client name and version to `RecordedName.maxBytes`.
     @inline(__always)
     package static func append(
         to buffer: inout LogLineBuffer, format: Configuration.LogFormat, time: LogTimestamp, client: String?,
@@ -34,12 +34,13 @@ package enum AccessLogRecord {
         bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?, bytes: Int,
         requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
     ) {
-        let limit = AccessLogLine.maxTextBytes
+        let limit = AccessLogLine.maxTextBytes, nameLimit = RecordedName.maxBytes
         let methodCode = method.recordCode
         let otherToken: String? = methodCode == otherMethod ? method.token : nil
-        let room = headerSize + 4 * stringCount + count(client) + count(otherToken) + count(operation) + count(errorCode)
+        let room = headerSize + 4 * stringCount + count(client) + count(otherToken) + count(errorCode)
             + count(bypassReason) + count(requestID) + Swift.min(count(userAgent), limit)
-            + Swift.min(count(clientName), limit) + Swift.min(count(clientVersion), limit)
+            + Swift.min(count(operation), nameLimit) + Swift.min(count(clientName), nameLimit)
+            + Swift.min(count(clientVersion), nameLimit)
         let start = buffer.reserve(room)
         let raw = UnsafeMutableRawPointer(start)
         var flags: UInt8 = 0
@@ -66,13 +67,13 @@ package enum AccessLogRecord {
         var cursor = ByteCursor(start + headerSize)
         put(client, to: &cursor)
         put(otherToken, to: &cursor)
-        put(operation, to: &cursor)
+        put(operation, limit: nameLimit, to: &cursor)
         put(errorCode, to: &cursor)
         put(bypassReason, to: &cursor)
         put(requestID, to: &cursor)
         put(userAgent, limit: limit, to: &cursor)
-        put(clientName, limit: limit, to: &cursor)
-        put(clientVersion, limit: limit, to: &cursor)
+        put(clientName, limit: nameLimit, to: &cursor)
+        put(clientVersion, limit: nameLimit, to: &cursor)
         raw.storeBytes(of: UInt32(cursor.position - start), toByteOffset: 0, as: UInt32.self)
         buffer.commit(upTo: cursor.position)
     }

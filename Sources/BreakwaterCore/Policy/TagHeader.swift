@@ -1,6 +1,6 @@
-// `cache.tag_header` (SPEC section 5.2): the tags of a stored entry in the header a CDN or Varnish
-// in front purges by (Fastly's Surrogate-Key, Cloudflare's Cache-Tag, Varnish's xkey), made once
-// when the entry is stored, never per hit.
+// `cache.tag_header` (docs/SCHEMA.md, "Tags for a CDN or Varnish in front"): the tags of a stored
+// entry in the header a CDN or Varnish in front purges by (Fastly's Surrogate-Key, Cloudflare's
+// Cache-Tag, Varnish's xkey), made once when the entry is stored, never per hit.
 
 /// The header name and how tags are joined in it.
 package struct TagHeader: Sendable, Equatable {
@@ -19,13 +19,15 @@ package struct TagHeader: Sendable, Equatable {
     }
 
     /// `op:<name>` (when named), `hash:<hex>`, then the type tags, then the `Type:id` tags, as far as
-    /// `maxValueBytes` allows. A tag holding a space, a comma or a control character cannot be
-    /// carried and is left out (a purge by it still reaches Breakwater's own entries).
+    /// `maxValueBytes` allows. Only a tag of printable ASCII other than the separators (0x21-0x7E
+    /// but ",") is carried: a space or comma would split it, and a control or non-ASCII byte is
+    /// one a CDN may refuse or split on (U+0085 is a line break to some). Any other tag is left
+    /// out (a purge by it still reaches Breakwater's own entries).
     package func value(operationName: String?, digest: SHA256Digest, tags: [String]) -> String {
         var value = ""
         value.reserveCapacity(96 + tags.count * 16)
         func append(_ tag: String) {
-            guard !tag.isEmpty, tag.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: ",") }),
+            guard !tag.isEmpty, tag.utf8.allSatisfy(Self.isCarried),
                 value.utf8.count + 1 + tag.utf8.count <= Self.maxValueBytes
             else { return }
             if !value.isEmpty { value.append(separator) }
@@ -37,6 +39,9 @@ package struct TagHeader: Sendable, Equatable {
         for tag in tags where tag.contains(":") { append(tag) }
         return value
     }
+
+    /// A byte a tag may hold in the header: visible ASCII except the comma.
+    private static func isCarried(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: ",") }
 
     /// The header field of an entry: nil for per-user entries, which no cache in front may keep.
     package func field(for entry: (operationName: String?, digest: SHA256Digest, tags: [String]), isPerUser: Bool)

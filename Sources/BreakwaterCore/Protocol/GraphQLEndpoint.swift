@@ -1,6 +1,6 @@
-// The rules of the client-facing GraphQL endpoint (SPEC section 3), as pure steps the request
-// flow calls in order: check (route, method, limits, CORS), parse, resolve the document (the APQ
-// table), prepare the operation and its origin request. None of them writes anything: a
+// The rules of the client-facing GraphQL endpoint (README, "GraphQL over HTTP rules"), as pure
+// steps the request flow calls in order: check (route, method, limits, CORS), parse, resolve the
+// document (the APQ table), prepare the operation and its origin request. None of them writes anything: a
 // registration is returned to the caller as an effect to perform.
 
 /// An operation ready to be fetched.
@@ -82,6 +82,9 @@ package final class GraphQLEndpoint: Sendable {
         if headerLength > maxHeaderBytes {
             return .error(.headersTooLarge(length: headerLength, limit: maxHeaderBytes))
         }
+        // A CONNECT target is a host and port (RFC 9112 3.2.3), no path: only the method can be
+        // what is refused.
+        if case .other("CONNECT") = request.method { return .error(.methodNotAllowed("CONNECT")) }
         guard isGraphQLPath(request.target) else { return .error(.notFound(path: request.path)) }
         switch request.method {
         case .get:

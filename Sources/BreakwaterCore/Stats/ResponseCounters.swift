@@ -1,5 +1,5 @@
 // Answers by HTTP status, by the GraphQL error code Breakwater answered with, and by Apollo
-// client name/version (SPEC section 6): counted per loop, summed on read. Every dimension is
+// client name/version (docs/OPERATING.md): counted per loop, summed on read. Every dimension is
 // bounded, whatever clients send: statuses are 100-599, codes and client pairs have a cap past
 // which they count as "other".
 
@@ -11,8 +11,6 @@ package struct ResponseCounters: Sendable, Equatable {
     package static let maxClients = 50
     /// The label for whatever is past a bound, and for statuses outside 100-599.
     package static let other = "other"
-    /// Longest client name or version kept as a label.
-    package static let maxClientLabelBytes = 64
 
     /// Index `status - 100` for 100...599; allocated on first use.
     private var statuses: [Int] = []
@@ -72,17 +70,12 @@ package struct ResponseCounters: Sendable, Equatable {
     }
 
     private mutating func count(client name: String, version: String, by amount: Int) {
-        var name = Self.bounded(name), version = Self.bounded(version)
+        var name = RecordedName.cut(name), version = RecordedName.cut(version)
         if clients[name]?[version] == nil {
             // The last free pair is kept for "other".
             if clientPairs >= Self.maxClients - 1 { (name, version) = (Self.other, Self.other) }
             if clients[name]?[version] == nil { clientPairs += 1 }
         }
         clients[name, default: [:]][version, default: 0] += amount
-    }
-
-    private static func bounded(_ label: String) -> String {
-        label.utf8.count <= maxClientLabelBytes  // the common case: no copy
-            ? label : String(decoding: label.utf8.prefix(maxClientLabelBytes), as: UTF8.self)
     }
 }

@@ -67,7 +67,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(
             responder: responder, client: flow.client, started: started, method: flow.request.method,
-            operationName: flow.operation?.operationName ?? flow.requested.operationName,
+            operationName: flow.operation?.operationName, requestedOperationName: flow.requested.operationName,
             documentHash: flow.operation?.document.digest ?? flow.requested.digest,
             statistics: statistics, accessLog: accessLog)
         switch step {

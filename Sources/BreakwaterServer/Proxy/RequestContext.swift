@@ -1,5 +1,5 @@
 // One client request from arrival to answer: whom to answer, how to dress the answer, and what
-// to count and log once it is sent (the access-log fields of SPEC section 6).
+// to count and log once it is sent (the access-log fields of docs/OPERATING.md).
 
 import BreakwaterCore
 
@@ -9,20 +9,24 @@ final class RequestContext: Sendable {
     let client: ClientView
     private let started: ContinuousClock.Instant
     private let method: HTTPMethod
+    /// The resolved operation's name (one the document defines), and the name the client asked for.
     private let operationName: String?
+    private let requestedOperationName: String?
     private let documentHash: SHA256Digest?
     private let statistics: LoopStatistics
     private let accessLog: ProxyLogBuffer
 
     init(
         responder: any HTTPResponder, client: ClientView, started: ContinuousClock.Instant, method: HTTPMethod,
-        operationName: String?, documentHash: SHA256Digest?, statistics: LoopStatistics, accessLog: ProxyLogBuffer
+        operationName: String?, requestedOperationName: String?, documentHash: SHA256Digest?,
+        statistics: LoopStatistics, accessLog: ProxyLogBuffer
     ) {
         self.responder = responder
         self.client = client
         self.started = started
         self.method = method
         self.operationName = operationName
+        self.requestedOperationName = requestedOperationName
         self.documentHash = documentHash
         self.statistics = statistics
         self.accessLog = accessLog
@@ -37,7 +41,8 @@ final class RequestContext: Sendable {
         let identified = responder as? IdentifiedResponder
         let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.completeBody) : nil)
         statistics.record {
-            $0.recordRequest(operationName: operationName, cache: cache, duration: total)
+            $0.recordRequest(
+                operationName: RecordedName.operation(resolved: operationName), cache: cache, duration: total)
             $0.recordResponse(
                 status: reply.response.status, errorCode: errorCode, clientName: identified?.identity.clientName,
                 clientVersion: identified?.identity.clientVersion)
@@ -61,7 +66,9 @@ final class RequestContext: Sendable {
         accessLog.append { buffer, format in
             AccessLogRecord.append(
                 to: &buffer, format: format, time: .now, client: identified?.identity.remoteAddress ?? "", method: method,
-                status: reply.response.status, cache: reply.cache, operation: operationName, hash: documentHash, errorCode: errorCode,
+                status: reply.response.status, cache: reply.cache,
+                operation: RecordedName.loggedOperation(resolved: operationName, requested: requestedOperationName),
+                hash: documentHash, errorCode: errorCode,
                 bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
                 originDuration: upstream, bytes: reply.response.bodyCount, requestID: identified?.identity.requestID,
                 userAgent: identified?.identity.userAgent, clientName: identified?.identity.clientName,

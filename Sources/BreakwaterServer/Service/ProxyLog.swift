@@ -23,7 +23,8 @@ package enum ProxyLog {
 
     /// One warning line: `origin failed reason=... origin_status=... operation=... request_id=...`.
     package static func originFailed(reason: String, originStatus: Int?, operation: String?, requestID: String?) {
-        var metadata: Logger.Metadata = ["reason": "\(reason)", "operation": "\(operation ?? "-")"]
+        let operation = operation.map(RecordedName.cut) ?? "-"
+        var metadata: Logger.Metadata = ["reason": "\(reason)", "operation": "\(operation)"]
         metadata["origin_status"] = "\(originStatus.map(String.init) ?? "-")"
         if let requestID { metadata["request_id"] = "\(requestID)" }
         logger.warning("origin failed", metadata: metadata)

@@ -194,6 +194,16 @@ struct TagHeaderTests {
         #expect(bounded.hasPrefix("op:Q hash:\(Self.digest.hex) Launch Launch:"), "type tags come before entities")
     }
 
+    @Test(arguments: [
+        "City:a\u{85}b", "City:Zürich", "City:\u{7F}", "City:a\tb", "City:\u{1F}", "City:東京", "City:\u{A0}",
+    ])
+    func tagsWithAByteOutsidePrintableASCIIAreLeftOut(tag: String) throws {
+        let header = try #require(TagHeader(configured: "Surrogate-Key"))
+        let value = header.value(operationName: "Q\u{85}", digest: Self.digest, tags: [tag, "City:~!#$%&'*+-.^_`|"])
+        #expect(value == "hash:\(Self.digest.hex) City:~!#$%&'*+-.^_`|")
+        #expect(value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "printable ASCII and the separator only")
+    }
+
     @Test func perUserEntriesCarryNoTagHeader() throws {
         let header = try #require(TagHeader(configured: "xkey"))
         #expect(header.field(for: ("Q", Self.digest, ["Launch"]), isPerUser: true) == nil)
