@@ -348,6 +348,12 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(try parse(yaml).origin.schema == .off)
     }
 
+    @Test func aPerUserTypeWithEntityTagsNotAutoIsAWarning() throws {
+        let found = try warnings("cache:\n  entity_tags: selected\n  types:\n    User: { scope: per-user }\n")
+        #expect(found.count == 1)
+        #expect(found.first?.description.contains("cache.entity_tags is not auto") == true, "\(found)")
+    }
+
     @Test(arguments: [
         "origin:\n  schema: off\ncache:\n  types:\n    Launch: { ttl: 5m }\n",
         "origin:\n  schema: off\ncache:\n  rules:\n    - operation: Me\n      ttl: 1m\n      scope: per-user\n",

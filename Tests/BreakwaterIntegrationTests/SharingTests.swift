@@ -136,6 +136,41 @@ import Glibc
         _ = try proxy.process.waitForLine(containing: "unverified-types", timeout: .seconds(5))
     }
 
+    /// An origin that knows its users by address (no credentials in the request): with `User`
+    /// per-user and the schema known, four concurrent clients of `me` each get the answer
+    /// fetched for them, never another's.
+    @Test func withAPerUserTypeCoalescedClientsEachGetTheirOwnUser() throws {
+        let seen = RequestCount()
+        let origin = try ScriptedOrigin { fd, _ in
+            let count = seen.next()
+            Thread.sleep(forTimeInterval: 0.3)
+            let body = #"{"data":{"me":{"__typename":"User","id":"u\#(count)","email":"user\#(count)@example.com"}}}"#
+            ScriptedOrigin.write(
+                fd,
+                Array(
+                    ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: max-age=60\r\n"
+                        + "Connection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)").utf8))
+        }
+        defer { origin.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let schema = directory.appendingPathComponent("schema.graphql")
+        try "type Query { me: User }\ntype User { id: ID! email: String }\n".write(to: schema, atomically: true, encoding: .utf8)
+        let proxy = try ProxyProcess(
+            origin: origin.url,
+            yaml: "origin:\n  schema: \(schema.path)\npersisted_queries:\n  store: \"\"\ncache:\n  types:\n    User: { scope: per-user }\n")
+        let me = #"{"query":"query Me { me { __typename id email } }"}"#
+        let emails = Collected<String>()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let response = try? proxy.client.post("/graphql", json: me)
+            let data = response?.jsonObject?["data"] as? [String: Any]
+            emails.append((data?["me"] as? [String: Any])?["email"] as? String ?? "-")
+        }
+        #expect(Set(emails.all).count == 4, "answers: \(emails.all)")
+        #expect(seen.value == 4)
+    }
+
     @Test func aClientDocumentUsingTheReservedPrefixIsRefused() throws {
         let seen = RequestCount()
         let origin = try Self.echoingOrigin(seen: seen)

@@ -175,7 +175,10 @@ private final class ConfigurationReader {
         if let section = sections["redis"] { configuration.redis = redis(section) }
         if let section = sections["logging"] { configuration.logging = logging(section) }
 
-        if configuration.origin.schema == .off, let (name, line) = perUserTypeLines.min(by: { $0.value < $1.value }) {
+        let typesUnseen: String? =
+            configuration.origin.schema == .off
+            ? "origin.schema is off" : configuration.cache.entityTags != .auto ? "cache.entity_tags is not auto" : nil
+        if let typesUnseen, let (name, line) = perUserTypeLines.min(by: { $0.value < $1.value }) {
             // Without a schema an answer's types are only those the client happened to select by
             // `__typename`; the per-user policy then fails closed, which would otherwise show only
             // as answers that are never cached.
@@ -183,10 +186,10 @@ private final class ConfigurationReader {
             warnings.append(
                 .init(
                     file: file, line: line,
-                    message: "warning: cache.types.\(name) has scope per-user\(others) but origin.schema is off: "
+                    message: "warning: cache.types.\(name) has scope per-user\(others) but \(typesUnseen): "
                         + "the per-user type policy cannot see the types in an answer without a schema, so answers "
                         + "to documents not checked against a schema will not be stored (fail closed); set "
-                        + "origin.schema to auto or an SDL file"))
+                        + "origin.schema to auto or an SDL file, and cache.entity_tags to auto"))
         }
 
         let admin = configuration.admin.listen

@@ -29,9 +29,10 @@ package struct CachePolicy: Sendable {
     ///
     /// Under a per-user rule every request gets a per-user entry, credentials or not: anonymous
     /// requests then share one anonymous entry, which never mixes with a signed-in user's.
-    /// `answersPerUserType` (the operation's answers held a per-user type of `cache.types`) keys
-    /// requests without private headers per user too; with private headers they still bypass, as
-    /// without a per-user rule they always do (SPEC section 5.1).
+    /// `answersPerUserType` (the operation's answers held a per-user type of `cache.types`, and no
+    /// rule makes it per-user) bypasses the cache: such a request carries no credentials to key a
+    /// user's entry by (with them it bypasses anyway), and an entry for "no credentials" would be
+    /// one entry shared by every anonymous client, whom the origin may tell apart by other means.
     package func scope(
         operationName: String?, kind: OperationKind, requestHeaders: HTTPHeaders, answersPerUserType: Bool = false
     ) -> CacheScopeDecision {
@@ -42,7 +43,7 @@ package struct CachePolicy: Sendable {
         if settings.privateHeaders.contains(where: { requestHeaders.contains($0) }) {
             return .bypass(.privateRequest)
         }
-        return answersPerUserType ? .perUser(material: userMaterial(requestHeaders)) : .shared
+        return answersPerUserType ? .bypass(.perUserType) : .shared
     }
 
     /// Every private header, in configured order: its lower-cased name, then its values

@@ -1,7 +1,8 @@
-// Operations whose answers held a `scope: per-user` type (`cache.types`, SPEC section 5): the scope
+// Operations whose answers held a `scope: per-user` type (`cache.types`, docs/SCHEMA.md): the scope
 // is only known once an answer arrived, but the key is chosen before the fetch. So the first such
-// answer to a shared-scope request is not stored (BYPASS `per-user-type`) and its operation is
-// remembered here; from then on its requests are keyed per user, and their answers stored per user.
+// answer to a shared-scope request is not stored (BYPASS `per-user-type`), goes to no other client,
+// and its operation is remembered here; from then on its requests bypass the cache at once (no
+// key, no lookup, no coalescing), unless a `scope: per-user` rule keys them by their credentials.
 
 import Synchronization
 

@@ -130,22 +130,24 @@ struct SchemaFlowTests {
         #expect(reply.bypassReason == .typeTTL)
     }
 
-    @Test func aPerUserTypeBypassesTheSharedEntryThenKeysTheOperationPerUser() throws {
+    @Test func aPerUserTypeBypassesTheSharedEntryThenTheOperationBypassesTheCache() throws {
         let fixture = fixture { $0.cache.types = ["Rocket": .init(scope: .perUser)] }
         let shared = try missPlan(fixture)
         #expect(!shared.isPerUser)
         let first = try #require(fetch(fixture, shared)).reply(for: Self.client)
         #expect(first.bypassReason == .perUserType)
+        #expect(AnswerSharing(try #require(fetch(fixture, shared))) == .fetcherOnly(remember: true))
         #expect(fixture.store.statistics.entries == 0)
 
-        // The operation is now keyed per user: a new key, and the answer is stored there.
+        // The operation is now known to answer a per-user type: no key, no lookup, no
+        // coalescing (an anonymous "per-user" entry would be shared by every anonymous client).
         let (_, step) = fixture.start(FlowFixture.hashedGET(Self.digest))
-        let perUser = try #require(step.joinedPlan)
-        #expect(perUser.isPerUser)
-        #expect(perUser.key != shared.key)
-        let second = try #require(fetch(fixture, perUser)).reply(for: Self.client)
-        #expect(second.cache == .miss)
+        guard case .fetch(let alone) = step else { Issue.record("\(step)"); return }
+        #expect(alone.key == nil && alone.bypass == .perUserType)
+        let second = try #require(fetch(fixture, alone)).reply(for: Self.client)
+        #expect(second.cache == .bypass)
         #expect(second.response.headers["Cache-Control"] == "private, no-store")
+        #expect(fixture.store.statistics.entries == 0)
         // A request with credentials still never touches the cache (no per-user rule).
         let (_, privateStep) = fixture.start(FlowFixture.hashedGET(Self.digest, headers: ["Authorization": "ada"]))
         guard case .fetch(let plan) = privateStep else { Issue.record("\(privateStep)"); return }
