@@ -136,6 +136,22 @@ func schemaAwareProxy(
         #expect(shared.header("Cache-Control")?.hasPrefix("public") == true)
     }
 
+    /// A proxy started before its origin learns the schema within seconds of the origin coming
+    /// up (introspection retried from 1 s, backing off), not at the next 5-minute refresh.
+    @Test func aProxyStartedBeforeItsOriginLearnsTheSchemaWithinSeconds() throws {
+        let port = FreePort.allocate()
+        let proxy = try ProxyProcess(
+            origin: "http://127.0.0.1:\(port)/graphql",
+            yaml: "persisted_queries:\n  store: \"\"\norigin:\n  schema: auto\n", logLevel: "info")
+        _ = try proxy.process.waitForLine(containing: "introspection failed", timeout: .seconds(10))
+        let origin = try DemoOriginProcess(listen: "127.0.0.1:\(port)")
+        _ = try proxy.process.waitForLine(containing: "origin schema loaded", timeout: .seconds(10))
+        // Entity tags now come from the schema: a purge by a launch the client never selected an id of.
+        _ = try proxy.client.post("/graphql", json: Self.site)
+        let upstream = try #require(try origin.counters()["lastQuery"] as? String)
+        #expect(upstream.contains("__bw_"), "the document was rewritten: \(upstream)")
+    }
+
     @Test func entityTagsSelectedTagsOnlyWhatTheClientSelected() throws {
         let origin = try DemoOriginProcess()
         let proxy = try schemaAwareProxy(origin: origin, cache: "  entity_tags: selected")

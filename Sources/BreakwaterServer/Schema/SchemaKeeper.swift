@@ -26,6 +26,8 @@ final class SchemaKeeper: @unchecked Sendable {
     private var pool: OriginPool?
     /// Bumped when the source changes, so the timer and answers of an older source are ignored.
     private var epoch = 0
+    /// When to ask again: the refresh interval while the origin answers, backing off from 1 s after failures.
+    private var schedule = IntrospectionSchedule(refreshInterval: SchemaKeeper.refreshInterval)
 
     init(loop: EventLoop, rewrites: DocumentRewrites, logger: Logger, changed: @escaping @Sendable () -> Void) {
         self.loop = loop
@@ -76,6 +78,7 @@ final class SchemaKeeper: @unchecked Sendable {
             if keysChanged { install(rewrites.schema, reason: "key fields changed", force: true) }
             // Every reload asks again at once: an operator who deployed a new origin schema reloads.
             epoch += 1
+            schedule = IntrospectionSchedule(refreshInterval: Self.refreshInterval)
             if sourceChanged || pool == nil {
                 do {
                     pool = try OriginPool(
@@ -91,7 +94,8 @@ final class SchemaKeeper: @unchecked Sendable {
         }
     }
 
-    /// Asks the origin for its schema, then again every `refreshInterval` while `epoch` lasts.
+    /// Asks the origin for its schema, then again after the refresh interval, or sooner after a
+    /// failure (`IntrospectionSchedule`), while `epoch` lasts.
     private func introspect(epoch: Int) {
         guard epoch == self.epoch, let pool else { return }
         var body: [UInt8] = Array(#"{"query":"#.utf8)
@@ -101,13 +105,13 @@ final class SchemaKeeper: @unchecked Sendable {
         let path = origin?.url.path ?? "/graphql"
         pool.send(UpstreamRequest(method: "POST", target: path, headers: headers, body: body)) { [self] result in
             guard epoch == self.epoch else { return }
-            learn(from: result)
-            loop.schedule(after: Self.refreshInterval) { [self] in introspect(epoch: epoch) }
+            let next = learn(from: result) ? schedule.succeeded() : schedule.failed()
+            loop.schedule(after: next) { [self] in introspect(epoch: epoch) }
         }
     }
 
-    /// Installs the schema an introspection answer holds, or logs why there is none.
-    private func learn(from result: OriginResult) {
+    /// Installs the schema an introspection answer holds, or logs why there is none; whether it held one.
+    private func learn(from result: OriginResult) -> Bool {
         switch result {
         case .failure(let failure):
             fail("the origin did not answer: \(failure)")
@@ -116,10 +120,12 @@ final class SchemaKeeper: @unchecked Sendable {
         case .response(let response):
             do {
                 install(try KnownSchema(introspection: response.body), reason: "introspected")
+                return true
             } catch {
                 fail("\(error)")
             }
         }
+        return false
     }
 
     private func fail(_ reason: String) {

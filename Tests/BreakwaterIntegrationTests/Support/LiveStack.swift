@@ -13,14 +13,14 @@ final class DemoOriginProcess: @unchecked Sendable {
     var url: String { "\(scheme)://127.0.0.1:\(port)/graphql" }
     var client: HTTPClient { HTTPClient(port: port) }
 
-    /// A plain-HTTP origin, or an https one when a certificate is given.
-    init(tls certificate: TestCertificate? = nil) throws {
+    /// A plain-HTTP origin, or an https one when a certificate is given, on `listen`.
+    init(tls certificate: TestCertificate? = nil, listen: String = "127.0.0.1:0") throws {
         scheme = certificate == nil ? "http" : "https"
         let tlsArguments = certificate.map { ["--origin-tls-cert", $0.certificate, "--origin-tls-key", $0.key] } ?? []
         process = ManagedProcess(
             executable: try BreakwaterBinary.path(),
             arguments: [
-                "demo", "--origin-only", "--test-controls", "--origin-listen", "127.0.0.1:0", "--threads", "1",
+                "demo", "--origin-only", "--test-controls", "--origin-listen", listen, "--threads", "1",
                 "--log-level", "warning",
             ] + tlsArguments)
         try process.start()
