@@ -329,7 +329,7 @@ package final class PersistedQueryStore: Sendable {
         guard reader.fileSize - start >= 67 else { return nil }
         try reader.cover(start, start + longestRecordHeader)
         guard let (digest, documentStart, length) = reader.withWindow({ window, base in
-            recordHeader(in: window, at: start - base)
+            recordHeader(in: window, at: start - base).map { ($0, base + $1, $2) }
         }) else { return nil }
         let end = documentStart + length + 1
         guard length < reader.fileSize - documentStart else { return nil }
@@ -347,7 +347,7 @@ package final class PersistedQueryStore: Sendable {
         return end
     }
 
-    /// The digest, the file offset where the document starts and its length, of the record header
+    /// The digest, the window offset where the document starts and its length, of the record header
     /// at `start` in `window` (which holds the file from `start` up to the longest header or the
     /// file's end, whichever comes first); nil when it is malformed.
     private static func recordHeader(
