@@ -213,6 +213,23 @@ struct PersistedQueryStoreTests {
         }
     }
 
+    /// A file of over 12 MiB is read through a buffer of one chunk (1 MiB), not into memory whole.
+    @Test func largeFileIsReadThroughABufferOfOneChunk() throws {
+        try PersistedQueryFixtures.withFolder { folder in
+            let path = folder + "/store.log"
+            let store = try PersistedQueryStore(path: path)
+            let document = String(repeating: "z", count: 50_000)
+            try store.compact((0..<260).map { (PersistedQueryFixtures.digest($0), document) })
+
+            let reopened = try PersistedQueryStore(path: path)
+            var count = 0
+            try reopened.load { _, _ in count += 1 }
+            #expect(count == 260)
+            #expect(reopened.size > 12 << 20)
+            #expect(reopened.loadBufferBytes == 1 << 20)
+        }
+    }
+
     /// Damage to a record that straddles a chunk boundary loses that record only.
     @Test func damageAcrossAChunkBoundaryLosesOneRecordOnly() throws {
         try PersistedQueryFixtures.withFolder { folder in

@@ -48,6 +48,7 @@ package final class PersistedQueryStore: Sendable {
         var records = 0
         var droppedBytes = 0
         var skippedRecords = 0
+        var loadBufferBytes = 0
     }
 
     /// The first line of every store file: what tells a registry store from any other file.
@@ -83,6 +84,10 @@ package final class PersistedQueryStore: Sendable {
 
     /// How many records the file holds, counted by `load` and kept up by appends and compaction.
     package var records: Int { state.withLock { $0.records } }
+
+    /// The largest read buffer the last `load` used: a chunk, or the longest record it read when
+    /// that is longer, never the whole file.
+    package var loadBufferBytes: Int { state.withLock { $0.loadBufferBytes } }
 
     /// How many bytes the last `load()` found outside any good record: damaged records skipped
     /// in the middle plus a torn or damaged tail cut off (0 when the file was whole).
@@ -146,6 +151,7 @@ package final class PersistedQueryStore: Sendable {
                 state.droppedBytes = scan.droppedBytes + reader.fileSize - scan.goodLength
                 state.skippedRecords = scan.skippedRecords
             }
+            state.loadBufferBytes = reader.bufferBytes
         }
     }
 
@@ -467,6 +473,8 @@ private struct FileReader {
     /// The file's size when the reader was made (less, if the file turned out shorter).
     private(set) var fileSize: Int
     private var buffer: [UInt8] = []
+    /// The buffer's size: the most the reader has held at once.
+    var bufferBytes: Int { buffer.count }
     /// The file offset of `buffer[0]`.
     private var windowStart = 0
     /// How many bytes of `buffer` hold the file's.
