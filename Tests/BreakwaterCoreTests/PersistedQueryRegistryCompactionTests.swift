@@ -16,6 +16,11 @@ struct PersistedQueryRegistryCompactionTests {
         return head + String(repeating: "x", count: bytes - head.utf8.count)
     }
 
+    /// The number `document(_:bytes:)` made a document from (so that failures print numbers).
+    static func number(of document: String) -> Int? {
+        Int(document.dropFirst("query Large".count).prefix(while: \.isNumber))
+    }
+
     static func registry(path: String, maxBytes: Int, maxEntries: Int = 10_000) throws -> PersistedQueryRegistry {
         try PersistedQueryRegistry(
             maxEntries: maxEntries, maxBytes: maxBytes, store: PersistedQueryStore(path: path), manifest: nil,
@@ -55,7 +60,7 @@ struct PersistedQueryRegistryCompactionTests {
                 guard registry.compactions > compactionsBefore else { continue }
                 checked += 1
                 let records = try PersistedQueryStore(path: path).load()
-                #expect(records.map(\.1) == live.map { Self.document($0) }, "compaction after document \(number)")
+                #expect(records.map { Self.number(of: $0.1) } == live, "compaction after document \(number)")
                 #expect(records.allSatisfy { Self.hasher.sha256($0.1) == $0.0 })
                 #expect(
                     PersistedQueryFixtures.bytes(of: path).count
@@ -152,7 +157,7 @@ struct PersistedQueryRegistryCompactionTests {
             let kept = maxBytes / 5_000
             #expect(registry.entries == kept)
             let records = try PersistedQueryStore(path: path).load()
-            #expect(records.map(\.1) == (600 - kept..<600).map { Self.document($0) })
+            #expect(records.map { Self.number(of: $0.1) } == Array(600 - kept..<600))
         }
     }
 
