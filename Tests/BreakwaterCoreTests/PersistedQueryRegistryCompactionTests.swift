@@ -110,7 +110,9 @@ struct PersistedQueryRegistryCompactionTests {
         #expect(afterRestart <= bound, "file of \(afterRestart) bytes after restart, bound \(bound)")
         #expect(restarted.entries == maxBytes / 5_000)
         #expect(restarted.entries == registry.entries)
-        print("PersistedQueryRegistry: \(count) documents of 5,000 bytes, max_bytes \(maxBytes): file \(running) bytes running, \(afterRestart) after restart (bound \(bound))")
+        print(
+            "PersistedQueryRegistry: \(count) documents of 5,000 bytes, max_bytes \(maxBytes): file \(running) bytes running, \(afterRestart) after restart (bound \(bound))"
+        )
     }
 
     /// Sequential registrations with the file looked at after each: never past the bound.
@@ -122,7 +124,9 @@ struct PersistedQueryRegistryCompactionTests {
             let registry = try Self.registry(path: path, maxBytes: maxBytes)
             var largest = 0
             for number in 0..<400 {
-                registry.register(Self.hasher.sha256(Self.document(number, bytes: 3_000)), document: Self.document(number, bytes: 3_000))
+                registry.register(
+                    Self.hasher.sha256(Self.document(number, bytes: 3_000)),
+                    document: Self.document(number, bytes: 3_000))
                 registry.flush()
                 largest = max(largest, PersistedQueryFixtures.bytes(of: path).count)
             }

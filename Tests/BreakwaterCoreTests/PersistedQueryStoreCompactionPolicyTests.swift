@@ -18,15 +18,33 @@ struct PersistedQueryStoreCompactionPolicyTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "empty file", maxBytes: 1_000, maxEntries: 100, liveBytes: 35, fileBytes: 35, records: 0, isDue: false),
-        Case(name: "at twice max_bytes", maxBytes: 1_000, maxEntries: 100, liveBytes: 900, fileBytes: 2_000, records: 20, isDue: false),
-        Case(name: "one byte past twice max_bytes", maxBytes: 1_000, maxEntries: 100, liveBytes: 900, fileBytes: 2_001, records: 20, isDue: true),
-        Case(name: "the attacker's file", maxBytes: 64 << 20, maxEntries: 100_000, liveBytes: 64 << 20, fileBytes: 20 << 30, records: 400_000, isDue: true),
-        Case(name: "live set larger on disk than max_bytes, file within twice it", maxBytes: 1_000, maxEntries: 100, liveBytes: 1_500, fileBytes: 2_900, records: 40, isDue: false),
-        Case(name: "live set larger on disk than max_bytes, file past twice it", maxBytes: 1_000, maxEntries: 100, liveBytes: 1_500, fileBytes: 3_001, records: 40, isDue: true),
-        Case(name: "at twice max_entries records", maxBytes: .max, maxEntries: 100, liveBytes: 5_000, fileBytes: 10_000, records: 200, isDue: false),
-        Case(name: "past twice max_entries records", maxBytes: .max, maxEntries: 100, liveBytes: 5_000, fileBytes: 10_050, records: 201, isDue: true),
-        Case(name: "no byte bound never overflows", maxBytes: .max, maxEntries: 100, liveBytes: .max, fileBytes: .max, records: 10, isDue: false),
+        Case(
+            name: "empty file", maxBytes: 1_000, maxEntries: 100, liveBytes: 35, fileBytes: 35, records: 0, isDue: false
+        ),
+        Case(
+            name: "at twice max_bytes", maxBytes: 1_000, maxEntries: 100, liveBytes: 900, fileBytes: 2_000, records: 20,
+            isDue: false),
+        Case(
+            name: "one byte past twice max_bytes", maxBytes: 1_000, maxEntries: 100, liveBytes: 900, fileBytes: 2_001,
+            records: 20, isDue: true),
+        Case(
+            name: "a file of 20 GiB", maxBytes: 64 << 20, maxEntries: 100_000, liveBytes: 64 << 20,
+            fileBytes: 20 << 30, records: 400_000, isDue: true),
+        Case(
+            name: "live set larger on disk than max_bytes, file within twice it", maxBytes: 1_000, maxEntries: 100,
+            liveBytes: 1_500, fileBytes: 2_900, records: 40, isDue: false),
+        Case(
+            name: "live set larger on disk than max_bytes, file past twice it", maxBytes: 1_000, maxEntries: 100,
+            liveBytes: 1_500, fileBytes: 3_001, records: 40, isDue: true),
+        Case(
+            name: "at twice max_entries records", maxBytes: .max, maxEntries: 100, liveBytes: 5_000, fileBytes: 10_000,
+            records: 200, isDue: false),
+        Case(
+            name: "past twice max_entries records", maxBytes: .max, maxEntries: 100, liveBytes: 5_000,
+            fileBytes: 10_050, records: 201, isDue: true),
+        Case(
+            name: "no byte bound never overflows", maxBytes: .max, maxEntries: 100, liveBytes: .max, fileBytes: .max,
+            records: 10, isDue: false),
     ]
 
     @Test(arguments: cases)

@@ -198,7 +198,10 @@ struct PersistedQueryStoreTests {
             _ = try store.load()
             let sizes = [1, 700_000, 400_000, 1_048_576, 3, 2_500_000, 0, 1_048_400, 90_000]
             let records = sizes.enumerated().map { number, size in
-                (PersistedQueryFixtures.digest(number), String(repeating: Character(Unicode.Scalar(97 + number % 26)!), count: size))
+                (
+                    PersistedQueryFixtures.digest(number),
+                    String(repeating: Character(Unicode.Scalar(97 + number % 26)!), count: size)
+                )
             }
             for (digest, document) in records { try store.append(digest, document) }
 
@@ -236,7 +239,9 @@ struct PersistedQueryStoreTests {
             let path = folder + "/store.log"
             let store = try PersistedQueryStore(path: path)
             _ = try store.load()
-            let records = (0..<40).map { (PersistedQueryFixtures.digest($0), "query Q\($0) { " + String(repeating: "f ", count: 20_000) + "}") }
+            let records = (0..<40).map {
+                (PersistedQueryFixtures.digest($0), "query Q\($0) { " + String(repeating: "f ", count: 20_000) + "}")
+            }
             var starts: [Int] = []
             for (digest, document) in records {
                 starts.append(store.size)

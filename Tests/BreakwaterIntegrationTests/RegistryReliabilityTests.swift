@@ -149,7 +149,9 @@ struct RegistryReliabilityTests {
             #expect(firstError(answer).code == nil, "document \(number): \(answer.text)")
         }
         #expect(firstError(try Self.hashedGET(proxy, Self.largeDocument(0))).code == "PERSISTED_QUERY_NOT_FOUND")
-        print("RegistryReliability: \(count) x 4,000-byte registrations, max_bytes 64KiB: largest file \(largest) bytes, \(stopped) at stop, \(restarted) after restart (bound \(bound))")
+        print(
+            "RegistryReliability: \(count) x 4,000-byte registrations, max_bytes 64KiB: largest file \(largest) bytes, \(stopped) at stop, \(restarted) after restart (bound \(bound))"
+        )
     }
 
     /// A store many times max_bytes (written before the bound, or with a larger max_bytes) is read
@@ -167,7 +169,8 @@ struct RegistryReliabilityTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
         let origin = try DemoOriginProcess()
-        let proxy = try ProxyProcess(origin: origin.url, yaml: "persisted_queries:\n  store: \(path)\n  max_bytes: 64KiB\n")
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "persisted_queries:\n  store: \(path)\n  max_bytes: 64KiB\n")
         let after = Self.fileSize(path)
         #expect(after <= Self.fileBound(maxBytes: 64 * 1024), "\(bytes.count) -> \(after) bytes")
         for number in 490..<500 {

@@ -334,9 +334,11 @@ package final class PersistedQueryStore: Sendable {
         // The shortest record: 64 hex digits, a space, one digit, a newline, an empty document's newline.
         guard reader.fileSize - start >= 67 else { return nil }
         try reader.cover(start, start + longestRecordHeader)
-        guard let (digest, documentStart, length) = reader.withWindow({ window, base in
-            recordHeader(in: window, at: start - base).map { ($0, base + $1, $2) }
-        }) else { return nil }
+        guard
+            let (digest, documentStart, length) = reader.withWindow({ window, base in
+                recordHeader(in: window, at: start - base).map { ($0, base + $1, $2) }
+            })
+        else { return nil }
         let end = documentStart + length + 1
         guard length < reader.fileSize - documentStart else { return nil }
         guard length <= maxDocumentBytes else {
@@ -346,7 +348,8 @@ package final class PersistedQueryStore: Sendable {
         try reader.cover(start, end)
         let document = reader.withWindow { window, base -> String? in
             guard window[end - 1 - base] == UInt8(ascii: "\n") else { return nil }
-            return String(validating: UnsafeBufferPointer(rebasing: window[documentStart - base..<end - 1 - base]), as: UTF8.self)
+            return String(
+                validating: UnsafeBufferPointer(rebasing: window[documentStart - base..<end - 1 - base]), as: UTF8.self)
         }
         guard let document else { return nil }
         body(digest, document)
@@ -364,7 +367,8 @@ package final class PersistedQueryStore: Sendable {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         let isHex = withUnsafeMutableBytes(of: &words) { digest -> Bool in
             for i in 0..<32 {
-                guard let high = lowerHexValue(window[start + 2 * i]), let low = lowerHexValue(window[start + 2 * i + 1])
+                guard let high = lowerHexValue(window[start + 2 * i]),
+                    let low = lowerHexValue(window[start + 2 * i + 1])
                 else { return false }
                 digest[i] = high << 4 | low
             }
@@ -443,7 +447,8 @@ package final class PersistedQueryStore: Sendable {
 
     /// Writes the store's bytes before `end` to `descriptor` (the file being migrated), a chunk at
     /// a time.
-    private func copy(_ reader: inout FileReader, upTo end: Int, to descriptor: Int32) throws(PersistedQueryStoreError) {
+    private func copy(_ reader: inout FileReader, upTo end: Int, to descriptor: Int32) throws(PersistedQueryStoreError)
+    {
         var offset = 0
         while offset < end {
             let chunkEnd = min(end, offset + FileReader.chunkSize)
