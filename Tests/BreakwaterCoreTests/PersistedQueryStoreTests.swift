@@ -1,5 +1,5 @@
-// PersistedQueryStore: the record format, restarts, torn and damaged tails, compaction, and
-// the load time of a registry-sized file.
+// PersistedQueryStore: the record format, restarts, torn and damaged tails, compaction, loading
+// a chunk at a time, and the load time of a registry-sized file.
 
 import BreakwaterCore
 import Foundation
@@ -184,6 +184,104 @@ struct PersistedQueryStoreTests {
             #expect(loaded.count == 100_000)
             #expect(loaded.last?.1 == records.last?.1)
             #expect(reopened.droppedBytes == 0)
+        }
+    }
+
+    // MARK: - Loading a chunk at a time
+
+    /// Records of every size around the reader's 1 MiB chunk, and one of several chunks: each
+    /// comes back whole, in order, wherever the chunk boundaries fall.
+    @Test func recordsAcrossAndLargerThanAChunkLoadWhole() throws {
+        try PersistedQueryFixtures.withFolder { folder in
+            let path = folder + "/store.log"
+            let store = try PersistedQueryStore(path: path)
+            _ = try store.load()
+            let sizes = [1, 700_000, 400_000, 1_048_576, 3, 2_500_000, 0, 1_048_400, 90_000]
+            let records = sizes.enumerated().map { number, size in
+                (
+                    PersistedQueryFixtures.digest(number),
+                    String(repeating: Character(Unicode.Scalar(97 + number % 26)!), count: size)
+                )
+            }
+            for (digest, document) in records { try store.append(digest, document) }
+
+            let reopened = try PersistedQueryStore(path: path)
+            var loaded: [(SHA256Digest, String)] = []
+            try reopened.load { loaded.append(($0, $1)) }
+            #expect(loaded.map(\.0) == records.map(\.0))
+            #expect(loaded.map(\.1) == records.map(\.1))
+            #expect(reopened.droppedBytes == 0)
+            #expect(reopened.records == records.count)
+            #expect(reopened.size == PersistedQueryFixtures.bytes(of: path).count)
+        }
+    }
+
+    /// A file of over 12 MiB is read through a buffer of one chunk (1 MiB), not into memory whole.
+    @Test func largeFileIsReadThroughABufferOfOneChunk() throws {
+        try PersistedQueryFixtures.withFolder { folder in
+            let path = folder + "/store.log"
+            let store = try PersistedQueryStore(path: path)
+            let document = String(repeating: "z", count: 50_000)
+            try store.compact((0..<260).map { (PersistedQueryFixtures.digest($0), document) })
+
+            let reopened = try PersistedQueryStore(path: path)
+            var count = 0
+            try reopened.load { _, _ in count += 1 }
+            #expect(count == 260)
+            #expect(reopened.size > 12 << 20)
+            #expect(reopened.loadBufferBytes == 1 << 20)
+        }
+    }
+
+    /// Damage to a record that straddles a chunk boundary loses that record only.
+    @Test func damageAcrossAChunkBoundaryLosesOneRecordOnly() throws {
+        try PersistedQueryFixtures.withFolder { folder in
+            let path = folder + "/store.log"
+            let store = try PersistedQueryStore(path: path)
+            _ = try store.load()
+            let records = (0..<40).map {
+                (PersistedQueryFixtures.digest($0), "query Q\($0) { " + String(repeating: "f ", count: 20_000) + "}")
+            }
+            var starts: [Int] = []
+            for (digest, document) in records {
+                starts.append(store.size)
+                try store.append(digest, document)
+            }
+            // The record in which the file's first MiB ends, damaged in its digest.
+            let straddling = try #require(starts.lastIndex { $0 < 1 << 20 })
+            var bytes = PersistedQueryFixtures.bytes(of: path)
+            bytes[starts[straddling] + 3] = UInt8(ascii: "X")
+            PersistedQueryFixtures.write(bytes, to: path)
+
+            let reopened = try PersistedQueryStore(path: path)
+            let loaded = try reopened.load()
+            #expect(loaded.map(\.0) == records.enumerated().filter { $0.offset != straddling }.map(\.element.0))
+            #expect(reopened.skippedRecords == 1)
+            #expect(reopened.records == records.count - 1)
+        }
+    }
+
+    /// A document longer than the caller can hold is passed over unread, not taken for damage:
+    /// the records after it load and nothing is cut off.
+    @Test func documentLongerThanTheCallerCanHoldIsPassedOver() throws {
+        try PersistedQueryFixtures.withFolder { folder in
+            let path = folder + "/store.log"
+            let store = try PersistedQueryStore(path: path)
+            _ = try store.load()
+            let long = String(repeating: "y", count: 5_000)
+            try store.append(PersistedQueryFixtures.digest(1), "{a}")
+            try store.append(PersistedQueryFixtures.digest(2), long)
+            try store.append(PersistedQueryFixtures.digest(3), "{b}")
+            let bytes = PersistedQueryFixtures.bytes(of: path)
+
+            let reopened = try PersistedQueryStore(path: path)
+            var loaded: [String] = []
+            try reopened.load(maxDocumentBytes: 4_096) { loaded.append($1) }
+            #expect(loaded == ["{a}", "{b}"])
+            #expect(reopened.droppedBytes == 0)
+            #expect(reopened.skippedRecords == 0)
+            #expect(reopened.records == 3)
+            #expect(PersistedQueryFixtures.bytes(of: path) == bytes)
         }
     }
 

@@ -1,5 +1,5 @@
-// The persisted-query registry (SPEC sections 2 and 3): the documents Breakwater knows by hash,
-// shared by every event loop. Registrations made through APQ live in a bounded LRU and are
+// The persisted-query registry (README.md, "Persisted queries"): the documents Breakwater knows by
+// hash, shared by every event loop. Registrations made through APQ live in a bounded LRU and are
 // appended to the store so they survive a restart; a manifest's documents are pinned beside them.
 
 import Dispatch
@@ -11,12 +11,14 @@ import Synchronization
 ///
 /// Thread-safe. Manifest lookups take no lock; the LRU sits behind a mutex held only for a
 /// dictionary operation, and the store is written behind the caller's back, on a queue of its
-/// own, so that an event loop never waits for the disk.
+/// own, so that an event loop never waits for the disk. The same queue compacts the store when
+/// the policy says it has grown past its bound, so the file stays within about twice `maxBytes`.
 package final class PersistedQueryRegistry: Sendable {
     private struct State {
         var documents: LRUCache<SHA256Digest, String>
         var registered = 0
         var persistFailures = 0
+        var compactions = 0
     }
 
     package let mode: Configuration.PersistedQueryMode
@@ -28,9 +30,12 @@ package final class PersistedQueryRegistry: Sendable {
     private let logger: Logger
     /// Appends registrations to the store in order, off the event loops (write-behind).
     private let writer = DispatchQueue(label: "breakwater.persisted-queries.writer")
+    /// When the store is next compacted; read and changed on the writer queue (and in `init`).
+    private let compaction: Mutex<PersistedQueryStoreCompactionPolicy>
 
     /// Loads the manifest's documents and, in `automatic` mode, the store's most recent
-    /// `maxEntries` registrations, compacting the store when it holds more than twice that.
+    /// registrations within `maxEntries` and `maxBytes`, compacting the store when the policy
+    /// finds it past its bound or damaged.
     ///
     /// In `safelist` mode the manifest is the only source: the store is neither read nor written.
     /// Stored records whose document does not hash to their digest are dropped, so that a damaged
@@ -50,10 +55,16 @@ package final class PersistedQueryRegistry: Sendable {
         self.store = mode == .automatic ? store : nil
         self.logger = logger
         var documents = LRUCache<SHA256Digest, String>(capacity: max(1, maxEntries), maxCost: maxBytes)
+        var policy = PersistedQueryStoreCompactionPolicy(
+            maxBytes: maxBytes, maxEntries: maxEntries, liveBytes: PersistedQueryStore.header.count)
+        var compactions = 0
         if let store = self.store {
-            try Self.preload(&documents, from: store, manifest: manifest, hasher: hasher, logger: logger)
+            let loaded = try Self.preload(&documents, from: store, manifest: manifest, hasher: hasher, logger: logger)
+            policy = loaded.policy
+            if loaded.compacted { compactions = 1 }
         }
-        state = Mutex(State(documents: documents))
+        state = Mutex(State(documents: documents, compactions: compactions))
+        compaction = Mutex(policy)
     }
 
     /// Documents known: the manifest's plus the registered ones held now.
@@ -66,6 +77,9 @@ package final class PersistedQueryRegistry: Sendable {
 
     /// Registrations the store failed to persist (they stay served from memory).
     package var persistFailures: Int { state.withLock { $0.persistFailures } }
+
+    /// Times the store was rewritten with the live set, at start and while running.
+    package var compactions: Int { state.withLock { $0.compactions } }
 
     /// The document whose SHA-256 is `digest`; a registered one becomes the most recently used.
     package func document(for digest: SHA256Digest) -> String? {
@@ -109,9 +123,41 @@ package final class PersistedQueryRegistry: Sendable {
                     "cannot persist a registered query; it is served from memory until restart",
                     metadata: ["apq.hash": "\(digest.hex)", "error": "\(error)"]
                 )
+                return
             }
+            compactIfDue(store)
         }
         return true
+    }
+
+    /// Rewrites the store with the documents held now when the policy finds the file past its
+    /// bound. Runs on the writer queue, so appends wait behind it and never interleave with it;
+    /// the event loops only wait for the copy of the live set's references.
+    private func compactIfDue(_ store: PersistedQueryStore) {
+        let fileBytes = store.size
+        guard compaction.withLock({ $0.isDue(fileBytes: fileBytes, records: store.records) }) else { return }
+        // Registrations after this copy are appended after the compaction; those before it whose
+        // append is still queued end up twice in the file, which loading resolves (the later wins).
+        let live = state.withLock { $0.documents.leastRecentFirst }
+        do {
+            try store.compact(live.map { ($0.key, $0.value) })
+            let compacted = store.size
+            compaction.withLock { $0.compacted(fileBytes: compacted) }
+            state.withLock { $0.compactions += 1 }
+            logger.debug(
+                "persisted-query store compacted",
+                metadata: [
+                    "store.path": "\(store.path)", "store.bytes_before": "\(fileBytes)",
+                    "store.bytes": "\(compacted)", "apq.entries": "\(live.count)",
+                ]
+            )
+        } catch {
+            compaction.withLock { $0.failed(fileBytes: fileBytes) }
+            logger.warning(
+                "cannot compact the persisted-query store; it is tried again once the file has grown further",
+                metadata: ["store.path": "\(store.path)", "error": "\(error)"]
+            )
+        }
     }
 
     /// Waits until every registration made so far is in the store (at shutdown, and in tests).
@@ -127,33 +173,37 @@ package final class PersistedQueryRegistry: Sendable {
 
     // MARK: - Startup
 
-    /// Fills `documents` with the store's most recent records, newest last so they are the most
-    /// recently used, and compacts the store when it has grown past twice the bound.
+    /// Fills `documents` with the store's records read in file order, the newest last so they are
+    /// the most recently used (the LRU evicts the oldest beyond its bounds as it goes, so memory
+    /// stays within them whatever the file's size), and compacts the store when the policy finds
+    /// it past its bound or it held damage. Returns the policy for the file as it is left, and
+    /// whether it was compacted.
     private static func preload(
         _ documents: inout LRUCache<SHA256Digest, String>,
         from store: PersistedQueryStore,
         manifest: PersistedQueryManifest?,
         hasher: any SHA256Hashing,
         logger: Logger
-    ) throws(PersistedQueryStoreError) {
-        let records = try store.load()
-        var kept: [(SHA256Digest, String)] = []
-        var seen = Set<SHA256Digest>()
+    ) throws(PersistedQueryStoreError) -> (policy: PersistedQueryStoreCompactionPolicy, compacted: Bool) {
         var corrupt = 0
-        // Newest first: the most recent record of a digest wins, and hashing stops at the bound.
-        for (digest, document) in records.reversed() {
-            guard kept.count < documents.capacity else { break }
-            guard !seen.contains(digest), manifest?.document(for: digest) == nil else { continue }
+        try store.load(maxDocumentBytes: documents.maxCost) { digest, document in
+            guard manifest?.document(for: digest) == nil else { return }
+            // A record whose document does not hash to its digest is dropped before it can evict
+            // anything or replace an earlier good record of the same digest.
             guard hasher.sha256(document) == digest else {
                 corrupt += 1
-                continue
+                return
             }
-            seen.insert(digest)
-            kept.append((digest, document))
-        }
-        for (digest, document) in kept.reversed() {
             documents.insert(digest, document, cost: document.utf8.count)
         }
+        let live = documents.leastRecentFirst
+        let liveBytes = live.reduce(PersistedQueryStore.header.count) {
+            $0 + PersistedQueryStore.recordSize(documentBytes: $1.value.utf8.count)
+        }
+        var policy = PersistedQueryStoreCompactionPolicy(
+            maxBytes: documents.maxCost, maxEntries: documents.capacity, liveBytes: liveBytes)
+        let fileBytes = store.size
+        let records = store.records
         if store.droppedBytes > 0 {
             logger.warning(
                 "persisted-query store had damaged records or a torn tail; skipped them and kept the rest",
@@ -169,14 +219,18 @@ package final class PersistedQueryRegistry: Sendable {
                 metadata: ["store.path": "\(store.path)", "store.corrupt_records": "\(corrupt)"]
             )
         }
-        if records.count > 2 * documents.capacity || corrupt > 0 || store.skippedRecords > 0 {
-            try store.compact(documents.leastRecentFirst.map { ($0.key, $0.value) })
+        let isDue = policy.isDue(fileBytes: fileBytes, records: records) || corrupt > 0 || store.skippedRecords > 0
+        if isDue {
+            try store.compact(live.map { ($0.key, $0.value) })
+            policy.compacted(fileBytes: store.size)
         }
         logger.debug(
             "persisted-query store loaded",
             metadata: [
-                "store.path": "\(store.path)", "store.records": "\(records.count)", "apq.entries": "\(kept.count)",
+                "store.path": "\(store.path)", "store.records": "\(records)", "store.bytes": "\(fileBytes)",
+                "store.bytes_now": "\(store.size)", "apq.entries": "\(live.count)",
             ]
         )
+        return (policy, isDue)
     }
 }

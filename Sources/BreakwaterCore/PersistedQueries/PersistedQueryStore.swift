@@ -1,6 +1,8 @@
 // The persisted-query registry's file, so that registrations survive a restart
-// (`persisted_queries.store`, SPEC section 2). Registrations are appended as they happen and read
-// back in file order at startup.
+// (`persisted_queries.store`, docs/OPERATING.md "Sizing"). Registrations are appended as they
+// happen and read back in file order at startup, a chunk at a time; the registry rewrites the file
+// with the documents it still holds (`compact`) when it has grown past its bound
+// (`PersistedQueryStoreCompactionPolicy`).
 //
 // File format: a header line, then one record per registration:
 //
@@ -42,8 +44,11 @@ package final class PersistedQueryStore: Sendable {
         var descriptor: Int32
         /// The end of the last complete record: where a failed append is cut back to.
         var size: Int
+        /// Good records in the file (passed-over ones included).
+        var records = 0
         var droppedBytes = 0
         var skippedRecords = 0
+        var loadBufferBytes = 0
     }
 
     /// The first line of every store file: what tells a registry store from any other file.
@@ -74,6 +79,16 @@ package final class PersistedQueryStore: Sendable {
         state.withLock { _ = close($0.descriptor) }
     }
 
+    /// The file's size in bytes: the header and every record appended or compacted into it.
+    package var size: Int { state.withLock { $0.size } }
+
+    /// How many records the file holds, counted by `load` and kept up by appends and compaction.
+    package var records: Int { state.withLock { $0.records } }
+
+    /// The largest read buffer the last `load` used: a chunk, or the longest record it read when
+    /// that is longer, never the whole file.
+    package var loadBufferBytes: Int { state.withLock { $0.loadBufferBytes } }
+
     /// How many bytes the last `load()` found outside any good record: damaged records skipped
     /// in the middle plus a torn or damaged tail cut off (0 when the file was whole).
     package var droppedBytes: Int { state.withLock { $0.droppedBytes } }
@@ -82,16 +97,32 @@ package final class PersistedQueryStore: Sendable {
     /// in the file until the next `compact`.
     package var skippedRecords: Int { state.withLock { $0.skippedRecords } }
 
-    /// Every good record in file order. Damaged records are skipped and counted (`skippedRecords`,
-    /// `droppedBytes`); a torn or damaged tail is cut off the file. A new or empty file gets the
-    /// header; a file of the first format (no header) is rewritten with it; a file that is not a
-    /// registry store is refused with `PersistedQueryStoreError.notAStore` and left untouched.
+    /// Every good record in file order, collected into an array (tools and tests; the registry
+    /// streams them with `load(maxDocumentBytes:_:)`).
     package func load() throws(PersistedQueryStoreError) -> [(SHA256Digest, String)] {
-        try state.withLock { (state) throws(PersistedQueryStoreError) -> [(SHA256Digest, String)] in
-            // One read of the whole file and a scan of its bytes: 100k records load in well
-            // under a second, where splitting the file into lines would not.
-            let bytes = try readAll(state.descriptor)
-            let format = bytes.withUnsafeBufferPointer(Self.format)
+        var records: [(SHA256Digest, String)] = []
+        try load { records.append(($0, $1)) }
+        return records
+    }
+
+    /// Reads the file in chunks and hands `body` every good record in file order, so that a large
+    /// file never sits in memory whole: the buffer holds a chunk or one record, whichever is
+    /// larger. A record whose document is longer than `maxDocumentBytes` is passed over unread
+    /// (the registry could not hold it), its end still checked so that it is not taken for damage.
+    ///
+    /// Damaged records are skipped and counted (`skippedRecords`, `droppedBytes`); a torn or
+    /// damaged tail is cut off the file. A new or empty file gets the header; a file of the first
+    /// format (no header) is rewritten with it; a file that is not a registry store is refused with
+    /// `PersistedQueryStoreError.notAStore` and left untouched. `body` runs under the store's lock:
+    /// it must not call the store.
+    package func load(
+        maxDocumentBytes: Int = .max,
+        _ body: (SHA256Digest, String) -> Void
+    ) throws(PersistedQueryStoreError) {
+        try state.withLock { (state) throws(PersistedQueryStoreError) in
+            var reader = try FileReader(descriptor: state.descriptor, path: path)
+            try reader.cover(0, min(reader.fileSize, FileReader.chunkSize))
+            let format = reader.withWindow { window, _ in Self.format(window) }
             switch format {
             case .foreign:
                 throw PersistedQueryStoreError.notAStore(path)
@@ -100,25 +131,27 @@ package final class PersistedQueryStore: Sendable {
                 try truncate(state.descriptor, to: 0)
                 try writeAll(Self.header, to: state.descriptor, path: path)
                 state.size = Self.header.count
-                state.droppedBytes = bytes.count
+                state.records = 0
+                state.droppedBytes = reader.fileSize
                 state.skippedRecords = 0
-                return []
             case .current, .firstFormat:
                 let start = format == .current ? Self.header.count : 0
-                let scan = bytes.withUnsafeBufferPointer { Self.scan($0, from: start) }
+                let scan = try Self.scan(&reader, from: start, maxDocumentBytes: maxDocumentBytes, body)
                 if format == .firstFormat {
                     try replace(&state) { (descriptor) throws(PersistedQueryStoreError) -> Int in
-                        try writeAll(Self.header + bytes[..<scan.goodLength], to: descriptor, path: temporaryPath)
+                        try writeAll(Self.header, to: descriptor, path: temporaryPath)
+                        try copy(&reader, upTo: scan.goodLength, to: descriptor)
                         return Self.header.count + scan.goodLength
                     }
                 } else {
-                    if scan.goodLength < bytes.count { try truncate(state.descriptor, to: scan.goodLength) }
+                    if scan.goodLength < reader.fileSize { try truncate(state.descriptor, to: scan.goodLength) }
                     state.size = scan.goodLength
                 }
-                state.droppedBytes = scan.droppedBytes + bytes.count - scan.goodLength
+                state.records = scan.records
+                state.droppedBytes = scan.droppedBytes + reader.fileSize - scan.goodLength
                 state.skippedRecords = scan.skippedRecords
-                return scan.records
             }
+            state.loadBufferBytes = reader.bufferBytes
         }
     }
 
@@ -138,6 +171,7 @@ package final class PersistedQueryStore: Sendable {
                 throw PersistedQueryStoreError(path: path, operation: "write", errorNumber: code)
             }
             state.size += written
+            state.records += 1
         }
     }
 
@@ -160,6 +194,7 @@ package final class PersistedQueryStore: Sendable {
                 try writeAll(buffer, to: descriptor, path: temporaryPath)
                 return size + buffer.count
             }
+            state.records = entries.count
             state.skippedRecords = 0
         }
     }
@@ -198,6 +233,17 @@ package final class PersistedQueryStore: Sendable {
 
     // MARK: - Bytes
 
+    /// The size on disk of the record of a document of `documentBytes` UTF-8 bytes.
+    package static func recordSize(documentBytes: Int) -> Int {
+        var digits = 1
+        var rest = documentBytes
+        while rest >= 10 {
+            digits += 1
+            rest /= 10
+        }
+        return 64 + 1 + digits + 1 + documentBytes + 1
+    }
+
     /// Appends the record for one registration to `buffer`.
     private static func encode(_ digest: SHA256Digest, _ document: String, into buffer: inout [UInt8]) {
         let length = document.utf8.count
@@ -233,9 +279,10 @@ package final class PersistedQueryStore: Sendable {
         return .foreign
     }
 
-    /// What a scan found: the good records, where the last one ends, and the damage skipped before it.
+    /// What a scan found: how many good records, where the last one ends, and the damage skipped
+    /// before it.
     private struct Scan {
-        var records: [(SHA256Digest, String)] = []
+        var records = 0
         /// The offset just past the last good record (the start, when there is none).
         var goodLength: Int
         /// Bytes skipped between good records.
@@ -244,19 +291,24 @@ package final class PersistedQueryStore: Sendable {
         var skippedRecords = 0
     }
 
-    /// The good records from `start` on. A damaged record is skipped by trying each following
-    /// offset until one starts a good record; damage after the last good record is left out of
-    /// `goodLength`, for the caller to cut off.
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Scan {
+    /// Hands `body` the good records from `start` on. A damaged record is skipped by trying each
+    /// following offset until one starts a good record; damage after the last good record is left
+    /// out of `goodLength`, for the caller to cut off.
+    private static func scan(
+        _ reader: inout FileReader,
+        from start: Int,
+        maxDocumentBytes: Int,
+        _ body: (SHA256Digest, String) -> Void
+    ) throws(PersistedQueryStoreError) -> Scan {
         var scan = Scan(goodLength: start)
         var position = start
-        while position < bytes.count {
-            if let (digest, document, end) = record(in: bytes, at: position) {
+        while position < reader.fileSize {
+            if let end = try record(&reader, at: position, maxDocumentBytes: maxDocumentBytes, body) {
                 if position > scan.goodLength {
                     scan.droppedBytes += position - scan.goodLength
                     scan.skippedRecords += 1
                 }
-                scan.records.append((digest, document))
+                scan.records += 1
                 position = end
                 scan.goodLength = end
             } else {
@@ -268,38 +320,72 @@ package final class PersistedQueryStore: Sendable {
         return scan
     }
 
-    /// The record starting at `start` and the offset just past it, or nil when it is incomplete or
-    /// malformed.
+    /// The longest record header: 64 hex digits, a space, eighteen digits, a newline.
+    private static let longestRecordHeader = 84
+
+    /// The offset just past the record starting at `start`, after handing it to `body` (unless its
+    /// document is longer than `maxDocumentBytes`), or nil when it is incomplete or malformed.
     private static func record(
-        in bytes: UnsafeBufferPointer<UInt8>,
-        at start: Int
-    ) -> (SHA256Digest, String, Int)? {
-        // The shortest header: 64 hex digits, a space, one digit, a newline.
-        guard bytes.count - start >= 67 else { return nil }
-        var digestBytes = [UInt8](repeating: 0, count: 32)
-        for i in 0..<32 {
-            guard let high = lowerHexValue(bytes[start + 2 * i]), let low = lowerHexValue(bytes[start + 2 * i + 1])
-            else { return nil }
-            digestBytes[i] = high << 4 | low
+        _ reader: inout FileReader,
+        at start: Int,
+        maxDocumentBytes: Int,
+        _ body: (SHA256Digest, String) -> Void
+    ) throws(PersistedQueryStoreError) -> Int? {
+        // The shortest record: 64 hex digits, a space, one digit, a newline, an empty document's newline.
+        guard reader.fileSize - start >= 67 else { return nil }
+        try reader.cover(start, start + longestRecordHeader)
+        guard
+            let (digest, documentStart, length) = reader.withWindow({ window, base in
+                recordHeader(in: window, at: start - base).map { ($0, base + $1, $2) }
+            })
+        else { return nil }
+        let end = documentStart + length + 1
+        guard length < reader.fileSize - documentStart else { return nil }
+        guard length <= maxDocumentBytes else {
+            try reader.cover(end - 1, end)
+            return reader.withWindow { window, base in window[end - 1 - base] == UInt8(ascii: "\n") } ? end : nil
         }
-        guard bytes[start + 64] == UInt8(ascii: " ") else { return nil }
+        try reader.cover(start, end)
+        let document = reader.withWindow { window, base -> String? in
+            guard window[end - 1 - base] == UInt8(ascii: "\n") else { return nil }
+            return String(
+                validating: UnsafeBufferPointer(rebasing: window[documentStart - base..<end - 1 - base]), as: UTF8.self)
+        }
+        guard let document else { return nil }
+        body(digest, document)
+        return end
+    }
+
+    /// The digest, the window offset where the document starts and its length, of the record header
+    /// at `start` in `window` (which holds the file from `start` up to the longest header or the
+    /// file's end, whichever comes first); nil when it is malformed.
+    private static func recordHeader(
+        in window: UnsafeBufferPointer<UInt8>,
+        at start: Int
+    ) -> (SHA256Digest, documentStart: Int, length: Int)? {
+        guard window.count - start >= 66 else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let isHex = withUnsafeMutableBytes(of: &words) { digest -> Bool in
+            for i in 0..<32 {
+                guard let high = lowerHexValue(window[start + 2 * i]),
+                    let low = lowerHexValue(window[start + 2 * i + 1])
+                else { return false }
+                digest[i] = high << 4 | low
+            }
+            return true
+        }
+        guard isHex, window[start + 64] == UInt8(ascii: " ") else { return nil }
         var position = start + 65
         var length = 0
         // Eighteen digits cannot overflow an Int; no real document comes near that.
-        while position < bytes.count, position - start - 65 < 18,
-            case let digit = bytes[position], digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9")
+        while position < window.count, position - start - 65 < 18,
+            case let digit = window[position], digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9")
         {
             length = length * 10 + Int(digit - UInt8(ascii: "0"))
             position += 1
         }
-        guard position > start + 65, position < bytes.count, bytes[position] == UInt8(ascii: "\n") else { return nil }
-        let documentStart = position + 1
-        guard length < bytes.count - documentStart, bytes[documentStart + length] == UInt8(ascii: "\n") else {
-            return nil
-        }
-        let documentBytes = UnsafeBufferPointer(rebasing: bytes[documentStart..<documentStart + length])
-        guard let document = String(validating: documentBytes, as: UTF8.self) else { return nil }
-        return (SHA256Digest(bytes: digestBytes), document, documentStart + length + 1)
+        guard position > start + 65, position < window.count, window[position] == UInt8(ascii: "\n") else { return nil }
+        return (SHA256Digest(words: words), position + 1, length)
     }
 
     /// The value of a lower-case hex digit: the store writes only those, so anything else is damage.
@@ -324,28 +410,6 @@ package final class PersistedQueryStore: Sendable {
         }
     }
 
-    private func readAll(_ descriptor: Int32) throws(PersistedQueryStoreError) -> [UInt8] {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: errno)
-        }
-        let size = Int(status.st_size)
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            while count < size {
-                let got = pread(descriptor, buffer.baseAddress! + count, size - count, off_t(count))
-                if got < 0 && errno == EINTR { continue }
-                if got < 0 { failure = errno }
-                // A file that shrank under us ends here; what was read is still scanned.
-                if got <= 0 { break }
-                count += got
-            }
-        }
-        guard failure == 0 else { throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: failure) }
-        return bytes
-    }
-
     private func truncate(_ descriptor: Int32, to length: Int) throws(PersistedQueryStoreError) {
         guard ftruncate(descriptor, off_t(length)) == 0 else {
             throw PersistedQueryStoreError(path: path, operation: "truncate", errorNumber: errno)
@@ -353,15 +417,113 @@ package final class PersistedQueryStore: Sendable {
     }
 
     private func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(PersistedQueryStoreError) {
+        var failure: PersistedQueryStoreError?
+        bytes.withUnsafeBytes { bytes in
+            do throws(PersistedQueryStoreError) {
+                try writeAll(bytes, to: descriptor, path: path)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private func writeAll(
+        _ bytes: UnsafeRawBufferPointer,
+        to descriptor: Int32,
+        path: String
+    ) throws(PersistedQueryStoreError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
                 throw PersistedQueryStoreError(
                     path: path, operation: "write", errorNumber: written < 0 ? errno : ENOSPC)
             }
             offset += written
+        }
+    }
+
+    /// Writes the store's bytes before `end` to `descriptor` (the file being migrated), a chunk at
+    /// a time.
+    private func copy(_ reader: inout FileReader, upTo end: Int, to descriptor: Int32) throws(PersistedQueryStoreError)
+    {
+        var offset = 0
+        while offset < end {
+            let chunkEnd = min(end, offset + FileReader.chunkSize)
+            try reader.cover(offset, chunkEnd)
+            let failure = reader.withWindow { window, base -> PersistedQueryStoreError? in
+                let chunk = UnsafeBufferPointer(rebasing: window[(offset - base)..<(chunkEnd - base)])
+                do throws(PersistedQueryStoreError) {
+                    try writeAll(UnsafeRawBufferPointer(chunk), to: descriptor, path: temporaryPath)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure { throw failure }
+            offset = chunkEnd
+        }
+    }
+}
+
+/// A window onto the store's file, read with `pread` a chunk at a time: what lets `load` scan a
+/// file of any size in a buffer of a chunk or one record, whichever is larger.
+private struct FileReader {
+    static let chunkSize = 1 << 20
+
+    private let descriptor: Int32
+    private let path: String
+    /// The file's size when the reader was made (less, if the file turned out shorter).
+    private(set) var fileSize: Int
+    private var buffer: [UInt8] = []
+    /// The buffer's size: the most the reader has held at once.
+    var bufferBytes: Int { buffer.count }
+    /// The file offset of `buffer[0]`.
+    private var windowStart = 0
+    /// How many bytes of `buffer` hold the file's.
+    private var windowCount = 0
+
+    init(descriptor: Int32, path: String) throws(PersistedQueryStoreError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: errno)
+        }
+        self.descriptor = descriptor
+        self.path = path
+        fileSize = Int(status.st_size)
+    }
+
+    /// Makes the window hold the file's bytes from `start` to `end` (or to the file's end, when
+    /// sooner), reading a chunk or more from `start` when they are not all there yet.
+    mutating func cover(_ start: Int, _ end: Int) throws(PersistedQueryStoreError) {
+        let end = min(end, fileSize)
+        guard start < windowStart || end > windowStart + windowCount else { return }
+        let wanted = min(max(end - start, Self.chunkSize), fileSize - start)
+        if buffer.count < wanted { buffer = [UInt8](repeating: 0, count: wanted) }
+        var count = 0
+        var failure: Int32 = 0
+        buffer.withUnsafeMutableBytes { buffer in
+            while count < wanted {
+                let got = pread(descriptor, buffer.baseAddress! + count, wanted - count, off_t(start + count))
+                if got < 0 && errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                if got <= 0 { break }
+                count += got
+            }
+        }
+        guard failure == 0 else { throw PersistedQueryStoreError(path: path, operation: "read", errorNumber: failure) }
+        // A file that shrank under us ends here; what was read is still scanned.
+        if count < wanted { fileSize = start + count }
+        windowStart = start
+        windowCount = count
+    }
+
+    /// Runs `body` with the window's bytes and the file offset of its first byte.
+    func withWindow<Result>(_ body: (UnsafeBufferPointer<UInt8>, Int) -> Result) -> Result {
+        buffer.withUnsafeBufferPointer { buffer in
+            body(UnsafeBufferPointer(rebasing: buffer[..<windowCount]), windowStart)
         }
     }
 }
