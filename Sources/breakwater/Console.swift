@@ -24,6 +24,21 @@ enum Console {
     static func error(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
+
+    /// A configuration problem on stderr, before logging runs: `file:line: message` as it is in
+    /// text format; in JSON format one object (`level`, the same text as `message`, `file`, `line`).
+    static func problem(_ problem: ConfigurationError.Problem, level: String, format: Configuration.LogFormat) {
+        switch format {
+        case .text:
+            error(problem.description)
+        case .json:
+            var fields = [("file", problem.file)]
+            if problem.line > 0 { fields.append(("line", String(problem.line))) }
+            let record = LogLineFormat.Record(
+                time: .now, level: level, label: "breakwater", message: problem.description, fields: fields)
+            error(LogLineFormat.line(record, format: .json))
+        }
+    }
 }
 
 enum LogSetup {
