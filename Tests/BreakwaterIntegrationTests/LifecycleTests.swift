@@ -130,7 +130,7 @@ import Testing
         let proxy = try ProxyProcess(origin: origin.url, yaml: base, logLevel: "notice")
         #expect(try proxy.admin.post("/purge", json: #"{"all":true}"#).status == 200)
         try proxy.rewriteConfig(
-            base + "  max_entries: 5\nserver:\n  threads: 7\nadmin:\n  token: s3cret\n  allowed_hosts: [bw.internal]\n")
+            base + "  max_entries: 5\nserver:\n  threads: 7\nadmin:\n  token: s3cret-0123456789abcdef\n  allowed_hosts: [bw.internal]\n")
         proxy.process.signal(SIGHUP)
         _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
         let output = proxy.process.output.joined(separator: "\n")
