@@ -997,7 +997,7 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
 
 @Suite struct ConfigurationFilesTests {
     @Test func accessLogInAMissingFolderIsAProblemAtItsLine() throws {
-        try withFolder { folder in
+        try withFolder { (folder: String) throws in
             let yaml = "persisted_queries:\n  store: \"\"\nlogging:\n  format: json\n  access_log: /nonexistent-dir/access.log\n"
             let problems = try fileProblems(yaml, in: folder)
             #expect(
@@ -1012,7 +1012,7 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
     }
 
     @Test func accessLogIsOpenedAndANewFileIsNotLeftBehind() throws {
-        try withFolder { folder in
+        try withFolder { (folder: String) throws in
             let yaml = "persisted_queries:\n  store: \"\"\nlogging:\n  access_log: logs/access.log\n"
             try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: false)
             #expect(try fileProblems(yaml, in: folder).isEmpty)
@@ -1025,7 +1025,7 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
     }
 
     @Test func accessLogThatIsAFolderOrUnderAFileIsAProblem() throws {
-        try withFolder { folder in
+        try withFolder { (folder: String) throws in
             try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: false)
             try "x".write(toFile: folder + "/file", atomically: false, encoding: .utf8)
             let asFolder = try fileProblems("persisted_queries:\n  store: \"\"\nlogging:\n  access_log: logs\n", in: folder)
@@ -1036,7 +1036,7 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
     }
 
     @Test func storeInAMissingFolderIsAProblemAtItsLineAndNoFolderIsMade() throws {
-        try withFolder { folder in
+        try withFolder { (folder: String) throws in
             let problems = try fileProblems("origin:\n  schema: off\npersisted_queries:\n  store: stat/pq.log\n", in: folder)
             #expect(problems.count == 1)
             #expect(problems.first?.line == 4)
@@ -1046,7 +1046,7 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
     }
 
     @Test func defaultStoreInAMissingFolderNamesTheDefaultAtItsSection() throws {
-        try withFolder { folder in
+        try withFolder { (folder: String) throws in
             let noSection = try fileProblems("origin:\n  schema: off\n", in: folder)
             #expect(noSection.first?.line == 0)
             #expect(noSection.first?.description.hasPrefix("config.yaml: persisted_queries.store: folder \(folder)/data") == true)
@@ -1061,7 +1061,7 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
 
     @Test(arguments: ["  store: \"\"\n", "  mode: off\n  store: nowhere/pq.log\n"])
     func storeIsNotOpenedWhenTheRegistryKeepsNone(settings: String) throws {
-        try withFolder { folder in
+        try withFolder { (folder: String) throws in
             #expect(try fileProblems("persisted_queries:\n" + settings, in: folder).isEmpty)
         }
     }
