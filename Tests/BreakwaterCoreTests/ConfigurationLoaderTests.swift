@@ -1024,6 +1024,15 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
         }
     }
 
+    @Test func accessLogThatIsAPipeWithoutAReaderIsCheckedWithoutWaiting() throws {
+        try withFolder { (folder: String) throws in
+            #expect(mkfifo(folder + "/access.pipe", 0o600) == 0)
+            // Opening a FIFO for writing would wait for a reader forever.
+            let yaml = "persisted_queries:\n  store: \"\"\nlogging:\n  access_log: access.pipe\n"
+            #expect(try fileProblems(yaml, in: folder).isEmpty)
+        }
+    }
+
     @Test func accessLogThatIsAFolderOrUnderAFileIsAProblem() throws {
         try withFolder { (folder: String) throws in
             try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: false)

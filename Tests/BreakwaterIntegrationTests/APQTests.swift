@@ -114,6 +114,7 @@ import Testing
     @Test func registrationsSurviveARestart() throws {
         let origin = try DemoOriginProcess()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bw-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let yaml = "persisted_queries:\n  store: \(folder.path)/pq.log\n"
         do {

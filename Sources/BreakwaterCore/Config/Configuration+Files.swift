@@ -54,17 +54,24 @@ package enum WritableFile {
                 : "cannot reach folder \(folder): \(message(code))"
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { return "\(folder) is not a folder" }
-        let access = readable ? O_RDWR : O_WRONLY
+        let openMode = readable ? O_RDWR : O_WRONLY
         if stat(path, &status) == 0 {
-            if status.st_mode & S_IFMT == S_IFDIR { return "\(path) is a folder, not a file" }
-            let descriptor = open(path, access | O_APPEND | O_CLOEXEC)
+            let kind = status.st_mode & S_IFMT
+            if kind == S_IFDIR { return "\(path) is a folder, not a file" }
+            // A pipe or a device (a log reader's FIFO, /dev/null): opening a FIFO for writing
+            // waits for its reader, so only the permission is checked.
+            if kind != S_IFREG {
+                return access(path, readable ? R_OK | W_OK : W_OK) == 0
+                    ? nil : "cannot open \(path) for writing: \(message(errno))"
+            }
+            let descriptor = open(path, openMode | O_APPEND | O_CLOEXEC)
             guard descriptor >= 0 else {
                 return "cannot open \(path) for \(readable ? "reading and writing" : "writing"): \(message(errno))"
             }
             _ = close(descriptor)
             return nil
         }
-        let descriptor = open(path, access | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(path, openMode | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return "cannot create \(path): \(message(errno))" }
         _ = close(descriptor)
         _ = unlink(path)
