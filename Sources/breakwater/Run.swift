@@ -18,7 +18,16 @@ struct Run: ParsableCommand {
         Service.blockProcessSignals()
         let path = ConfigurationFile.path(explicit: config, originGiven: overrides.origin != nil)
         let loaded = try path.map { try ConfigurationFile.load($0, logFormatted: true) } ?? ConfigurationFile.builtIn()
-        let settings = try overrides.apply(to: loaded.configuration)
+        let settings: Configuration
+        do {
+            settings = try overrides.apply(to: loaded.configuration)
+        } catch {
+            // A bad flag is a start-up error too: one JSON line when the file asks for JSON
+            // (in text format the usual usage message follows).
+            guard loaded.configuration.logging.format == .json else { throw error }
+            Console.startError("\(error)", format: .json)
+            throw ExitCode.validationFailure
+        }
         // The files it writes are opened before anything serves: a log that cannot be written
         // must stop the start, not be lost quietly.
         let problems = settings.writtenFileProblems(in: loaded.source)

@@ -6,7 +6,7 @@ import Testing
 
 @testable import BreakwaterCore
 
-/// SPEC section 2's example, verbatim.
+/// The example of every key with its default (README.md, "Configuration"), comments included.
 private let specExample = """
     server:
       listen: "127.0.0.1:8080"
@@ -502,7 +502,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
             message: #"persisted_queries.mode: "automatc" is not one of automatic, safelist, off"#
         ),
         BadFile(yaml: "origin:\n  method: PUT\n", line: 2, message: #"origin.method: "PUT" is not one of POST, GET"#),
-        // The keys SPEC section 2 added for operators, the fleet and the schema.
+        // The keys added for operators, the fleet and the schema.
         BadFile(
             yaml: "server:\n  shutdown_dely: 5s\n", line: 2,
             message: #"unknown key "shutdown_dely" in server (did you mean "shutdown_delay"?)"#),

@@ -1,5 +1,5 @@
-// Automatic Persisted Queries against the real proxy and demo origin: every row of SPEC §3's
-// table, and the full Apollo Client flow on the wire.
+// Automatic Persisted Queries against the real proxy and demo origin: every row of the
+// README's APQ table, and the full Apollo Client flow on the wire.
 
 import BreakwaterTesting
 import Foundation

@@ -1,4 +1,4 @@
-// The operators' endpoints (SPEC §6) against the real binary: stats and metrics move as
+// The operators' endpoints (docs/OPERATING.md) against the real binary: stats and metrics move as
 // requests flow, purge, the token, health while draining, reload on SIGHUP, the access log.
 
 import BreakwaterTesting

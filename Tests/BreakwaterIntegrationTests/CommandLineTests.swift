@@ -185,6 +185,12 @@ import Glibc
         #expect(objects.map { $0["level"] as? String } == ["warning", "error"], "\(output)")
         #expect(objects.last?["line"] as? String == "10")
         #expect((objects.last?["message"] as? String)?.contains("config.yaml:10: logging.access_log:") == true)
+        // A bad flag is a start-up error too.
+        let badFlag = try runBreakwater(["run", "--config", config, "--origin", "ftp://origin"])
+        #expect(badFlag.status == 64, "\(badFlag.output)")
+        #expect(
+            try Self.jsonObjects(badFlag.output).last?["message"] as? String
+                == #"--origin: expected an http:// or https:// URL, got "ftp://origin""#)
         // A file with problems: its format is still honoured when it could be read.
         let bad = try folder.write("bad.yaml", "logging:\n  format: json\nserver:\n  threadz: 2\n")
         let refused = try runBreakwater(["run", "--config", bad])

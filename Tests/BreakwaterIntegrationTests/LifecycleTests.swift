@@ -1,4 +1,4 @@
-// The process lifecycle against the real binary (SPEC sections 1 and 6): readiness apart from
+// The process lifecycle against the real binary (docs/OPERATING.md): readiness apart from
 // liveness, HEAD on admin GETs, shutdown_delay before the drain, SIGHUP naming restart-only
 // keys and applying the rest, and the admin listener's Host and Content-Type guards.
 

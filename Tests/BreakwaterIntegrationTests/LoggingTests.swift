@@ -1,4 +1,4 @@
-// Logs against the real binary (SPEC section 6): the access-log fields, text and JSON formats,
+// Logs against the real binary (docs/OPERATING.md, "Logs"): the access-log fields, text and JSON formats,
 // the access log's destinations (stdout, stderr, a file reopened on SIGHUP, off), origin
 // failures at warning, purges, and SIGHUP applying the log level.
 
