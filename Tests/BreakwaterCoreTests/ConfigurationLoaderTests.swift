@@ -6,7 +6,7 @@ import Testing
 
 @testable import BreakwaterCore
 
-/// SPEC section 2's example, verbatim.
+/// The example of every key with its default (README.md, "Configuration"), comments included.
 private let specExample = """
     server:
       listen: "127.0.0.1:8080"
@@ -213,7 +213,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
               mode: safelist
               manifest: /srv/manifest.json
             admin:
-              token: s3cret
+              token: s3cret-0123456789abcdef
             redis:
               url: redis://10.0.0.5:6379
             logging:
@@ -226,7 +226,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(configuration.origin.method == .get)
         #expect(!configuration.origin.tlsVerify)
         #expect(configuration.persistedQueries.mode == .safelist)
-        #expect(configuration.admin.token == "s3cret")
+        #expect(configuration.admin.token == "s3cret-0123456789abcdef")
         #expect(configuration.redis.url == "redis://10.0.0.5:6379")
         #expect(configuration.logging.level == .debug)
         #expect(configuration.logging.accessLog == .stdout)
@@ -381,11 +381,11 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         let configuration = try ConfigurationLoader.parse(
             yaml: yaml, file: "config.yaml", baseDirectory: "/",
             environment: [
-                "PORT": "8081", "ADMIN_TOKEN": "t0k$n", "REDIS_PASSWORD": "pa ss", "LOG_LEVEL": "",
+                "PORT": "8081", "ADMIN_TOKEN": "t0k$n-0123456789abcdef", "REDIS_PASSWORD": "pa ss", "LOG_LEVEL": "",
                 "BW_SIGNING_KEY": "c2VjcmV0LWZsZWV0LWtleQ==",
             ])
         #expect(configuration.server.listen == HostPort(host: "0.0.0.0", port: 8081))
-        #expect(configuration.admin.token == "t0k$n")
+        #expect(configuration.admin.token == "t0k$n-0123456789abcdef")
         #expect(configuration.redis.url == "redis://:pa ss@cache:6379")
         #expect(configuration.redis.signingKey == "c2VjcmV0LWZsZWV0LWtleQ==")
         #expect(configuration.logging.level == .info)  // empty takes the default, as `:-` does in a shell
@@ -508,7 +508,7 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
             message: #"persisted_queries.mode: "automatc" is not one of automatic, safelist, off"#
         ),
         BadFile(yaml: "origin:\n  method: PUT\n", line: 2, message: #"origin.method: "PUT" is not one of POST, GET"#),
-        // The keys SPEC section 2 added for operators, the fleet and the schema.
+        // The keys added for operators, the fleet and the schema.
         BadFile(
             yaml: "server:\n  shutdown_dely: 5s\n", line: 2,
             message: #"unknown key "shutdown_dely" in server (did you mean "shutdown_delay"?)"#),
@@ -742,7 +742,8 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         configuration.server.tls = Configuration.TLS()
         configuration.server.tls?.cert = "/etc/a \"quoted\" # not a comment.pem"
         configuration.server.tls?.key = "/etc/tab\there\\key.pem"
-        configuration.admin.token = "on"
+        configuration.admin.token = "no # not a comment: 0123456789"
+        configuration.redis.keyPrefix = "on"
         configuration.persistedQueries.store = "/var/lib/breakwater/é.log"
         configuration.persistedQueries.manifest = "/srv/line\u{2028}separator.json"
         configuration.cache.rules = [.init(operation: "~", ttl: .microseconds(250), scope: .perUser)]
@@ -922,5 +923,175 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         #expect(configuration.maskingSecrets().redis.signingKey == "***")
         #expect(configuration.maskingSecrets().effectiveYAML.contains(#"signing_key: "***""#))
         #expect(!configuration.maskingSecrets().effectiveYAML.contains("fleet-signing-key-0123"))
+    }
+}
+
+// MARK: - The admin token
+
+@Suite struct AdminTokenTests {
+    /// The token given through the environment, as containers do: `${...}` comes back literal
+    /// when the environment's own value was a template nobody rendered.
+    private func problems(token: String) -> [ConfigurationError.Problem] {
+        do {
+            _ = try ConfigurationLoader.parse(
+                yaml: "server:\n  threads: 2\nadmin:\n  token: ${BW_TOKEN}\n", file: "config.yaml",
+                baseDirectory: "/", environment: ["BW_TOKEN": token])
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test(arguments: [
+        ("change-me", "admin.token is a placeholder (it contains \"change-me\")"),
+        ("changeme", "admin.token is a placeholder (it contains \"changeme\")"),
+        ("CHANGEME-0123456789abcdef", "admin.token is a placeholder (it contains \"changeme\")"),
+        ("REPLACE-ME-with-the-output-of-openssl-rand-hex-32", "admin.token is a placeholder (it contains \"replace-me\")"),
+        ("${ADMIN_TOKEN}", "admin.token holds an environment reference left unexpanded"),
+        ("$(ADMIN_TOKEN)-0123456789abcdef", "admin.token holds an environment reference left unexpanded"),
+        ("tooshort", "admin.token must be at least 16 bytes (it is 8)"),
+        ("0123456789abcde", "admin.token must be at least 16 bytes (it is 15)"),
+    ])
+    func placeholderOrShortTokenIsRefusedAtItsLine(token: String, message: String) {
+        let found = problems(token: token)
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.line == 4)
+        #expect(found.first?.message.hasPrefix(message) == true, "\(found)")
+        if token.count > 9 { #expect(found.first?.message.contains(token) == false, "the token is never printed") }
+    }
+
+    @Test(arguments: ["", "0123456789abcdef", "9f2c4e7a1b8d3f6e0a5c9b2d7e4f1a8c3b6d9e2f5a8c1b4d7e0f3a6c9b2d5e8f"])
+    func emptyOrLongRandomTokenIsAccepted(token: String) {
+        #expect(problems(token: token).isEmpty)
+    }
+
+    @Test func shippedDeployConfigIsRefusedAtTheTokenLineUntilItIsReplaced() throws {
+        let path = repositoryRoot + "/deploy/config.yaml"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let tokenLine = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("  token: ") }) + 1
+        do {
+            _ = try ConfigurationLoader.parse(yaml: text, file: "config.yaml", baseDirectory: "/etc/breakwater")
+            Issue.record("the placeholder token was accepted")
+        } catch {
+            #expect(error.problems.map(\.line) == [tokenLine], "\(error)")
+        }
+        let replaced = text.replacingOccurrences(
+            of: "REPLACE-ME-with-the-output-of-openssl-rand-hex-32", with: "9f2c4e7a1b8d3f6e0a5c9b2d7e4f1a8c")
+        _ = try ConfigurationLoader.parse(yaml: replaced, file: "config.yaml", baseDirectory: "/etc/breakwater")
+    }
+}
+
+/// The repository's root folder (deploy/, docs/ and README.md are read by some tests).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+
+// MARK: - The files the configuration writes
+
+/// A folder under the temporary directory, removed when the test ends.
+private func withFolder(_ body: (String) throws -> Void) throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bw-files-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try body(folder)
+}
+
+/// The problems of the files `yaml` (a config file in `folder`) writes.
+private func fileProblems(_ yaml: String, in folder: String) throws -> [ConfigurationError.Problem] {
+    let loaded = try ConfigurationLoader.read(yaml: yaml, file: "config.yaml", baseDirectory: folder)
+    return loaded.configuration.writtenFileProblems(in: loaded.source)
+}
+
+@Suite struct ConfigurationFilesTests {
+    @Test func accessLogInAMissingFolderIsAProblemAtItsLine() throws {
+        try withFolder { (folder: String) throws in
+            let yaml = "persisted_queries:\n  store: \"\"\nlogging:\n  format: json\n  access_log: /nonexistent-dir/access.log\n"
+            let problems = try fileProblems(yaml, in: folder)
+            #expect(
+                problems == [
+                    .init(
+                        file: "config.yaml", line: 5,
+                        message: "logging.access_log: folder /nonexistent-dir does not exist (Breakwater creates no "
+                            + "folders: create it, or correct the path)")
+                ])
+            #expect(problems.first?.description.hasPrefix("config.yaml:5: logging.access_log: ") == true)
+        }
+    }
+
+    @Test func accessLogIsOpenedAndANewFileIsNotLeftBehind() throws {
+        try withFolder { (folder: String) throws in
+            let yaml = "persisted_queries:\n  store: \"\"\nlogging:\n  access_log: logs/access.log\n"
+            try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: false)
+            #expect(try fileProblems(yaml, in: folder).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/logs/access.log"))
+            // An existing log is opened for appending and keeps what it holds.
+            try "earlier line\n".write(toFile: folder + "/logs/access.log", atomically: false, encoding: .utf8)
+            #expect(try fileProblems(yaml, in: folder).isEmpty)
+            #expect(try String(contentsOfFile: folder + "/logs/access.log", encoding: .utf8) == "earlier line\n")
+        }
+    }
+
+    @Test func accessLogThatIsAPipeWithoutAReaderIsCheckedWithoutWaiting() throws {
+        try withFolder { (folder: String) throws in
+            #expect(mkfifo(folder + "/access.pipe", 0o600) == 0)
+            // Opening a FIFO for writing would wait for a reader forever.
+            let yaml = "persisted_queries:\n  store: \"\"\nlogging:\n  access_log: access.pipe\n"
+            #expect(try fileProblems(yaml, in: folder).isEmpty)
+        }
+    }
+
+    @Test func accessLogThatIsAFolderOrUnderAFileIsAProblem() throws {
+        try withFolder { (folder: String) throws in
+            try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: false)
+            try "x".write(toFile: folder + "/file", atomically: false, encoding: .utf8)
+            let asFolder = try fileProblems("persisted_queries:\n  store: \"\"\nlogging:\n  access_log: logs\n", in: folder)
+            #expect(asFolder.map(\.message) == ["logging.access_log: \(folder)/logs is a folder, not a file"])
+            let underFile = try fileProblems("persisted_queries:\n  store: \"\"\nlogging:\n  access_log: file/a.log\n", in: folder)
+            #expect(underFile.map(\.message) == ["logging.access_log: \(folder)/file is not a folder"])
+        }
+    }
+
+    @Test func storeInAMissingFolderIsAProblemAtItsLineAndNoFolderIsMade() throws {
+        try withFolder { (folder: String) throws in
+            let problems = try fileProblems("origin:\n  schema: off\npersisted_queries:\n  store: stat/pq.log\n", in: folder)
+            #expect(problems.count == 1)
+            #expect(problems.first?.line == 4)
+            #expect(problems.first?.message.hasPrefix("persisted_queries.store: folder \(folder)/stat does not exist") == true)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/stat"))
+        }
+    }
+
+    @Test func defaultStoreInAMissingFolderNamesTheDefaultAtItsSection() throws {
+        try withFolder { (folder: String) throws in
+            let noSection = try fileProblems("origin:\n  schema: off\n", in: folder)
+            #expect(noSection.first?.line == 0)
+            #expect(noSection.first?.description.hasPrefix("config.yaml: persisted_queries.store: folder \(folder)/data") == true)
+            #expect(noSection.first?.message.contains("the default, as the file does not set persisted_queries.store") == true)
+            let section = try fileProblems("origin:\n  schema: off\npersisted_queries:\n  max_entries: 10\n", in: folder)
+            #expect(section.first?.line == 3)
+            try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: false)
+            #expect(try fileProblems("origin:\n  schema: off\n", in: folder).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/data").isEmpty)
+        }
+    }
+
+    @Test(arguments: ["  store: \"\"\n", "  mode: off\n  store: nowhere/pq.log\n"])
+    func storeIsNotOpenedWhenTheRegistryKeepsNone(settings: String) throws {
+        try withFolder { (folder: String) throws in
+            #expect(try fileProblems("persisted_queries:\n" + settings, in: folder).isEmpty)
+        }
+    }
+
+    @Test func problemsCarryTheFileLogFormatWhenItCouldBeRead() {
+        for (yaml, format) in [
+            ("logging:\n  format: json\nserver:\n  threadz: 2\n", Configuration.LogFormat.json),
+            ("logging:\n  format: yaml\n", .text), ("server: [\n", .text),
+        ] {
+            do {
+                _ = try ConfigurationLoader.parse(yaml: yaml, file: "config.yaml", baseDirectory: "/")
+                Issue.record("\(yaml) was accepted")
+            } catch {
+                #expect(error.logFormat == format, "\(yaml)")
+            }
+        }
     }
 }

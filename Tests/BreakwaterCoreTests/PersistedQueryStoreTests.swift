@@ -48,12 +48,12 @@ struct PersistedQueryStoreTests {
         }
     }
 
-    @Test func missingParentFoldersAreCreated() throws {
+    @Test func missingFolderIsRefusedAndNotCreated() throws {
         try PersistedQueryFixtures.withFolder { folder in
             let path = folder + "/data/nested/store.log"
-            let store = try PersistedQueryStore(path: path)
-            #expect(try store.load().isEmpty)
-            #expect(FileManager.default.fileExists(atPath: path))
+            let error = #expect(throws: PersistedQueryStoreError.self) { try PersistedQueryStore(path: path) }
+            #expect(error?.description.contains("\(path): cannot open") == true)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/data"))
         }
     }
 

@@ -1,5 +1,5 @@
-// Automatic Persisted Queries against the real proxy and demo origin: every row of SPEC §3's
-// table, and the full Apollo Client flow on the wire.
+// Automatic Persisted Queries against the real proxy and demo origin: every row of the
+// README's APQ table, and the full Apollo Client flow on the wire.
 
 import BreakwaterTesting
 import Foundation
@@ -114,6 +114,7 @@ import Testing
     @Test func registrationsSurviveARestart() throws {
         let origin = try DemoOriginProcess()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bw-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let yaml = "persisted_queries:\n  store: \(folder.path)/pq.log\n"
         do {

@@ -1,5 +1,7 @@
-// The command line against the real binary (SPEC section 1): --version, validate opening every
-// named file and masking secrets, run without a config file, demo moving off taken ports.
+// The command line against the real binary (README.md, "Running it in front of your origin"):
+// --version, validate opening every named file and masking secrets, run refusing files it cannot
+// write and writing only JSON lines in JSON format, run without a config file, demo moving off
+// taken ports.
 
 import BreakwaterTesting
 import Foundation
@@ -33,7 +35,7 @@ import Glibc
             """)
         let (status, output) = try runBreakwater(
             ["validate", "--config", config],
-            environment: ["BW_TEST_TOKEN": "t0psecret", "BW_TEST_SIGNING_KEY": "fleet-signing-key-0123456789"])
+            environment: ["BW_TEST_TOKEN": "t0psecret-0123456789abcdef", "BW_TEST_SIGNING_KEY": "fleet-signing-key-0123456789"])
         #expect(status == 0, "\(output)")
         #expect(!output.contains("t0psecret"))
         #expect(!output.contains("hunter2"))
@@ -90,9 +92,163 @@ import Glibc
             """)
         let (status, output) = try runBreakwater(["validate", "--config", config])
         #expect(status == 2, "\(output)")
-        for key in ["server.tls.cert", "server.tls.key", "persisted_queries.manifest", "persisted_queries.store", "origin.schema"] {
-            #expect(output.contains("config.yaml: \(key):"), "\(key) in \(output)")
+        for (key, line) in [
+            ("server.tls.cert", 3), ("server.tls.key", 4), ("persisted_queries.manifest", 6),
+            ("persisted_queries.store", 7), ("origin.schema", 9),
+        ] {
+            #expect(output.contains("config.yaml:\(line): \(key):"), "\(key) in \(output)")
         }
+    }
+
+    @Test func validateRefusesAnAccessLogInAMissingFolderAtItsLine() throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            "persisted_queries:\n  store: \"\"\nlogging:\n  format: json\n  access_log: /nonexistent-dir/access.log\n")
+        let (status, output) = try runBreakwater(["validate", "--config", config])
+        #expect(status == 2, "\(output)")
+        #expect(
+            output.contains("config.yaml:5: logging.access_log: folder /nonexistent-dir does not exist"), "\(output)")
+    }
+
+    @Test func validateRefusesAStoreFolderThatIsMissingAndCreatesNone() throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.write("config.yaml", "origin:\n  schema: off\npersisted_queries:\n  store: sate/pq.log\n")
+        let (status, output) = try runBreakwater(["validate", "--config", config])
+        #expect(status == 2, "\(output)")
+        #expect(output.contains("config.yaml:4: persisted_queries.store: folder \(folder.path)/sate does not exist"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/sate"))
+        // Once the folder exists the file is valid, and checking it leaves no store file behind.
+        try FileManager.default.createDirectory(atPath: folder.path + "/sate", withIntermediateDirectories: false)
+        #expect(try runBreakwater(["validate", "--config", config]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/sate").isEmpty)
+    }
+
+    @Test(arguments: [
+        ("change-me", "admin.token is a placeholder"), ("changeme", "admin.token is a placeholder"),
+        ("${BREAKWATER_ADMIN_TOKEN}", "admin.token holds an environment reference left unexpanded"),
+        ("short-token", "admin.token must be at least 16 bytes (it is 11)"),
+    ])
+    func validateRefusesAPlaceholderAdminTokenAtItsLine(token: String, message: String) throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml", "persisted_queries:\n  store: \"\"\nadmin:\n  token: ${BW_TEST_TOKEN}\n")
+        let (status, output) = try runBreakwater(
+            ["validate", "--config", config], environment: ["BW_TEST_TOKEN": token])
+        #expect(status == 2, "\(output)")
+        #expect(output.contains("config.yaml:4: \(message)"), "\(output)")
+        // And written in the file itself, as the template shipped it.
+        let literal = try folder.write("literal.yaml", "persisted_queries:\n  store: \"\"\nadmin:\n  token: change-me\n")
+        let refused = try runBreakwater(["validate", "--config", literal])
+        #expect(refused.status == 2)
+        #expect(refused.output.contains("literal.yaml:4: admin.token is a placeholder"), "\(refused.output)")
+    }
+
+    @Test func runRefusesToStartWhenItCannotOpenTheAccessLogOrTheStore() throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            "persisted_queries:\n  store: state/pq.log\nlogging:\n  access_log: /nonexistent-dir/access.log\n")
+        let (status, output) = try runBreakwater([
+            "run", "--config", config, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+            "--origin", "http://127.0.0.1:9/graphql",
+        ])
+        #expect(status == 2, "\(output)")
+        #expect(output.contains("config.yaml:2: persisted_queries.store: folder \(folder.path)/state does not exist"), "\(output)")
+        #expect(output.contains("config.yaml:4: logging.access_log: folder /nonexistent-dir does not exist"), "\(output)")
+        #expect(!output.contains("listening on"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/state"), "run creates no folder")
+    }
+
+    @Test func runInJSONFormatRefusesToStartWithOnlyJSONLines() throws {
+        let folder = try TemporaryFolder()
+        // A warning (per-user type without a schema) and an error (the access log's folder).
+        let config = try folder.write(
+            "config.yaml",
+            """
+            persisted_queries:
+              store: ""
+            origin:
+              schema: off
+            cache:
+              types:
+                User: { scope: per-user }
+            logging:
+              format: json
+              access_log: /nonexistent-dir/access.log
+            """)
+        let (status, output) = try runBreakwater([
+            "run", "--config", config, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+        ])
+        #expect(status == 2, "\(output)")
+        let objects = try Self.jsonObjects(output)
+        #expect(objects.map { $0["level"] as? String } == ["warning", "error"], "\(output)")
+        #expect(objects.last?["line"] as? String == "10")
+        #expect((objects.last?["message"] as? String)?.contains("config.yaml:10: logging.access_log:") == true)
+        // A bad flag is a start-up error too.
+        let badFlag = try runBreakwater(["run", "--config", config, "--origin", "ftp://origin"])
+        #expect(badFlag.status == 64, "\(badFlag.output)")
+        #expect(
+            try Self.jsonObjects(badFlag.output).last?["message"] as? String
+                == #"--origin: expected an http:// or https:// URL, got "ftp://origin""#)
+        // A file with problems: its format is still honoured when it could be read.
+        let bad = try folder.write("bad.yaml", "logging:\n  format: json\nserver:\n  threadz: 2\n")
+        let refused = try runBreakwater(["run", "--config", bad])
+        #expect(refused.status == 2)
+        #expect(try Self.jsonObjects(refused.output).first?["message"] as? String == "\(bad):4: unknown key \"threadz\" in server (did you mean \"threads\"?)")
+    }
+
+    @Test func runInJSONFormatServesAndReloadsWithOnlyJSONLines() throws {
+        let origin = try DemoOriginProcess()
+        let folder = try TemporaryFolder()
+        let yaml = """
+            persisted_queries:
+              store: ""
+            origin:
+              schema: off
+            cache:
+              types:
+                User: { scope: per-user }
+            logging:
+              format: json
+              access_log: stderr
+            """
+        let config = try folder.write("config.yaml", yaml)
+        let process = ManagedProcess(
+            executable: try BreakwaterBinary.path(),
+            arguments: [
+                "run", "--config", config, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+                "--origin", origin.url, "--threads", "1",
+            ])
+        try process.start()
+        defer { _ = process.terminate() }
+        let line = try process.waitForLine(containing: "breakwater: listening on", timeout: .seconds(20))
+        let port = try #require(ManagedProcess.listeningPort(in: line))
+        #expect(try HTTPClient(port: port).post("/graphql", json: #"{"query":"{ launch(id: \"1\") { id } }"}"#).status == 200)
+        _ = try process.waitForLine(containing: #""type":"access""#, timeout: .seconds(5))
+        // A reload to an access log that cannot be opened is refused, and said in JSON.
+        _ = try folder.write("config.yaml", yaml.replacingOccurrences(of: "access_log: stderr", with: "access_log: /nonexistent-dir/a.log"))
+        process.signal(SIGHUP)
+        let refused = try process.waitForLine(containing: "reload failed", timeout: .seconds(5))
+        #expect(refused.contains("config.yaml:10: logging.access_log: folder /nonexistent-dir does not exist"), "\(refused)")
+        #expect(process.terminate() == 0)
+        let output = process.output.joined(separator: "\n")
+        let objects = try Self.jsonObjects(output)
+        #expect(objects.contains { ($0["message"] as? String)?.contains("warning: cache.types.User") == true }, "\(output)")
+    }
+
+    /// Every line of `output` as a JSON object; records an issue for each line that is not one.
+    private static func jsonObjects(_ output: String) throws -> [[String: Any]] {
+        var objects: [[String: Any]] = []
+        for line in output.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            guard let object else {
+                Issue.record("not a JSON object: \(line)")
+                continue
+            }
+            objects.append(object)
+        }
+        return objects
     }
 
     @Test func validateRefusesAManifestThatIsNotJSON() throws {
@@ -104,7 +260,7 @@ import Glibc
         #expect(output.contains("persisted_queries.manifest:"))
     }
 
-    @Test func runNeedsNoConfigFileWhenTheOriginIsGiven() throws {
+    @Test func runWithTheOriginAndNoConfigFileServesAndWritesNoFiles() throws {
         let origin = try DemoOriginProcess()
         let folder = try TemporaryFolder()
         let process = ManagedProcess(
@@ -121,6 +277,11 @@ import Glibc
         let response = try HTTPClient(port: port).post("/graphql", json: #"{"query":"{ launch(id: \"1\") { id } }"}"#)
         #expect(response.status == 200)
         #expect(response.text.contains(#""id":"1""#))
+        // A registration goes to the registry in memory: nothing is written where it was started.
+        let document = "query GetLaunch { launch(id: \"2\") { id } }"
+        let registered = try HTTPClient(port: port).post("/graphql", json: APQ.registeringPOST(document, operationName: nil))
+        #expect(registered.status == 200)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "no ./data in the working folder")
     }
 
     @Test func demoMovesOffTakenUsualPortsAndSaysSo() throws {

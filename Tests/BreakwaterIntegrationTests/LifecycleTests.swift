@@ -1,4 +1,4 @@
-// The process lifecycle against the real binary (SPEC sections 1 and 6): readiness apart from
+// The process lifecycle against the real binary (docs/OPERATING.md): readiness apart from
 // liveness, HEAD on admin GETs, shutdown_delay before the drain, SIGHUP naming restart-only
 // keys and applying the rest, and the admin listener's Host and Content-Type guards.
 
@@ -130,7 +130,7 @@ import Testing
         let proxy = try ProxyProcess(origin: origin.url, yaml: base, logLevel: "notice")
         #expect(try proxy.admin.post("/purge", json: #"{"all":true}"#).status == 200)
         try proxy.rewriteConfig(
-            base + "  max_entries: 5\nserver:\n  threads: 7\nadmin:\n  token: s3cret\n  allowed_hosts: [bw.internal]\n")
+            base + "  max_entries: 5\nserver:\n  threads: 7\nadmin:\n  token: s3cret-0123456789abcdef\n  allowed_hosts: [bw.internal]\n")
         proxy.process.signal(SIGHUP)
         _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
         let output = proxy.process.output.joined(separator: "\n")

@@ -1,5 +1,5 @@
-// What SIGHUP can change in a running process (SPEC section 1): every key but those that shape
-// what was built at start. Those are listed here, once, so a reload logs each one that changed
+// What SIGHUP can change in a running process (docs/DEPLOYING.md, "Start, stop, reload"): every
+// key but those that shape what was built at start. Those are listed here, once, so a reload logs each one that changed
 // by its config name and keeps its running value.
 
 extension Configuration {
@@ -33,6 +33,10 @@ extension Configuration {
         // The fleet's tiers sign and check with the key they were built with.
         .init("redis.signing_key", \.redis.signingKey),
     ]
+
+    /// The config names of the keys that need a restart (the rest reload); a key's sub-keys
+    /// (`server.tls.cert`) follow it.
+    public static var restartOnlyKeyNames: [String] { restartOnlyKeys.map(\.name) }
 
     /// The keys whose new values in `next` take effect only after a restart, by their config name.
     public func restartOnlyChanges(to next: Configuration) -> [String] {

@@ -1,5 +1,6 @@
-// The typed settings of SPEC section 2. Every default lives here, in one place; the YAML
-// layer (ConfigurationLoader) only maps a file onto these values and reports file:line errors.
+// The typed settings of config.yaml (README.md, "Configuration"). Every default lives here, in one
+// place; the YAML layer (ConfigurationLoader) only maps a file onto these values and reports
+// file:line errors.
 
 /// Everything Breakwater is configured with.
 public struct Configuration: Sendable, Equatable {
@@ -195,11 +196,17 @@ public struct Configuration: Sendable, Equatable {
     /// The operators' listener (stats, metrics, purge, health).
     public struct Admin: Sendable, Equatable {
         public var listen = HostPort(host: "127.0.0.1", port: 9090)
-        /// When set, admin POSTs need `Authorization: Bearer <token>`.
+        /// When set, admin POSTs need `Authorization: Bearer <token>`. At least
+        /// `minimumTokenBytes` long and none of `placeholderTokens`.
         public var token = ""
         /// `Host` values answered besides loopback names and addresses (DNS rebinding guard).
         public var allowedHosts: [String] = []
         public init() {}
+
+        /// A shorter `token` is refused: it could be guessed.
+        public static let minimumTokenBytes = 16
+        /// A `token` holding any of these (lower-cased) is a template's placeholder, never a secret.
+        public static let placeholderTokens = ["change-me", "changeme", "change_me", "replace-me", "replaceme", "replace_me"]
     }
 
     /// The optional shared tier.

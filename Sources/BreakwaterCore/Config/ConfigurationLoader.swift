@@ -1,7 +1,9 @@
-// Reads config.yaml (SPEC section 2) into a Configuration. The YAML layer only maps keys onto the
-// typed model, whose defaults stay in Configuration.swift; every problem in the file is collected
-// and reported as `file:line: message`, so an operator fixes them all in one round. What is valid
-// but almost certainly not meant comes back as warnings, in the same form.
+// Reads config.yaml into a Configuration. The YAML layer only maps keys onto the typed model,
+// whose defaults stay in Configuration.swift; every problem in the file is collected and reported
+// as `file:line: message`, so an operator fixes them all in one round. What is valid but almost
+// certainly not meant comes back as warnings, in the same form. The line of every key is kept
+// (ConfigurationSource), so checks made after loading, such as opening the files the
+// configuration names, point at a line too.
 
 import Yams
 
@@ -20,6 +22,15 @@ public enum ConfigurationLoader {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         warn: (ConfigurationError.Problem) -> Void = { _ in }
     ) throws(ConfigurationError) -> Configuration {
+        try read(path: path, environment: environment, warn: warn).configuration
+    }
+
+    /// As `load`, with where each key stands in the file.
+    public static func read(
+        path: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        warn: (ConfigurationError.Problem) -> Void = { _ in }
+    ) throws(ConfigurationError) -> LoadedConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(problems: [.init(file: path, line: 0, message: "cannot read file")])
         }
@@ -27,7 +38,7 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: [.init(file: path, line: 0, message: "file is not UTF-8 text")])
         }
         let base = path.lastIndex(of: "/").map { slash in slash == path.startIndex ? "/" : String(path[..<slash]) }
-        return try parse(yaml: yaml, file: path, baseDirectory: base ?? ".", environment: environment, warn: warn)
+        return try read(yaml: yaml, file: path, baseDirectory: base ?? ".", environment: environment, warn: warn)
     }
 
     /// Maps `yaml` onto a Configuration; `file` names the source in problems, and relative paths
@@ -43,6 +54,20 @@ public enum ConfigurationLoader {
     ) throws(ConfigurationError)
         -> Configuration
     {
+        try read(yaml: yaml, file: file, baseDirectory: baseDirectory, environment: environment, warn: warn)
+            .configuration
+    }
+
+    /// As `parse`, with where each key stands in the file.
+    public static func read(
+        yaml: String,
+        file: String,
+        baseDirectory: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        warn: (ConfigurationError.Problem) -> Void = { _ in }
+    ) throws(ConfigurationError)
+        -> LoadedConfiguration
+    {
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
@@ -54,10 +79,12 @@ public enum ConfigurationLoader {
         let configuration = reader.configuration(from: root)
         guard reader.problems.isEmpty else {
             // Cross-field checks run last; sorting puts every problem back in file order.
-            throw ConfigurationError(problems: reader.problems.sorted { $0.line < $1.line })
+            throw ConfigurationError(
+                problems: reader.problems.sorted { $0.line < $1.line }, logFormat: configuration.logging.format)
         }
         reader.warnings.sorted { $0.line < $1.line }.forEach(warn)
-        return configuration
+        return LoadedConfiguration(
+            configuration: configuration, source: ConfigurationSource(file: file, keyLines: reader.keyLines))
     }
 
     /// Turns a Yams syntax error into a problem at its line.
@@ -102,8 +129,14 @@ public struct ConfigurationError: Error, CustomStringConvertible {
     }
 
     public var problems: [Problem]
+    /// The file's `logging.format` when it could be read (else text): start-up errors are
+    /// written in the format the operator's log pipeline expects.
+    public var logFormat: Configuration.LogFormat
 
-    public init(problems: [Problem]) { self.problems = problems }
+    public init(problems: [Problem], logFormat: Configuration.LogFormat = .text) {
+        self.problems = problems
+        self.logFormat = logFormat
+    }
 
     /// One problem per line.
     public var description: String { problems.map(\.description).joined(separator: "\n") }
@@ -152,6 +185,8 @@ private final class ConfigurationReader {
     private(set) var warnings: [ConfigurationError.Problem] = []
     /// The `scope: per-user` lines of `cache.types`, by type name.
     private var perUserTypeLines: [String: Int] = [:]
+    /// The line of every key in the file, by dotted name (`logging.access_log`).
+    private(set) var keyLines: [String: Int] = [:]
 
     init(file: String, baseDirectory: String, expansion: EnvironmentExpansion) {
         (self.file, self.baseDirectory, self.expansion) = (file, baseDirectory, expansion)
@@ -427,9 +462,35 @@ private final class ConfigurationReader {
         let f = settings(of: section)
         defer { reportUnknownKeys(in: f) }
         read(f["listen"], into: &admin.listen, hostPort)
-        read(f["token"], into: &admin.token, string)
+        read(f["token"], into: &admin.token, adminToken)
         read(f["allowed_hosts"], into: &admin.allowedHosts) { strings($0) }
         return admin
+    }
+
+    /// "" (no token), or a secret that is neither short nor a placeholder left in a template. The
+    /// messages never hold the token: validate's output is pasted into tickets.
+    private func adminToken(_ field: Field) -> String? {
+        guard let token = string(field) else { return nil }
+        if token.isEmpty { return "" }
+        let advice = "set a random secret, e.g. the output of `openssl rand -hex 32`"
+        if token.contains("${") || token.contains("$(") {
+            report(
+                "\(field.path) holds an environment reference left unexpanded (\"${...}\" or \"$(...)\" in the "
+                    + "value the environment gave): the secret never reached Breakwater", at: field)
+            return nil
+        }
+        let lowered = token.lowercased()
+        if let placeholder = Configuration.Admin.placeholderTokens.first(where: { lowered.contains($0) }) {
+            report("\(field.path) is a placeholder (it contains \"\(placeholder)\"): \(advice)", at: field)
+            return nil
+        }
+        let minimum = Configuration.Admin.minimumTokenBytes
+        if token.utf8.count < minimum {
+            report(
+                "\(field.path) must be at least \(minimum) bytes (it is \(token.utf8.count)): \(advice)", at: field)
+            return nil
+        }
+        return token
     }
 
     private func redis(_ section: Field) -> Configuration.Redis {
@@ -532,6 +593,7 @@ private final class ConfigurationReader {
             }
             let path = section.path.isEmpty ? name.string : "\(section.path).\(name.string)"
             present[name.string] = Field(path: path, line: key.line, node: value)
+            keyLines[path] = key.line
         }
         return Settings(section: section, present: present)
     }

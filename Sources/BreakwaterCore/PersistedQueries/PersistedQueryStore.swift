@@ -1,8 +1,8 @@
 // The persisted-query registry's file, so that registrations survive a restart
-// (`persisted_queries.store`, docs/OPERATING.md "Sizing"). Registrations are appended as they
-// happen and read back in file order at startup, a chunk at a time; the registry rewrites the file
-// with the documents it still holds (`compact`) when it has grown past its bound
-// (`PersistedQueryStoreCompactionPolicy`).
+// (`persisted_queries.store`, README.md "Configuration", docs/OPERATING.md "Sizing").
+// Registrations are appended as they happen and read back in file order at startup, a chunk at a
+// time; the registry rewrites the file with the documents it still holds (`compact`) when it has
+// grown past its bound (`PersistedQueryStoreCompactionPolicy`).
 //
 // File format: a header line, then one record per registration:
 //
@@ -57,13 +57,11 @@ package final class PersistedQueryStore: Sendable {
     package let path: String
     private let state: Mutex<State>
 
-    /// Opens the file at `path`, creating it and its parent folders when missing. Nothing is
-    /// written until `load()` has checked what the file holds.
+    /// Opens the file at `path`, creating it when missing; its folder must exist (a missing one is
+    /// far more often a typo than a wish, so none is created). Nothing is written until `load()`
+    /// has checked what the file holds.
     package init(path: String) throws(PersistedQueryStoreError) {
         self.path = path
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try Self.makeFolders(String(path[..<slash]))
-        }
         let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw PersistedQueryStoreError(path: path, operation: "open", errorNumber: errno) }
         var status = stat()
@@ -398,17 +396,6 @@ package final class PersistedQueryStore: Sendable {
     }
 
     // MARK: - System calls
-
-    /// `mkdir -p`: creates `folder` and every missing folder above it.
-    private static func makeFolders(_ folder: String) throws(PersistedQueryStoreError) {
-        let prefixEnds = folder.indices.filter { folder[$0] == "/" && $0 != folder.startIndex } + [folder.endIndex]
-        for end in prefixEnds {
-            let prefix = String(folder[..<end])
-            guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
-                throw PersistedQueryStoreError(path: prefix, operation: "create folder", errorNumber: errno)
-            }
-        }
-    }
 
     private func truncate(_ descriptor: Int32, to length: Int) throws(PersistedQueryStoreError) {
         guard ftruncate(descriptor, off_t(length)) == 0 else {

@@ -12,7 +12,7 @@ import Darwin
 package struct PersistedQueryStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file the operation was on.
     package let path: String
-    /// What the store was doing: `open`, `read`, `write`, `truncate`, `sync`, `rename`, `create folder`.
+    /// What the store was doing: `open`, `read`, `write`, `truncate`, `sync`, `rename`.
     package let operation: String
     /// The `errno` the system reported, 0 when the failure was not a system call's.
     package let errorNumber: Int32

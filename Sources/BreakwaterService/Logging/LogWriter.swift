@@ -128,7 +128,10 @@ final class LogWriter: @unchecked Sendable {
                 case .configure(let format, let destination, let reopen):
                     writeAccessLines(accessLog, &stdout, &stderr)
                     self.format = format
-                    if reopen || destination != self.destination { self.destination = destination; reopenAccessFile() }
+                    if reopen || destination != self.destination {
+                        self.destination = destination
+                        reopenAccessFile(warningTo: &stderr)
+                    }
                 case .barrier(let done):
                     writeAccessLines(accessLog, &stdout, &stderr)
                     done.signal()
@@ -191,15 +194,19 @@ final class LogWriter: @unchecked Sendable {
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    /// Opens (or reopens, after logrotate moved it) the access-log file.
-    private func reopenAccessFile() {
+    /// Opens (or reopens, after logrotate moved it) the access-log file; a failure is an error
+    /// record in the log's format (start-up and reload check the file first, so this is the file
+    /// vanishing between the check and the open).
+    private func reopenAccessFile(warningTo stderr: inout [UInt8]) {
         if accessFile >= 0 { _ = close(accessFile) }
         accessFile = -1
         guard case .file(let path) = destination else { return }
         accessFile = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         if accessFile < 0 {
-            var line = Array("breakwater: cannot open access log \(path): \(String(cString: strerror(errno)))\n".utf8)
-            Self.write(&line, to: 2)
+            let note = LogLineFormat.Record(
+                time: .now, level: "error", label: "breakwater", message: "cannot open the access log",
+                fields: [("path", path), ("error", String(cString: strerror(errno)))])
+            append(LogLineFormat.line(note, format: format), to: &stderr)
         }
     }
 
