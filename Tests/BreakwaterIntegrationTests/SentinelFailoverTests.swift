@@ -4,7 +4,6 @@
 
 import BreakwaterTesting
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.serialized) struct SentinelFailoverTests {
@@ -32,8 +31,8 @@ import Testing
         try waitUntil(proxies, follow: oldMaster, failovers: 0)
 
         // Traffic on both proxies for the whole failover: every answer must be a 200 with data.
-        let stop = Atomic<Bool>(false)
-        let answers = Atomic<Int>(0)
+        let stop = SharedValue(false)
+        let answers = SharedValue(0)
         let failures = Collected<String>()
         let traffic = DispatchGroup()
         for worker in 0..<4 {
@@ -41,7 +40,7 @@ import Testing
             Thread {
                 defer { traffic.leave() }
                 var round = 0
-                while !stop.load(ordering: .relaxed) {
+                while !stop.load() {
                     round += 1
                     let id = (round * 7 + worker) % 40
                     do {
@@ -49,7 +48,7 @@ import Testing
                         if answer.status != 200 || firstError(answer).code != nil || answer.data == nil {
                             failures.append("\(answer.status) \(firstError(answer))")
                         }
-                        answers.add(1, ordering: .relaxed)
+                        answers.update { $0 += 1 }
                     } catch {
                         failures.append("\(error)")
                     }
@@ -57,12 +56,12 @@ import Testing
             }.start()
         }
         defer {
-            stop.store(true, ordering: .relaxed)
+            stop.store(true)
             traffic.wait()
         }
         // Some traffic before the kill.
         let warm = ContinuousClock.now + .seconds(10)
-        while answers.load(ordering: .relaxed) < 50 && ContinuousClock.now < warm { Thread.sleep(forTimeInterval: 0.01) }
+        while answers.load() < 50 && ContinuousClock.now < warm { Thread.sleep(forTimeInterval: 0.01) }
 
         let killed = ContinuousClock.now
         cluster.master.kill()
@@ -85,15 +84,15 @@ import Testing
         print("sentinel failover: a registration reached the other proxy \(measured) after the master was killed")
         try waitUntil(proxies, follow: newMaster, failovers: 1)
         // Traffic goes on a little on the new master.
-        let after = answers.load(ordering: .relaxed)
+        let after = answers.load()
         let settle = ContinuousClock.now + .seconds(10)
-        while answers.load(ordering: .relaxed) < after + 20 && ContinuousClock.now < settle {
+        while answers.load() < after + 20 && ContinuousClock.now < settle {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        stop.store(true, ordering: .relaxed)
+        stop.store(true)
         traffic.wait()
         #expect(failures.all.isEmpty, "\(failures.all.count) client errors: \(failures.all.prefix(5))")
-        #expect(answers.load(ordering: .relaxed) > after)
+        #expect(answers.load() > after)
         for proxy in proxies {
             let redis = try #require(try proxy.stats()["redis"] as? [String: Any])
             #expect(redis["connected"] as? Bool == true)
