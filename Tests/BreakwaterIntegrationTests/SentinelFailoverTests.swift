@@ -81,7 +81,9 @@ import Testing
             }
         }
         let measured = try #require(gap, "no registration reached the other proxy within 30 s of the failover")
-        print("sentinel failover: a registration reached the other proxy \(measured) after the master was killed")
+        print(
+            "sentinel failover: a registration reached the other proxy \(measured) after the master was killed; "
+                + "\(answers.load()) answers so far, \(failures.all.count) client errors")
         try waitUntil(proxies, follow: newMaster, failovers: 1)
         // Traffic goes on a little on the new master.
         let after = answers.load()

@@ -19,11 +19,12 @@ final class SentinelCluster: @unchecked Sendable {
     var sentinelAddresses: [String] { sentinelPorts.map { "127.0.0.1:\($0)" } }
 
     init() throws {
-        master = try RedisServerProcess()
-        replica = try RedisServerProcess(extraArguments: [])
-        try replica.cli("REPLICAOF", "127.0.0.1", String(master.port))
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-sentinel-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // A replica's first sync writes an RDB file: into the temporary folder, not the work tree.
+        master = try RedisServerProcess(extraArguments: ["--dir", directory.path])
+        replica = try RedisServerProcess(extraArguments: ["--dir", directory.path])
+        try replica.cli("REPLICAOF", "127.0.0.1", String(master.port))
         var ports: [Int] = []
         var processes: [ManagedProcess] = []
         for index in 0..<3 {
