@@ -204,6 +204,33 @@ struct RedisTierTests {
         #expect(await a.waitUntil(.seconds(30)) { (try? redis.cli("EXISTS", leaseKey)) == "0" })
     }
 
+    @Test func aReleaseThatGetsNoAnswerIsSentAgainAndDeletesTheLease() async throws {
+        let redis = try RedisServerProcess()
+        // A 2 s redis.timeout makes the term 6 s: a lease that vanishes with seconds left on it
+        // was deleted by the retried release, not expired.
+        let a = try RedisFleetMember(url: redis.url, timeout: .seconds(2))
+        #expect(await a.waitUntilUp())
+        let key = RedisTestEntries.key("release")
+        let leaseKey = "bwtest:lease:\(key.digest.hex)"
+        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done) }
+        #expect(won)
+        // The holder's connection is cut just before it releases: the first release gets no answer.
+        try redis.cli("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        await a.onLoop { (m, done: @escaping (Bool) -> Void) in
+            m.responseTier.releaseLease(key)
+            done(true)
+        }
+        var lastTTL = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            guard let ttl = Int(try redis.cli("PTTL", leaseKey)), ttl > 0 else { break }
+            lastTTL = ttl
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try redis.cli("EXISTS", leaseKey) == "0")
+        #expect(lastTTL > 1_000, "deleted with \(lastTTL) ms left, not expired")
+    }
+
     @Test func aWaiterStopsAsSoonAsTheLeaseGoesWithoutAnEntry() async throws {
         let redis = try RedisServerProcess()
         let a = try RedisFleetMember(url: redis.url)
