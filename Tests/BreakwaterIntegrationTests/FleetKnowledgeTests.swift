@@ -56,7 +56,9 @@ import Testing
         let cache = "  types:\n    Rocket: { scope: per-user }"
         let a = try member(origin: origin, redis: redis, prefix: prefix, cache: cache)
         let b = try member(origin: origin, redis: redis, prefix: prefix, cache: cache)
-        for proxy in [a, b] { _ = try proxy.process.waitForLine(containing: "origin schema loaded", timeout: .seconds(20)) }
+        for proxy in [a, b] {
+            _ = try proxy.process.waitForLine(containing: "origin schema loaded", timeout: .seconds(20))
+        }
         let first = try a.client.post("/graphql", json: SchemaAwareCachingTests.site)
         #expect(first.header("X-Cache") == "BYPASS")
         _ = try b.process.waitForLine(containing: "per-user operations learned by other proxies", timeout: .seconds(10))

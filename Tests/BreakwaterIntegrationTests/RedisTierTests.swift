@@ -78,7 +78,9 @@ struct RedisTierTests {
         let key = RedisTestEntries.key("burst")
         var winners: [Int] = []
         for (index, member) in members.enumerated() {
-            let won: Bool = await member.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done) }
+            let won: Bool = await member.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
+        }
             if won { winners.append(index) }
         }
         #expect(winners == [0])
@@ -114,7 +116,9 @@ struct RedisTierTests {
         #expect(await a.waitUntilUp())
         #expect(await b.waitUntilUp())
         let key = RedisTestEntries.key("orphan")
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
+        }
         #expect(won)
         // Not origin.timeout (10 s): one term. No fetch was seen yet, so it is the floor a
         // renewal needs, three times redis.timeout: 1.5 s.
@@ -147,7 +151,9 @@ struct RedisTierTests {
         #expect(await b.waitUntilUp())
         let key = RedisTestEntries.key("renewed")
         let leaseKey = "bwtest:lease:\(key.digest.hex)"
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
+        }
         #expect(won)
         let finished = SharedValue(false)
         async let waited: CacheEntry? = b.onLoop { m, done in
@@ -192,7 +198,9 @@ struct RedisTierTests {
         let key = RedisTestEntries.key("deadline")
         let leaseKey = "bwtest:lease:\(key.digest.hex)"
         // The holder's fetch may last 2 s (its origin.timeout); it neither stores nor releases.
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(2), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(2), completion: done)
+        }
         #expect(won)
         // The waiter's own limit is a minute: the holder's deadline, carried by the lease, ends it.
         let waited: CacheEntry? = await b.onLoop { m, done in
@@ -212,7 +220,9 @@ struct RedisTierTests {
         #expect(await a.waitUntilUp())
         let key = RedisTestEntries.key("release")
         let leaseKey = "bwtest:lease:\(key.digest.hex)"
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
+        }
         #expect(won)
         // The holder's connection is cut just before it releases: the first release gets no answer.
         try redis.cli("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
@@ -238,7 +248,9 @@ struct RedisTierTests {
         #expect(await a.waitUntilUp())
         #expect(await b.waitUntilUp())
         let key = RedisTestEntries.key("uncacheable")
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(10), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(10), completion: done)
+        }
         #expect(won)
         a.loop.execute { [a] in a.loop.schedule(after: .milliseconds(100)) { a.responseTier.releaseLease(key) } }
         let (waited, elapsed): (CacheEntry?, Duration) = await b.onLoopTimed { m, done in
@@ -402,7 +414,9 @@ struct RedisTierTests {
         #expect(a.fleet.health.statistics.errors > 0, "Redis answered OOM")
         #expect(a.fleet.health.isUp)
         #expect(await a.lookup(key) == nil)
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(1), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(1), completion: done)
+        }
         #expect(won, "a refused lease lets this proxy fetch")
     }
 

@@ -44,7 +44,8 @@ import Testing
                     round += 1
                     let id = (round * 7 + worker) % 40
                     do {
-                        let answer = try FleetStack.post(proxies[worker % 2], FleetStack.detail, variables: #"{"id":"\#(id)"}"#)
+                        let answer = try FleetStack.post(
+                            proxies[worker % 2], FleetStack.detail, variables: #"{"id":"\#(id)"}"#)
                         if answer.status != 200 || firstError(answer).code != nil || answer.data == nil {
                             failures.append("\(answer.status) \(firstError(answer))")
                         }
@@ -72,8 +73,9 @@ import Testing
         while gap == nil && ContinuousClock.now < deadline {
             probe += 1
             let document = "query Probe\(probe) { launches(pageSize: 1) { cursor } }"
-            _ = try proxies[0].client.post("/graphql", json: APQ.registeringPOST(document, operationName: "Probe\(probe)"))
-            let served = try proxies[1].client.post("/graphql", json: APQ.hashOnlyPOST(document, operationName: "Probe\(probe)"))
+            let name = "Probe\(probe)"
+            _ = try proxies[0].client.post("/graphql", json: APQ.registeringPOST(document, operationName: name))
+            let served = try proxies[1].client.post("/graphql", json: APQ.hashOnlyPOST(document, operationName: name))
             if served.status == 200 && firstError(served).code == nil {
                 gap = ContinuousClock.now - killed
             } else {

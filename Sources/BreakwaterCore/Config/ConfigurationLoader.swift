@@ -480,9 +480,12 @@ private final class ConfigurationReader {
         read(f["master_name"], into: &redis.masterName, string)
         // A sentinel watches masters by name: one without the other finds nothing.
         if !redis.sentinels.isEmpty && redis.masterName.isEmpty {
-            report("redis.master_name is needed with redis.sentinels (the name the sentinels know the master by)", at: f["sentinels"] ?? section)
+            report(
+                "redis.master_name is needed with redis.sentinels (the name the sentinels know the master by)",
+                at: f["sentinels"] ?? section)
         } else if redis.sentinels.isEmpty && !redis.masterName.isEmpty {
-            report("redis.master_name needs redis.sentinels (the sentinels to ask for it)", at: f["master_name"] ?? section)
+            report(
+                "redis.master_name needs redis.sentinels (the sentinels to ask for it)", at: f["master_name"] ?? section)
         }
         return redis
     }

@@ -1,5 +1,5 @@
 // The shared tier's settings (SPEC section 2, `redis`) as the Redis tier reads them, with what
-// it derives (the lease time from `origin.timeout`) and what no key sets (a document's lifetime).
+// it derives (the longest lease from `origin.timeout`) and what no key sets (a document's lifetime).
 
 /// What the Redis tier needs from the configuration.
 package struct RedisSettings: Sendable, Equatable {
@@ -12,7 +12,8 @@ package struct RedisSettings: Sendable, Equatable {
     package var l2 = true
     /// Larger answers stay in the local cache only.
     package var l2MaxEntryBytes = 1 << 20
-    /// How long a proxy that lost the lease for a key waits for the winner's entry.
+    /// The longest a fetch under a lease may last (`origin.timeout`): no lease term, renewal or
+    /// wait goes beyond it (`LeaseTerm`).
     package var leaseTimeout = Duration.seconds(10)
     /// The HMAC-SHA256 key values are signed with (`redis.signing_key`); empty signs nothing.
     package var signingKey = ""

@@ -27,7 +27,10 @@ final class RedisSentinelWatcher: @unchecked Sendable {
     /// How soon the sentinels are asked again when none could say where the master is.
     private static let retryDelay = Duration.seconds(1)
 
-    init(settings: RedisSettings, loop: EventLoop, health: RedisHealth, logger: Logger, moved: @escaping (RedisHostPort) -> Void) {
+    init(
+        settings: RedisSettings, loop: EventLoop, health: RedisHealth, logger: Logger,
+        moved: @escaping (RedisHostPort) -> Void
+    ) {
         self.loop = loop
         self.logger = logger
         self.moved = moved
@@ -49,7 +52,9 @@ final class RedisSentinelWatcher: @unchecked Sendable {
                 loop: loop, endpoint: sentinel, timeout: timeout,
                 role: .subscriber(
                     channels: ["+switch-master"],
-                    onMessage: { _, payload in box.watcher?.switchAnnounced(String(decoding: payload, as: UTF8.self)) }),
+                    onMessage: { _, payload in
+                        box.watcher?.switchAnnounced(String(decoding: payload, as: UTF8.self))
+                    }),
                 health: health, logger: logger, reportsHealth: false)
             subscribers.append(connection)
             boxes.append(box)

@@ -30,7 +30,10 @@ final class RedisSharedKnowledge: SharedSchemaStore, @unchecked Sendable {
     /// How often the shared per-user operations are looked at (one GET while nothing changed).
     static let refreshInterval = Duration.seconds(1)
 
-    init(connection: RedisConnection, settings: RedisSettings, state: RedisFleetState, signer: RedisValueSigner?, logger: Logger) {
+    init(
+        connection: RedisConnection, settings: RedisSettings, state: RedisFleetState, signer: RedisValueSigner?,
+        logger: Logger
+    ) {
         self.connection = connection
         self.settings = settings
         self.state = state
