@@ -87,7 +87,10 @@ package final class RedisResponseTier: ResponseTier {
             // Taken, or unknown: either way this proxy fetches, and renews and releases the lease
             // in case the SET landed (the scripts touch it only while it holds this value).
             guard reply != .null else { return completion(false) }
-            if reply != nil { lease.confirmedAt = .now; lease.isConfirmed = true }
+            if case .status? = reply {
+                lease.confirmedAt = .now
+                lease.isConfirmed = true
+            }
             self.heldLeases[key] = lease
             self.scheduleRenewal(of: key, lease: lease)
             completion(true)
