@@ -76,30 +76,169 @@ struct RedisTierTests {
         let members = try (0..<3).map { _ in try RedisFleetMember(url: redis.url, timeout: .seconds(4)) }
         for member in members { #expect(await member.waitUntilUp()) }
         let key = RedisTestEntries.key("burst")
-        var winners = 0
-        for member in members {
-            let won: Bool = await member.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(5), completion: done) }
-            if won { winners += 1 }
+        var winners: [Int] = []
+        for (index, member) in members.enumerated() {
+            let won: Bool = await member.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
         }
-        #expect(winners == 1)
-        // The lease holder stores its entry 150 ms later, scheduled on its own loop.
-        members[0].loop.execute { [members] in
-            members[0].loop.schedule(after: .milliseconds(150)) {
-                members[0].responseTier.store(RedisTestEntries.entry("burst"))
-                members[0].responseTier.releaseLease(key)
+            if won { winners.append(index) }
+        }
+        #expect(winners == [0])
+        // The holder stores its entry once both others wait (their waits are counted when they
+        // end, so the store is tied to the waits having begun, not to a delay), then releases.
+        let waitersStarted = SharedValue(0)
+        async let waited1: CacheEntry? = members[1].onLoop { m, done in
+            waitersStarted.update { $0 += 1 }
+            m.responseTier.awaitEntry(key, timeout: .seconds(60), completion: done)
+        }
+        async let waited2: CacheEntry? = members[2].onLoop { m, done in
+            waitersStarted.update { $0 += 1 }
+            m.responseTier.awaitEntry(key, timeout: .seconds(60), completion: done)
+        }
+        #expect(await members[0].waitUntil(.seconds(60)) { waitersStarted.load() == 2 })
+        await members[0].onLoop { (m, done: @escaping (Bool) -> Void) in
+            m.responseTier.store(RedisTestEntries.entry("burst"))
+            m.responseTier.releaseLease(key)
+            done(true)
+        }
+        // The entry, not the deadline (a minute, far beyond any machine's slowness), ends each wait.
+        let (one, two) = await (waited1, waited2)
+        #expect(one?.key == key)
+        #expect(two?.key == key)
+        #expect(try redis.cli("EXISTS", "bwtest:lease:\(key.digest.hex)") == "0")
+        for member in members.dropFirst() { #expect(member.fleet.health.statistics.leaseWaits == 1) }
+    }
+
+    @Test func aLeaseWhoseHolderCannotRenewItEndsWithinOneTermAndItsWaiterFetches() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url, timeout: .milliseconds(500))
+        let b = try RedisFleetMember(url: redis.url, timeout: .milliseconds(500))
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let key = RedisTestEntries.key("orphan")
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
+        }
+        #expect(won)
+        // Not origin.timeout (10 s): one term. No fetch was seen yet, so it is the floor a
+        // renewal needs, three times redis.timeout: 1.5 s.
+        let ttl = try #require(Int(try redis.cli("PTTL", "bwtest:lease:\(key.digest.hex)")))
+        #expect(ttl > 0 && ttl <= 1_500, "\(ttl) ms")
+        // The holder's loop wedges (as a holder whose SET timed out on its side, then vanished):
+        // no renewal, no release, until it is let go.
+        let release = SharedValue(false)
+        let wedgedUntil = ContinuousClock.now + .seconds(60)
+        a.loop.execute {
+            while !release.load() && ContinuousClock.now < wedgedUntil { usleep(10_000) }
+        }
+        defer { release.store(true) }
+        let waited: CacheEntry? = await b.onLoop { m, done in
+            m.responseTier.awaitEntry(key, timeout: .seconds(60)) { entry in done(entry) }
+        }
+        // The wait ended with the lease, while the holder was still wedged.
+        #expect(waited == nil)
+        #expect(release.load() == false)
+        #expect(try redis.cli("EXISTS", "bwtest:lease:\(key.digest.hex)") == "0")
+        release.store(true)
+        withExtendedLifetime(a) {}
+    }
+
+    @Test func aHolderRenewsItsLeaseWhileItsFetchRunsAndTheWaiterGetsItsEntry() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url, timeout: .milliseconds(500))
+        let b = try RedisFleetMember(url: redis.url, timeout: .milliseconds(500))
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let key = RedisTestEntries.key("renewed")
+        let leaseKey = "bwtest:lease:\(key.digest.hex)"
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
+        }
+        #expect(won)
+        let finished = SharedValue(false)
+        async let waited: CacheEntry? = b.onLoop { m, done in
+            m.responseTier.awaitEntry(key, timeout: .seconds(60)) { entry in
+                finished.store(true)
+                done(entry)
             }
         }
-        async let waited1: (CacheEntry?, Duration) = members[1].onLoopTimed { m, done in
-            m.responseTier.awaitEntry(key, timeout: .seconds(5), completion: done)
+        // Outlive the first term: the lease is still there after more than a term, renewed.
+        let term = LeaseTerm(redisTimeout: .milliseconds(500), originTimeout: .seconds(60)).term
+        let firstSeen = ContinuousClock.now
+        var renewals = 0
+        var lastTTL = Int.max
+        while ContinuousClock.now < firstSeen + term * 2 + .seconds(30) {
+            guard let ttl = Int(try redis.cli("PTTL", leaseKey)), ttl > 0 else { break }
+            if ttl > lastTTL { renewals += 1 }
+            lastTTL = ttl
+            if renewals >= 1 && ContinuousClock.now > firstSeen + term * 2 { break }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        async let waited2: (CacheEntry?, Duration) = members[2].onLoopTimed { m, done in
-            m.responseTier.awaitEntry(key, timeout: .seconds(5), completion: done)
+        #expect(renewals >= 1)
+        #expect(try redis.cli("EXISTS", leaseKey) == "1")
+        #expect(finished.load() == false)
+        await a.onLoop { (m, done: @escaping (Bool) -> Void) in
+            m.responseTier.store(RedisTestEntries.entry("renewed"))
+            m.responseTier.releaseLease(key)
+            done(true)
         }
-        let (one, two) = await (waited1, waited2)
-        #expect(one.0?.key == key)
-        #expect(two.0?.key == key)
-        #expect(one.1 < .seconds(1) && two.1 < .seconds(1), "\(one.1), \(two.1)")
-        #expect(try redis.cli("EXISTS", "bwtest:lease:\(key.digest.hex)") == "0")
+        #expect(await waited?.key == key)
+        let stats = b.fleet.health.statistics
+        #expect(stats.leaseWaits == 1 && stats.leaseWaitTime > .zero)
+    }
+
+    @Test func aWaiterStopsWhenTheHoldersFetchMustBeOver() async throws {
+        let redis = try RedisServerProcess()
+        // A 2 s redis.timeout makes the lease term 6 s: the lease outlives the holder's deadline
+        // by seconds, so only the deadline the lease carries can end the wait that early.
+        let a = try RedisFleetMember(url: redis.url, timeout: .seconds(2))
+        let b = try RedisFleetMember(url: redis.url, timeout: .seconds(2))
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let key = RedisTestEntries.key("deadline")
+        let leaseKey = "bwtest:lease:\(key.digest.hex)"
+        // The holder's fetch may last 2 s (its origin.timeout); it neither stores nor releases.
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(2), completion: done)
+        }
+        #expect(won)
+        // The waiter's own limit is a minute: the holder's deadline, carried by the lease, ends it.
+        let waited: CacheEntry? = await b.onLoop { m, done in
+            m.responseTier.awaitEntry(key, timeout: .seconds(60), completion: done)
+        }
+        #expect(waited == nil)
+        #expect(try redis.cli("EXISTS", leaseKey) == "1", "the wait ended before the lease did")
+        // Nor does the holder renew it past its deadline: it ends within a term.
+        #expect(await a.waitUntil(.seconds(30)) { (try? redis.cli("EXISTS", leaseKey)) == "0" })
+    }
+
+    @Test func aReleaseThatGetsNoAnswerIsSentAgainAndDeletesTheLease() async throws {
+        let redis = try RedisServerProcess()
+        // A 2 s redis.timeout makes the term 6 s: a lease that vanishes with seconds left on it
+        // was deleted by the retried release, not expired.
+        let a = try RedisFleetMember(url: redis.url, timeout: .seconds(2))
+        #expect(await a.waitUntilUp())
+        let key = RedisTestEntries.key("release")
+        let leaseKey = "bwtest:lease:\(key.digest.hex)"
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
+        }
+        #expect(won)
+        // The holder's connection is cut just before it releases: the first release gets no answer.
+        try redis.cli("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        await a.onLoop { (m, done: @escaping (Bool) -> Void) in
+            m.responseTier.releaseLease(key)
+            done(true)
+        }
+        var lastTTL = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            guard let ttl = Int(try redis.cli("PTTL", leaseKey)), ttl > 0 else { break }
+            lastTTL = ttl
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try redis.cli("EXISTS", leaseKey) == "0")
+        #expect(lastTTL > 1_000, "deleted with \(lastTTL) ms left, not expired")
     }
 
     @Test func aWaiterStopsAsSoonAsTheLeaseGoesWithoutAnEntry() async throws {
@@ -109,7 +248,9 @@ struct RedisTierTests {
         #expect(await a.waitUntilUp())
         #expect(await b.waitUntilUp())
         let key = RedisTestEntries.key("uncacheable")
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(10), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(10), completion: done)
+        }
         #expect(won)
         a.loop.execute { [a] in a.loop.schedule(after: .milliseconds(100)) { a.responseTier.releaseLease(key) } }
         let (waited, elapsed): (CacheEntry?, Duration) = await b.onLoopTimed { m, done in
@@ -273,7 +414,9 @@ struct RedisTierTests {
         #expect(a.fleet.health.statistics.errors > 0, "Redis answered OOM")
         #expect(a.fleet.health.isUp)
         #expect(await a.lookup(key) == nil)
-        let won: Bool = await a.onLoop { m, done in m.responseTier.acquireLease(key, ttl: .seconds(1), completion: done) }
+        let won: Bool = await a.onLoop { m, done in
+            m.responseTier.acquireLease(key, ttl: .seconds(1), completion: done)
+        }
         #expect(won, "a refused lease lets this proxy fetch")
     }
 

@@ -30,6 +30,8 @@ extension Configuration {
         .init("redis.url", \.redis.url),
         .init("redis.key_prefix", \.redis.keyPrefix),
         .init("redis.l2", \.redis.l2),
+        .init("redis.sentinels", \.redis.sentinels),
+        .init("redis.master_name", \.redis.masterName),
         // The fleet's tiers sign and check with the key they were built with.
         .init("redis.signing_key", \.redis.signingKey),
     ]

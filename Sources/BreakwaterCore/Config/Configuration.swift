@@ -224,7 +224,15 @@ public struct Configuration: Sendable, Equatable {
         /// read (a value without the right code is a miss); "" signs nothing. At least
         /// `minimumSigningKeyBytes` long. See docs/FLEET.md, "Trust boundary".
         public var signingKey = ""
+        /// Redis Sentinels (`host:port`) that say where the master is; empty: `url`'s host is
+        /// the Redis. With sentinels, `url` gives only the password and database (docs/FLEET.md).
+        public var sentinels: [String] = []
+        /// The master the sentinels watch, by the name they know it under.
+        public var masterName = ""
         public init() {}
+
+        /// Whether a shared tier is configured (`url` or `sentinels`).
+        public var isConfigured: Bool { !url.isEmpty || !sentinels.isEmpty }
 
         /// A shorter `signing_key` is refused: it could be guessed.
         public static let minimumSigningKeyBytes = 16

@@ -524,6 +524,30 @@ private final class ConfigurationReader {
             }
             return key
         }
+        read(f["sentinels"], into: &redis.sentinels) { field in
+            guard let addresses = self.strings(field) else { return nil }
+            for address in addresses {
+                do throws(RedisEndpointError) {
+                    guard case .tcp = try RedisEndpoint(parsing: "redis://" + address).address,
+                        !address.contains("@"), !address.contains("/")
+                    else { throw RedisEndpointError("is not host:port") }
+                } catch {
+                    self.report("\(field.path): \"\(address)\" \(error.message)", at: field)
+                    return nil
+                }
+            }
+            return addresses
+        }
+        read(f["master_name"], into: &redis.masterName, string)
+        // A sentinel watches masters by name: one without the other finds nothing.
+        if !redis.sentinels.isEmpty && redis.masterName.isEmpty {
+            report(
+                "redis.master_name is needed with redis.sentinels (the name the sentinels know the master by)",
+                at: f["sentinels"] ?? section)
+        } else if redis.sentinels.isEmpty && !redis.masterName.isEmpty {
+            report(
+                "redis.master_name needs redis.sentinels (the sentinels to ask for it)", at: f["master_name"] ?? section)
+        }
         return redis
     }
 

@@ -18,6 +18,11 @@ package struct RedisKeyLayout: Sendable, Equatable {
     package var purgeChannel: String { prefix + "purge" }
     /// A registered document's text, by its SHA-256.
     package func document(_ hash: SHA256Digest) -> String { prefix + "doc:" + hash.hex }
+    /// The origin's last good introspected schema (the introspection answer), for the fleet.
+    package var schema: String { prefix + "schema" }
+    /// The set of operations seen answering a per-user type, and its change counter.
+    package var perUserOperations: String { prefix + "peruser" }
+    package var perUserOperationsVersion: String { prefix + "peruser:n" }
     /// The lease one proxy holds while it fetches a key from the origin for the fleet.
     package func lease(_ key: CacheKey) -> String { prefix + "lease:" + key.digest.hex }
 

@@ -8,10 +8,13 @@
 ///   `redis.timeout` (counted as misses, never as client errors);
 /// - `rejected`: entries and documents refused for a missing or wrong signature
 ///   (`redis.signing_key`), each also a miss;
-/// - `remotePurges`: purges received from other proxies; `latency`: round trips of answered calls.
+/// - `remotePurges`: purges received from other proxies; `latency`: round trips of answered calls;
+/// - `leaseWaits`, `leaseWaitTime`: waits for another proxy's fetch (lost leases), and their total time.
 package struct RedisStatistics: Sendable, Equatable {
     package var l2Hits = 0, l2Misses = 0, registryHits = 0
     package var errors = 0, timeouts = 0, remotePurges = 0, rejected = 0
+    package var leaseWaits = 0
+    package var leaseWaitTime = Duration.zero
     package var latency = LatencyHistogram()
 
     package init() {}
@@ -24,6 +27,8 @@ package struct RedisStatistics: Sendable, Equatable {
         timeouts += other.timeouts
         remotePurges += other.remotePurges
         rejected += other.rejected
+        leaseWaits += other.leaseWaits
+        leaseWaitTime += other.leaseWaitTime
         latency.merge(other.latency)
     }
 }

@@ -11,6 +11,10 @@ package struct RedisStatus: Sendable, Equatable {
     package var connections = 0
     /// The purge subscriber is subscribed: the other proxies' purges reach this one.
     package var subscribed = false
+    /// The Redis this proxy talks to now (`host:port`, or the socket path).
+    package var master = ""
+    /// Times Redis Sentinel moved the master since start (`redis.sentinels`).
+    package var failovers = 0
 
     package init(connected: Bool, statistics: RedisStatistics) {
         (self.connected, self.statistics) = (connected, statistics)
@@ -30,8 +34,14 @@ extension StatsReport {
         member += ",\"l2_hits\":\(figures.l2Hits),\"l2_misses\":\(figures.l2Misses)"
         member += ",\"registry_hits\":\(figures.registryHits),\"errors\":\(figures.errors)"
         member += ",\"timeouts\":\(figures.timeouts),\"remote_purges\":\(figures.remotePurges)"
-        member += ",\"rejected\":\(figures.rejected),\"latency_ms\":{"
+        member += ",\"rejected\":\(figures.rejected)"
+        member += ",\"master\":"
         bytes.append(contentsOf: member.utf8)
+        JSONWriter.quotedString(redis.master, into: &bytes)
+        bytes.append(contentsOf: ",\"failovers\":\(redis.failovers),\"lease_waits\":\(figures.leaseWaits)".utf8)
+        bytes.append(contentsOf: ",\"lease_wait_ms\":".utf8)
+        DecimalText.append(Self.milliseconds(figures.leaseWaitTime), fractionDigits: 3, into: &bytes)
+        bytes.append(contentsOf: ",\"latency_ms\":{".utf8)
         for (index, (key, p)) in [("p50", 50.0), ("p99", 99)].enumerated() {
             bytes.append(contentsOf: ((index == 0 ? "" : ",") + "\"\(key)\":").utf8)
             DecimalText.append(Self.milliseconds(figures.latency.percentile(p)), fractionDigits: 3, into: &bytes)
@@ -66,10 +76,31 @@ extension StatsReport {
             ("breakwater_redis_rejected_total", "counter",
              "Entries and documents refused for a missing or wrong signature (redis.signing_key), served as misses.",
              figures.rejected),
+            ("breakwater_redis_lease_waits_total", "counter",
+             "Waits for another proxy's fetch of the same key (the fleet-wide lease was taken).", figures.leaseWaits),
+            ("breakwater_redis_failovers_total", "counter", "Times Redis Sentinel moved the master since start.",
+             redis.failovers),
         ]
         for (name, kind, help, value) in families {
             lines += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n\(name) \(value)\n"
         }
+        var waited: [UInt8] = []
+        DecimalText.append(Self.seconds(figures.leaseWaitTime), fractionDigits: 6, into: &waited)
+        lines += "# HELP breakwater_redis_lease_wait_seconds_total Time spent waiting for another proxy's fetch.\n"
+        lines += "# TYPE breakwater_redis_lease_wait_seconds_total counter\n"
+        lines += "breakwater_redis_lease_wait_seconds_total \(String(decoding: waited, as: UTF8.self))\n"
+        var address = ""
+        for character in redis.master {
+            switch character {
+            case "\\": address += "\\\\"
+            case "\"": address += "\\\""
+            case "\n": address += "\\n"
+            default: address.append(character)
+            }
+        }
+        lines += "# HELP breakwater_redis_master_info The Redis this proxy talks to (the Sentinel master).\n"
+        lines += "# TYPE breakwater_redis_master_info gauge\n"
+        lines += "breakwater_redis_master_info{address=\"\(address)\"} 1\n"
         let name = "breakwater_redis_duration_seconds"
         lines += "# HELP \(name) Round-trip time of answered Redis calls.\n# TYPE \(name) histogram\n"
         let counts = figures.latency.cumulativeCounts(upperBounds: Self.durationBuckets.map(\.bound))

@@ -8,9 +8,11 @@ package protocol ResponseTier: AnyObject {
     func lookup(_ key: CacheKey, completion: @escaping (CacheEntry?) -> Void)
     /// Writes `entry` for its whole lifetime (TTL and stale windows); fire and forget.
     func store(_ entry: CacheEntry)
-    /// Tries to take the fleet-wide lease to fetch `key` from the origin for `ttl`; true: this
-    /// proxy fetches (also when the tier is down), false: another proxy holds it.
+    /// Tries to take the fleet-wide lease to fetch `key` from the origin, a fetch that lasts at
+    /// most `ttl`; true: this proxy fetches (also when the tier is down), false: another proxy
+    /// holds it. The tier keeps the lease about one fetch's time, renewed while it is held.
     func acquireLease(_ key: CacheKey, ttl: Duration, completion: @escaping (Bool) -> Void)
+    /// Gives the lease back once the fetch is over (its entry, if any, written first).
     func releaseLease(_ key: CacheKey)
     /// Waits up to `timeout` for another proxy to store `key`; nil when it did not.
     func awaitEntry(_ key: CacheKey, timeout: Duration, completion: @escaping (CacheEntry?) -> Void)

@@ -16,7 +16,8 @@ final class RedisConnection {
     }
 
     let loop: EventLoop
-    private let endpoint: RedisEndpoint
+    /// Where it connects; with Redis Sentinel, moved to each new master (`move(to:)`).
+    private(set) var endpoint: RedisEndpoint
     private let timeout: Duration
     private let role: Role
     private let health: RedisHealth
@@ -33,6 +34,12 @@ final class RedisConnection {
     private var consecutiveTimeouts = 0
     /// Called on this loop each time the connection becomes ready.
     var onReady: (() -> Void)?
+    /// Called on this loop each time the connection is lost or an attempt fails.
+    var onLost: (() -> Void)?
+    /// Whether this connection counts in the process's `redis` health (a sentinel's does not).
+    private let reportsHealth: Bool
+    /// Ready only on a master (`ROLE`): with Redis Sentinel, a demoted master is not written to.
+    private let requiresMaster: Bool
 
     private static let firstBackoff = Duration.milliseconds(100)
     private static let maxBackoff = Duration.seconds(5)
@@ -41,9 +48,28 @@ final class RedisConnection {
     /// This many deadlines missed in a row and the connection is dropped and made again.
     private static let timeoutsBeforeReconnect = 8
 
-    init(loop: EventLoop, endpoint: RedisEndpoint, timeout: Duration, role: Role, health: RedisHealth, logger: Logger) {
+    init(
+        loop: EventLoop, endpoint: RedisEndpoint, timeout: Duration, role: Role, health: RedisHealth, logger: Logger,
+        reportsHealth: Bool = true, requiresMaster: Bool = false
+    ) {
         (self.loop, self.endpoint, self.timeout) = (loop, endpoint, timeout)
         (self.role, self.health, self.logger) = (role, health, logger)
+        (self.reportsHealth, self.requiresMaster) = (reportsHealth, requiresMaster)
+    }
+
+    /// Points the connection at `address` (the new master): a connection elsewhere is dropped
+    /// and made again at once. The first call starts a connection that had no address yet.
+    func move(to address: RedisEndpoint.Address) {
+        guard address != endpoint.address || context == nil else { return }
+        endpoint.address = address
+        if context != nil { drop(reason: "the master moved to \(endpoint)") }
+        connect()
+    }
+
+    /// Whether there is an address to connect to (with Redis Sentinel, not before one said).
+    private var hasAddress: Bool {
+        if case .tcp(let host, _) = endpoint.address { return !host.isEmpty }
+        return true
     }
 
     /// Whether this connection counts toward `breakwater_redis_up` (the subscriber does not).
@@ -156,6 +182,7 @@ final class RedisConnection {
 
     private func connect() {
         attempt += 1
+        guard hasAddress else { return }
         logger.trace("redis connecting", metadata: ["redis.attempt": "\(attempt)", "loop": "\(loop.index)"])
         let made: UnsafeMutablePointer<redisAsyncContext>?
         switch endpoint.address {
@@ -212,6 +239,19 @@ final class RedisConnection {
             _ = issue(step.map { Array($0.utf8) }, call: call, on: context)
         }
         switch role {
+        case .commands where requiresMaster:
+            let call = RedisCall(sentAt: .now) { [weak self] reply in
+                guard let self, self.attempt == thisAttempt else { return }
+                if case .array(let parts)? = reply, parts.first?.bytes == Array("master".utf8) {
+                    return self.becameReady()
+                }
+                guard reply != nil else { return }
+                self.loop.later {
+                    guard self.attempt == thisAttempt else { return }
+                    self.drop(reason: "not the master (ROLE answered otherwise): it was demoted or is a replica")
+                }
+            }
+            _ = issue([Array("ROLE".utf8)], call: call, on: context)
         case .commands:
             let call = RedisCall(sentAt: .now) { [weak self] reply in
                 guard let self, self.attempt == thisAttempt else { return }
@@ -246,9 +286,9 @@ final class RedisConnection {
         isReady = true
         backoff = Self.firstBackoff
         consecutiveTimeouts = 0
-        if isCommandConnection {
+        if reportsHealth && isCommandConnection {
             health.connectionChanged(ready: true, endpoint: endpoint, logger: logger)
-        } else {
+        } else if reportsHealth {
             health.subscriberChanged(subscribed: true)
         }
         onReady?()
@@ -284,7 +324,9 @@ final class RedisConnection {
     /// The connection is gone or never came: local-only until the retry after `backoff` succeeds.
     private func failed(_ reason: String) {
         logger.trace("redis connection failed", metadata: ["redis.reason": "\(reason)"])
-        if !isCommandConnection {
+        if !reportsHealth {
+            isReady = false
+        } else if !isCommandConnection {
             logger.debug("redis subscriber reconnecting", metadata: ["redis.reason": "\(reason)"])
             isReady = false
             health.subscriberChanged(subscribed: false)
@@ -303,6 +345,7 @@ final class RedisConnection {
             guard let self, self.context == nil, self.attempt == failedAttempt else { return }
             self.connect()
         }
+        onLost?()
     }
 
     /// Another connection of this process reached Redis: if this one is waiting out its

@@ -17,6 +17,10 @@ package final class RedisFleet: @unchecked Sendable {
     /// Each loop's tiers, made on first use (on that loop).
     private let responseTiers: [RedisResponseTier]
     private let documentTiers: [RedisDocumentTier]
+    /// The schema and per-user operations the fleet shares, on loop 0's connection.
+    let knowledge: RedisSharedKnowledge
+    /// Finds and follows the master with `redis.sentinels`; nil when `redis.url` names the Redis.
+    private var sentinel: RedisSentinelWatcher?
 
     /// How often loop 0 re-reads the generation, in case a purge-everything message was missed.
     private static let generationRefresh = Duration.seconds(1)
@@ -29,7 +33,7 @@ package final class RedisFleet: @unchecked Sendable {
         connections = loops.map {
             RedisConnection(
                 loop: $0, endpoint: settings.endpoint, timeout: settings.timeout, role: .commands, health: state.health,
-                logger: logger)
+                logger: logger, requiresMaster: settings.usesSentinel)
         }
         // One signer for every loop: its prepared key is immutable.
         let signer = settings.signingKey.isEmpty
@@ -46,6 +50,21 @@ package final class RedisFleet: @unchecked Sendable {
         documentTiers = connections.map {
             RedisDocumentTier(connection: $0, settings: settings, state: state, signer: signer, logger: logger)
         }
+        knowledge = RedisSharedKnowledge(
+            connection: connections[0], settings: settings, state: state, signer: signer, logger: logger)
+        if settings.usesSentinel {
+            sentinel = RedisSentinelWatcher(settings: settings, loop: loops[0], health: state.health, logger: logger) {
+                [weak self] master in self?.move(to: master)
+            }
+        }
+    }
+
+    /// Every loop's connection and the subscriber follow the master to `address`, each on its loop.
+    private func move(to address: RedisHostPort) {
+        for connection in connections + [subscriber] {
+            let bound = LoopBound(connection)
+            connection.loop.execute { bound.value.move(to: .tcp(host: address.host, port: address.port)) }
+        }
     }
 
     /// Connects every loop's connection and the subscriber; returns at once (Redis may be down).
@@ -54,6 +73,7 @@ package final class RedisFleet: @unchecked Sendable {
             "redis shared tier",
             metadata: [
                 "redis.url": "\(settings.endpoint)", "redis.l2": "\(settings.l2)",
+                "redis.sentinels": "\(settings.sentinels.map(\.description))",
                 "redis.signed": "\(!settings.signingKey.isEmpty)",
             ])
         for connection in connections {
@@ -64,12 +84,20 @@ package final class RedisFleet: @unchecked Sendable {
                     self?.refreshGeneration(on: connection)
                     self?.wakeTheOthers(of: connection)
                 }
+                // The master may have moved: the sentinels are asked again.
+                connection.onLost = { [weak self] in self?.sentinel?.connectionLost() }
                 connection.start()
                 if connection.loop.index == 0 { scheduleGenerationRefresh(on: connection) }
             }
         }
         let subscriber = LoopBound(self.subscriber)
         self.subscriber.loop.execute { subscriber.value.start() }
+        if let sentinel {
+            let bound = LoopBound(sentinel)
+            sentinel.loop.execute { bound.value.start() }
+        }
+        let knowledge = LoopBound(self.knowledge)
+        connections[0].loop.execute { knowledge.value.start() }
     }
 
     /// `ready` reached Redis: every other connection waiting out a backoff retries now, each on
@@ -150,6 +178,13 @@ extension RedisFleet {
         status.readyConnections = health.readyConnectionCount
         status.connections = health.connectionCount
         status.subscribed = health.isSubscribed
+        if let sentinel {
+            (status.master, status.failovers) = sentinel.status
+        } else if case .tcp(let host, let port) = settings.endpoint.address {
+            status.master = RedisHostPort(host: host, port: port).description
+        } else if case .unix(let path) = settings.endpoint.address {
+            status.master = path
+        }
         return status
     }
 }

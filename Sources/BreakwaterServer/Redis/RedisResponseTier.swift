@@ -17,6 +17,11 @@ package final class RedisResponseTier: ResponseTier {
 
     /// How often a proxy waiting for another's fetch looks for the entry.
     static let pollInterval = Duration.milliseconds(20)
+    /// The lease term this loop's fetches have shown; touched only on this loop.
+    private var leaseTerm: LeaseTerm
+    /// Leases this loop took (or may have taken: the SET got no answer) and has not released.
+    private var heldLeases: [CacheKey: HeldLease] = [:]
+    private var leaseCount = 0
 
     init(
         connection: RedisConnection, settings: RedisSettings, state: RedisFleetState, signer: RedisValueSigner?,
@@ -28,6 +33,7 @@ package final class RedisResponseTier: ResponseTier {
         self.connection = connection
         self.settings = settings
         keys = settings.keys
+        leaseTerm = LeaseTerm(redisTimeout: settings.timeout, originTimeout: settings.leaseTimeout)
     }
 
     private var loopIndex: Int { connection.loop.index }
@@ -64,32 +70,102 @@ package final class RedisResponseTier: ResponseTier {
         connection.send(arguments) { _ in }
     }
 
-    /// Tries to take the fleet-wide lease to fetch `key` for `ttl`: true when this proxy fetches,
-    /// also when Redis cannot say (down, slow, full: each proxy fetches for itself then).
+    /// Tries to take the fleet-wide lease to fetch `key`, whose fetch ends within `ttl` (the
+    /// origin's timeout): true when this proxy fetches, also when Redis cannot say (down, slow,
+    /// full: each proxy fetches for itself then). The lease lives one `LeaseTerm` and is renewed
+    /// while the fetch runs, so that one whose SET timed out here still ends about a fetch later.
     package func acquireLease(_ key: CacheKey, ttl: Duration, completion: @escaping (Bool) -> Void) {
-        let arguments = ["SET", keys.lease(key), state.instanceID, "NX", "PX", String(max(1, ttl.redisMilliseconds))]
-        connection.send(arguments.map { Array($0.utf8) }) { reply in
-            completion(reply != .null)
+        leaseCount &+= 1
+        let value = LeaseValue(
+            holder: "\(state.instanceID):\(loopIndex):\(leaseCount)",
+            deadlineMilliseconds: wallClockNow().millisecondsSinceEpoch + ttl.redisMilliseconds)
+        let term = leaseTerm.term
+        let lease = HeldLease(value: value, takenAt: .now)
+        let arguments = ["SET", keys.lease(key), value.encoded, "NX", "PX", String(max(1, term.redisMilliseconds))]
+        connection.send(arguments.map { Array($0.utf8) }) { [weak self] reply in
+            guard let self else { return completion(reply != .null) }
+            // Taken, or unknown: either way this proxy fetches, and renews and releases the lease
+            // in case the SET landed (the scripts touch it only while it holds this value).
+            guard reply != .null else { return completion(false) }
+            if case .status? = reply {
+                lease.confirmedAt = .now
+                lease.isConfirmed = true
+            }
+            self.heldLeases[key] = lease
+            self.scheduleRenewal(of: key, lease: lease)
+            completion(true)
         }
     }
 
-    /// Gives the lease back (only if this proxy still holds it), so that waiters stop waiting.
+    /// Gives the lease back (only if this proxy still holds it), so that waiters stop waiting; a
+    /// release that gets no answer is sent again while the lease may still live.
     package func releaseLease(_ key: CacheKey) {
-        let arguments = ["EVAL", RedisScripts.releaseLease, "1", keys.lease(key), state.instanceID]
-        connection.send(arguments.map { Array($0.utf8) }) { _ in }
+        guard let lease = heldLeases.removeValue(forKey: key) else { return }
+        lease.isReleased = true
+        if lease.isConfirmed { leaseTerm.recordFetch(.now - lease.takenAt) }
+        sendRelease(key, lease: lease)
+    }
+
+    private func sendRelease(_ key: CacheKey, lease: HeldLease) {
+        let arguments = ["EVAL", RedisScripts.releaseLease, "1", keys.lease(key), lease.value.encoded]
+        connection.send(arguments.map { Array($0.utf8) }) { [weak self] reply in
+            guard let self, reply == nil,
+                self.leaseTerm.retriesRelease(sinceConfirmed: .now - lease.confirmedAt)
+            else { return }
+            self.connection.loop.schedule(after: self.leaseTerm.renewalInterval) { [weak self] in
+                self?.sendRelease(key, lease: lease)
+            }
+        }
+    }
+
+    /// Extends the lease to a full term every third of a term until it is released, or until
+    /// Redis says another value holds it.
+    private func scheduleRenewal(of key: CacheKey, lease: HeldLease) {
+        connection.loop.schedule(after: leaseTerm.renewalInterval) { [weak self] in
+            // No fetch outlives its deadline: a lease never released is not kept beyond it.
+            guard let self, !lease.isReleased,
+                wallClockNow().millisecondsSinceEpoch < lease.value.deadlineMilliseconds
+            else { return }
+            let term = self.leaseTerm.term
+            let arguments = [
+                "EVAL", RedisScripts.renewLease, "1", self.keys.lease(key), lease.value.encoded,
+                String(max(1, term.redisMilliseconds)),
+            ]
+            self.connection.send(arguments.map { Array($0.utf8) }) { [weak self] reply in
+                guard let self, !lease.isReleased else { return }
+                switch reply {
+                case .integer(1)?:
+                    lease.confirmedAt = .now
+                    lease.isConfirmed = true
+                case nil:
+                    break  // no answer: try again next time, the lease may still be there
+                default:
+                    return  // another proxy's lease now, or none: nothing of ours to keep
+                }
+                self.scheduleRenewal(of: key, lease: lease)
+            }
+        }
     }
 
     /// Waits up to `timeout` for the lease holder to store `key`, polling; nil as soon as the
-    /// lease is gone without an entry (the holder's answer was not cacheable, or it failed).
+    /// lease is gone without an entry (the holder's answer was not cacheable, or it failed), or
+    /// when the holder's fetch must be over. The wait is counted in `/stats` `redis`.
     package func awaitEntry(_ key: CacheKey, timeout: Duration, completion: @escaping (CacheEntry?) -> Void) {
-        let wait = RedisWait(deadline: .now + timeout, completion: completion)
+        let started = ContinuousClock.now
+        let wait = RedisWait(deadline: started + timeout) { [state, loopIndex] entry in
+            state.health.record(loop: loopIndex) {
+                $0.leaseWaits += 1
+                $0.leaseWaitTime += .now - started
+            }
+            completion(entry)
+        }
         connection.loop.schedule(after: timeout) { wait.finish(nil) }
         poll(key, wait: wait)
     }
 
     private func poll(_ key: CacheKey, wait: RedisWait) {
         guard !wait.isFinished else { return }
-        read(key, withLease: true) { [weak self] entry, leaseHeld in
+        read(key, withLease: true) { [weak self] entry, lease in
             guard let self, !wait.isFinished else { return }
             if let entry {
                 self.state.health.record(loop: self.loopIndex) { $0.l2Hits += 1 }
@@ -97,25 +173,37 @@ package final class RedisResponseTier: ResponseTier {
             }
             // The holder may release its lease just before it stores the entry: one more look
             // before giving up.
-            if leaseHeld == false {
+            if case .absent? = lease {
                 if wait.sawLeaseGone { return wait.finish(nil) }
                 wait.sawLeaseGone = true
+            }
+            // No wait outlasts the holder's fetch.
+            if case .held(let value?)? = lease {
+                let left = Duration.milliseconds(value.deadlineMilliseconds - wallClockNow().millisecondsSinceEpoch)
+                if self.leaseTerm.waitLimit(holderDeadlineIn: left) == .zero { return wait.finish(nil) }
             }
             guard ContinuousClock.now + Self.pollInterval < wait.deadline else { return }
             self.connection.loop.schedule(after: Self.pollInterval) { self.poll(key, wait: wait) }
         }
     }
 
+    /// What a poll saw of the lease: gone, or held (with its value, when it is one this version reads).
+    private enum LeaseSeen {
+        case absent
+        case held(LeaseValue?)
+    }
+
     /// One round trip: the entry, its soft-purge mark, the generation's soft purge-all mark and,
-    /// when asked, whether the lease is held (nil when Redis did not answer).
-    private func read(_ key: CacheKey, withLease: Bool, completion: @escaping (CacheEntry?, Bool?) -> Void) {
+    /// when asked, the lease (nil when Redis did not answer).
+    private func read(_ key: CacheKey, withLease: Bool, completion: @escaping (CacheEntry?, LeaseSeen?) -> Void) {
         let entryKey = keys.entry(key, generation: state.generation)
         var names = [entryKey, keys.softMark(ofEntry: entryKey), keys.softAll(generation: state.generation)]
         if withLease { names.append(keys.lease(key)) }
         connection.send([Array("MGET".utf8)] + names.map { Array($0.utf8) }) {
             [state, loopIndex, signer, logger] reply in
             guard case .array(let values)? = reply, values.count == names.count else { return completion(nil, nil) }
-            let leaseHeld = withLease ? values[3] != .null : nil
+            let leaseHeld: LeaseSeen? =
+                withLease ? (values[3].bytes.map { .held(LeaseValue($0)) } ?? .absent) : nil
             guard let bytes = values[0].bytes else { return completion(nil, leaseHeld) }
             do throws(CacheEntryCodecError) {
                 var entry = try CacheEntryCodec.decode(
@@ -169,5 +257,21 @@ final class RedisWait {
         guard let completion else { return }
         self.completion = nil
         completion(entry)
+    }
+}
+
+/// A lease this loop took: its value, and when Redis last confirmed it (taken or renewed).
+final class HeldLease {
+    let value: LeaseValue
+    let takenAt: ContinuousClock.Instant
+    var confirmedAt: ContinuousClock.Instant
+    /// Redis answered the SET or a renewal: the lease is known to be this proxy's.
+    var isConfirmed = false
+    var isReleased = false
+
+    init(value: LeaseValue, takenAt: ContinuousClock.Instant) {
+        self.value = value
+        self.takenAt = takenAt
+        confirmedAt = takenAt
     }
 }

@@ -41,4 +41,20 @@ enum RedisScripts {
         if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
         return 0
         """
+
+    /// KEYS[1] a lease; ARGV[1] the holder's value, ARGV[2] a term in ms. Extends the lease to
+    /// the term while this proxy holds it; 1 when it did, 0 when another value (or none) is there.
+    static let renewLease = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+        return 0
+        """
+
+    /// KEYS[1] the per-user operations set, KEYS[2] its change counter; ARGV[1] an operation,
+    /// ARGV[2] a lifetime in ms. Adds it, and moves the counter when it was new.
+    static let sharePerUserOperation = """
+        if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then redis.call('INCR', KEYS[2]) end
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        redis.call('PEXPIRE', KEYS[2], ARGV[2])
+        return 1
+        """
 }

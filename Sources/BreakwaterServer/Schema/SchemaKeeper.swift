@@ -1,7 +1,8 @@
 // Keeps the proxy's knowledge of the origin's schema current (`origin.schema`, SPEC section 2):
 // an SDL file read at start and on reload, or the origin introspected at start and every 5 minutes
 // through an origin pool of its own. A failed introspection is logged with its reason and the last
-// good schema stays; until one arrives, documents go upstream as the clients sent them.
+// good schema stays; with a fleet, a proxy that has none takes the fleet's last good one from
+// Redis (docs/FLEET.md); until one arrives, documents go upstream as the clients sent them.
 
 import BreakwaterCore
 import Logging
@@ -28,6 +29,9 @@ final class SchemaKeeper: @unchecked Sendable {
     private var epoch = 0
     /// When to ask again: the refresh interval while the origin answers, backing off from 1 s after failures.
     private var schedule = IntrospectionSchedule(refreshInterval: SchemaKeeper.refreshInterval)
+    /// The fleet's schema in Redis: each good introspection is kept there, and read from there
+    /// while this proxy has none of its own; nil without a shared tier.
+    var shared: SharedSchemaStore?
 
     init(loop: EventLoop, rewrites: DocumentRewrites, logger: Logger, changed: @escaping @Sendable () -> Void) {
         self.loop = loop
@@ -105,8 +109,23 @@ final class SchemaKeeper: @unchecked Sendable {
         let path = origin?.url.path ?? "/graphql"
         pool.send(UpstreamRequest(method: "POST", target: path, headers: headers, body: body)) { [self] result in
             guard epoch == self.epoch else { return }
-            let next = learn(from: result) ? schedule.succeeded() : schedule.failed()
+            let learned = learn(from: result)
+            if learned, case .response(let response) = result { shared?.publishSchema(response.body) }
+            if !learned && rewrites.schema == nil { adoptFleetSchema(epoch: epoch) }
+            let next = learned ? schedule.succeeded() : schedule.failed()
             loop.schedule(after: next) { [self] in introspect(epoch: epoch) }
+        }
+    }
+
+    /// Installs the fleet's last good schema from Redis, while this proxy has none of its own.
+    private func adoptFleetSchema(epoch: Int) {
+        shared?.fetchSchema { [self] body in
+            guard epoch == self.epoch, rewrites.schema == nil, let body else { return }
+            do {
+                install(try KnownSchema(introspection: body), reason: "the fleet's last good schema, from Redis")
+            } catch {
+                logger.warning("origin schema: the fleet's schema in Redis is unreadable: \(error)")
+            }
         }
     }
 

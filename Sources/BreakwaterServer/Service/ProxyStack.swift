@@ -73,11 +73,13 @@ package final class ProxyStack: @unchecked Sendable {
         }
         if let fleet {
             cache.purger.connect(fleet.purgeBus)
+            fleet.knowledge.share(settings.perUserOperations)
             fleet.start()
         }
         let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in
             for handler in handlers { handler.loop.execute { handler.schemaChanged() } }
         }
+        keeper.shared = fleet?.knowledge
         schemaKeeper = keeper
         keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
     }
@@ -95,6 +97,7 @@ package final class ProxyStack: @unchecked Sendable {
         let limits = try Self.limits(configuration)
         let fileSchema = try SchemaKeeper.loadFile(configuration)
         let settings = first.settings.reloaded(with: configuration)
+        fleet?.knowledge.share(settings.perUserOperations)
         for handler in handlers {
             handler.loop.execute { [logger] in
                 do {

@@ -1,0 +1,82 @@
+// What a fleet learns about its origin, shared through Redis (docs/FLEET.md, "Shared knowledge"):
+// a proxy that cannot introspect the origin uses the schema another proxy introspected, and an
+// operation one proxy saw answering a per-user type is bypassed by the others before they fetch it.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized) struct FleetKnowledgeTests {
+    /// A schema-aware fleet member on `redis` under `prefix`, with `cache` lines added.
+    private func member(origin: DemoOriginProcess, redis: RedisServerProcess, prefix: String, cache: String = "")
+        throws -> ProxyProcess
+    {
+        let yaml = """
+            persisted_queries:
+              store: ""
+            origin:
+              schema: auto
+            cache:
+            \(cache)
+              rules:
+                - operation: GetLaunchSite
+                  ttl: 5m
+            redis:
+              url: \(redis.url)
+              key_prefix: "\(prefix)"
+              timeout: 500ms
+
+            """
+        return try ProxyProcess(origin: origin.url, yaml: yaml, logLevel: "info")
+    }
+
+    @Test func aProxyThatCannotIntrospectUsesTheFleetsLastGoodSchema() throws {
+        let origin = try DemoOriginProcess()
+        let redis = try RedisServerProcess()
+        let prefix = "bwknow-\(UUID().uuidString.prefix(8)):"
+        let a = try member(origin: origin, redis: redis, prefix: prefix)
+        _ = try a.process.waitForLine(containing: "origin schema loaded", timeout: .seconds(20))
+        #expect(holds(within: .seconds(10)) { (try? redis.cli("EXISTS", "\(prefix)schema")) == "1" })
+        // The origin now refuses every introspection: B learns the schema from the fleet.
+        try origin.setFaults(#"{"status":500,"statusBody":"html"}"#)
+        let b = try member(origin: origin, redis: redis, prefix: prefix)
+        let loaded = try b.process.waitForLine(containing: "origin schema loaded", timeout: .seconds(20))
+        #expect(loaded.contains("from Redis"), "\(loaded)")
+        try origin.setFaults(#"{"reset":true}"#)
+        // With the schema, B tags by entity even what the client did not select.
+        _ = try b.client.post("/graphql", json: SchemaAwareCachingTests.site)
+        let upstream = try #require(try origin.counters()["lastQuery"] as? String)
+        #expect(upstream.contains("__bw_"), "the document was rewritten with the fleet's schema: \(upstream)")
+    }
+
+    @Test func anOperationSeenAnsweringAPerUserTypeIsBypassedByTheWholeFleet() throws {
+        let origin = try DemoOriginProcess()
+        let redis = try RedisServerProcess()
+        let prefix = "bwknow-\(UUID().uuidString.prefix(8)):"
+        let cache = "  types:\n    Rocket: { scope: per-user }"
+        let a = try member(origin: origin, redis: redis, prefix: prefix, cache: cache)
+        let b = try member(origin: origin, redis: redis, prefix: prefix, cache: cache)
+        for proxy in [a, b] {
+            _ = try proxy.process.waitForLine(containing: "origin schema loaded", timeout: .seconds(20))
+        }
+        let first = try a.client.post("/graphql", json: SchemaAwareCachingTests.site)
+        #expect(first.header("X-Cache") == "BYPASS")
+        _ = try b.process.waitForLine(containing: "per-user operations learned by other proxies", timeout: .seconds(10))
+        // B bypasses it from its first request: no key, so no look in the shared cache and no lease.
+        let misses = try #require((try b.stats()["redis"] as? [String: Any])?["l2_misses"] as? Int)
+        let onB = try b.client.post("/graphql", json: SchemaAwareCachingTests.site)
+        #expect(onB.header("X-Cache") == "BYPASS")
+        #expect(onB.header("Cache-Control") == "private, no-store")
+        #expect((try b.stats()["redis"] as? [String: Any])?["l2_misses"] as? Int == misses)
+    }
+
+    /// Polls `condition` every 20 ms until it holds or `timeout` passes.
+    private func holds(within timeout: Duration, _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition()
+    }
+}
