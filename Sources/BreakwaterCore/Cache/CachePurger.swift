@@ -18,6 +18,7 @@ package final class CachePurger: Sendable {
     package func connect(_ bus: any PurgeBus) {
         self.bus.withLock { $0 = bus }
         bus.setRemotePurgeHandler { [weak self] purge in self?.applyRemote(purge) }
+        bus.setLocalEntryCount { [store] in store.statistics.entries }
     }
 
     /// Applies `purge` here and announces it; returns how many local entries it reached.

@@ -30,6 +30,7 @@ extension Configuration {
         .init("redis.url", \.redis.url),
         .init("redis.key_prefix", \.redis.keyPrefix),
         .init("redis.l2", \.redis.l2),
+        .init("redis.purge_log", \.redis.purgeLog),
         // The fleet's tiers sign and check with the key they were built with.
         .init("redis.signing_key", \.redis.signingKey),
     ]

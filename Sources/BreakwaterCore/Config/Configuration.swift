@@ -217,6 +217,8 @@ public struct Configuration: Sendable, Equatable {
         /// read (a value without the right code is a miss); "" signs nothing. At least
         /// `minimumSigningKeyBytes` long. See docs/FLEET.md, "Trust boundary".
         public var signingKey = ""
+        /// Purges kept in Redis for replay after a disconnection (a stream); 0 keeps none.
+        public var purgeLog = 100_000
         public init() {}
 
         /// A shorter `signing_key` is refused: it could be guessed.

@@ -16,6 +16,8 @@ package struct RedisSettings: Sendable, Equatable {
     package var leaseTimeout = Duration.seconds(10)
     /// The HMAC-SHA256 key values are signed with (`redis.signing_key`); empty signs nothing.
     package var signingKey = ""
+    /// Purges kept in the purge log for replay (`redis.purge_log`); 0 keeps none.
+    package var purgeLogLength = 100_000
     /// How long a registered document stays in Redis after its last registration.
     package var documentLifetime = Duration.seconds(30 * 24 * 3600)
 
@@ -33,6 +35,7 @@ package struct RedisSettings: Sendable, Equatable {
         l2 = redis.l2
         l2MaxEntryBytes = redis.l2MaxEntryBytes.bytes
         signingKey = redis.signingKey
+        purgeLogLength = redis.purgeLog
         leaseTimeout = configuration.origin.timeout
     }
 

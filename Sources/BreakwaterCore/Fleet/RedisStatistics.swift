@@ -8,10 +8,17 @@
 ///   `redis.timeout` (counted as misses, never as client errors);
 /// - `rejected`: entries and documents refused for a missing or wrong signature
 ///   (`redis.signing_key`), each also a miss;
-/// - `remotePurges`: purges received from other proxies; `latency`: round trips of answered calls.
+/// - `remotePurges`: purges received from other proxies on the channel; `latency`: round trips of
+///   answered calls;
+/// - `purgesPublished`: this proxy's purges Redis applied and logged; `purgesApplied`: other
+///   proxies' purges applied here, from the channel or the log; `purgesReplayed`: of those, the
+///   ones read from the purge log after a gap; `cacheDrops`: whole local cache dropped because the
+///   log no longer reached back; `documentsWrittenBack`: documents restored to a Redis that lost them.
 package struct RedisStatistics: Sendable, Equatable {
     package var l2Hits = 0, l2Misses = 0, registryHits = 0
     package var errors = 0, timeouts = 0, remotePurges = 0, rejected = 0
+    package var purgesPublished = 0, purgesApplied = 0, purgesReplayed = 0, cacheDrops = 0
+    package var documentsWrittenBack = 0
     package var latency = LatencyHistogram()
 
     package init() {}
@@ -24,6 +31,11 @@ package struct RedisStatistics: Sendable, Equatable {
         timeouts += other.timeouts
         remotePurges += other.remotePurges
         rejected += other.rejected
+        purgesPublished += other.purgesPublished
+        purgesApplied += other.purgesApplied
+        purgesReplayed += other.purgesReplayed
+        cacheDrops += other.cacheDrops
+        documentsWrittenBack += other.documentsWrittenBack
         latency.merge(other.latency)
     }
 }

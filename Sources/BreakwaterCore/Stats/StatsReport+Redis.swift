@@ -11,6 +11,10 @@ package struct RedisStatus: Sendable, Equatable {
     package var connections = 0
     /// The purge subscriber is subscribed: the other proxies' purges reach this one.
     package var subscribed = false
+    /// The purge-everything generation cache keys live under now.
+    package var generation: UInt64 = 0
+    /// This proxy's purges waiting for Redis to apply them.
+    package var purgesPending = 0
 
     package init(connected: Bool, statistics: RedisStatistics) {
         (self.connected, self.statistics) = (connected, statistics)
@@ -30,7 +34,11 @@ extension StatsReport {
         member += ",\"l2_hits\":\(figures.l2Hits),\"l2_misses\":\(figures.l2Misses)"
         member += ",\"registry_hits\":\(figures.registryHits),\"errors\":\(figures.errors)"
         member += ",\"timeouts\":\(figures.timeouts),\"remote_purges\":\(figures.remotePurges)"
-        member += ",\"rejected\":\(figures.rejected),\"latency_ms\":{"
+        member += ",\"rejected\":\(figures.rejected),\"generation\":\(redis.generation)"
+        member += ",\"purges_published\":\(figures.purgesPublished),\"purges_pending\":\(redis.purgesPending)"
+        member += ",\"purges_applied\":\(figures.purgesApplied),\"purges_replayed\":\(figures.purgesReplayed)"
+        member += ",\"cache_drops\":\(figures.cacheDrops),\"documents_written_back\":\(figures.documentsWrittenBack)"
+        member += ",\"latency_ms\":{"
         bytes.append(contentsOf: member.utf8)
         for (index, (key, p)) in [("p50", 50.0), ("p99", 99)].enumerated() {
             bytes.append(contentsOf: ((index == 0 ? "" : ",") + "\"\(key)\":").utf8)
@@ -66,6 +74,21 @@ extension StatsReport {
             ("breakwater_redis_rejected_total", "counter",
              "Entries and documents refused for a missing or wrong signature (redis.signing_key), served as misses.",
              figures.rejected),
+            ("breakwater_redis_generation", "gauge", "The purge-everything generation cache keys live under.",
+             Int(clamping: redis.generation)),
+            ("breakwater_redis_purges_published_total", "counter",
+             "This proxy's purges applied in Redis and appended to the purge log.", figures.purgesPublished),
+            ("breakwater_redis_purges_pending", "gauge", "This proxy's purges waiting for Redis to apply them.",
+             redis.purgesPending),
+            ("breakwater_redis_purges_applied_total", "counter",
+             "Other proxies' purges applied here, from the channel or the purge log.", figures.purgesApplied),
+            ("breakwater_redis_purges_replayed_total", "counter",
+             "Other proxies' purges read from the purge log after a gap in the subscription.", figures.purgesReplayed),
+            ("breakwater_redis_cache_drops_total", "counter",
+             "Times the whole local cache was dropped because the purge log no longer reached back.",
+             figures.cacheDrops),
+            ("breakwater_redis_documents_written_back_total", "counter",
+             "Registry documents written back to a Redis that started empty.", figures.documentsWrittenBack),
         ]
         for (name, kind, help, value) in families {
             lines += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n\(name) \(value)\n"

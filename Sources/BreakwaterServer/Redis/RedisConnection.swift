@@ -33,6 +33,8 @@ final class RedisConnection {
     private var consecutiveTimeouts = 0
     /// Called on this loop each time the connection becomes ready.
     var onReady: (() -> Void)?
+    /// Called on this loop each time the connection is lost or an attempt fails.
+    var onDown: (() -> Void)?
 
     private static let firstBackoff = Duration.milliseconds(100)
     private static let maxBackoff = Duration.seconds(5)
@@ -59,7 +61,8 @@ final class RedisConnection {
 
     /// Sends `arguments` (a command and its arguments, binary-safe); `completion` runs on this
     /// loop exactly once, never inline, with the reply or nil (down, slow, or not sent).
-    func send(_ arguments: [[UInt8]], completion: @escaping (RedisReply?) -> Void) {
+    /// `deadline` replaces `redis.timeout` for calls that must not give up as early (purges).
+    func send(_ arguments: [[UInt8]], deadline: Duration? = nil, completion: @escaping (RedisReply?) -> Void) {
         guard isReady, let context, outstanding < Self.maxOutstanding else {
             loop.later { completion(nil) }
             return
@@ -69,7 +72,7 @@ final class RedisConnection {
             loop.later { call.finish(nil) }
             return
         }
-        loop.schedule(after: timeout) { [weak self, call] in
+        loop.schedule(after: deadline ?? timeout) { [weak self, call] in
             guard !call.isFinished else { return }
             call.finish(nil)
             self?.missedDeadline()
@@ -135,7 +138,7 @@ final class RedisConnection {
         guard let reply else { return call.finish(nil) }
         consecutiveTimeouts = 0
         health.recordLatency(.now - call.sentAt, loop: loop.index)
-        if reply.isError { health.recordError(loop: loop.index) }
+        if case .error(let message) = reply { health.recordError(loop: loop.index, message: message, logger: logger) }
         call.finish(reply)
     }
 
@@ -294,6 +297,7 @@ final class RedisConnection {
         } else {
             health.connectFailed(endpoint: endpoint, logger: logger, reason: reason)
         }
+        onDown?()
         // `outstanding` needs no reset: hiredis calls every pending callback once, with a nil reply,
         // when it frees the context (before, during or just after this).
         let delay = backoff * Double.random(in: 0.5...1.0)

@@ -1,6 +1,8 @@
 // What every loop's Redis tiers share in one process: the health and figures, this proxy's id
-// in the fleet, and the purge-everything generation that cache keys live under.
+// in the fleet, the purge-everything generation that cache keys live under, and this proxy's
+// purges still on their way to Redis (which hide the L2 entries they reach).
 
+import BreakwaterCore
 import Foundation
 import Synchronization
 
@@ -10,12 +12,32 @@ final class RedisFleetState: Sendable {
     /// Tells this proxy's own messages and leases from the others'.
     let instanceID = UUID().uuidString.lowercased()
     private let currentGeneration = Atomic<UInt64>(0)
+    /// This proxy's purges Redis has not confirmed yet.
+    let outbox = Mutex(PurgeOutbox())
+    /// How many purges the outbox holds: read without the lock on every L2 read.
+    private let pendingPurges = Atomic<Int>(0)
 
     init(loopCount: Int) {
         health = RedisHealth(loopCount: loopCount)
     }
 
     var generation: UInt64 { currentGeneration.load(ordering: .acquiring) }
+
+    var pendingPurgeCount: Int { pendingPurges.load(ordering: .relaxed) }
+
+    /// Changes the outbox and keeps its count current.
+    func updateOutbox<T>(_ body: (inout PurgeOutbox) -> T) -> T {
+        outbox.withLock { outbox in
+            defer { pendingPurges.store(outbox.pending.count, ordering: .relaxed) }
+            return body(&outbox)
+        }
+    }
+
+    /// Whether one of this proxy's unconfirmed purges reaches `entry`, read from the L2.
+    func isHiddenByPendingPurge(_ entry: CacheEntry) -> Bool {
+        guard pendingPurgeCount > 0 else { return false }
+        return outbox.withLock { $0.hides(entry) }
+    }
 
     /// Moves to `generation` if it is newer (generations only grow).
     func advanceGeneration(to generation: UInt64) {

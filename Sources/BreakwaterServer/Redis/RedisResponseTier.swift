@@ -121,6 +121,8 @@ package final class RedisResponseTier: ResponseTier {
                 var entry = try CacheEntryCodec.decode(
                     bytes, signedBy: signer, storedUnder: entryKey, now: .now, wallNow: wallClockNow())
                 guard entry.key == key else { throw CacheEntryCodecError.malformed("another key") }
+                // Purged here and not yet confirmed by Redis: the delete may not have happened.
+                guard !state.isHiddenByPendingPurge(entry) else { return completion(nil, leaseHeld) }
                 entry = Self.applyingSoftPurges(to: entry, mark: values[1].bytes, markForAll: values[2].bytes)
                 completion(entry, leaseHeld)
             } catch .signatureMismatch {

@@ -1,0 +1,72 @@
+// This proxy's purges on their way to Redis (docs/FLEET.md, "No purge lost"): each waits here
+// until Redis has applied it to the L2 and the purge log, and is retried until then; meanwhile
+// it hides from this proxy the L2 entries it reaches, so that an entry purged here is never read
+// back from a Redis that missed the delete (paused, slow, restarted).
+
+/// The purges applied here and not yet confirmed by Redis, oldest first.
+package struct PurgeOutbox: Sendable {
+    /// One purge waiting for Redis.
+    package struct Pending: Sendable, Equatable {
+        /// Unique in this process: with the proxy's id, it makes a retry idempotent in Redis.
+        package var sequence: UInt64
+        package var purge: PurgeRequest
+        /// When it was made: entries stored later are not reached by it.
+        package var madeAt: WallClockTime
+        /// Already announced on the channel without the log (Redis refused the script).
+        package var isAnnounced = false
+    }
+
+    /// Pending purges beyond this collapse into one purge of everything.
+    package let capacity: Int
+    package private(set) var pending: [Pending] = []
+    private var nextSequence: UInt64 = 1
+
+    package init(capacity: Int = 10_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    package var isEmpty: Bool { pending.isEmpty }
+    package var first: Pending? { pending.first }
+
+    /// Queues `purge` made at `now`. When the outbox is full, everything pending becomes one purge
+    /// of everything (soft only if every one was soft): more work for the fleet, never a lost purge.
+    @discardableResult
+    package mutating func add(_ purge: PurgeRequest, at now: WallClockTime) -> Pending {
+        defer { nextSequence += 1 }
+        if pending.count >= capacity {
+            let soft = purge.soft && pending.allSatisfy(\.purge.soft)
+            pending = [Pending(sequence: nextSequence, purge: PurgeRequest(selector: .all, soft: soft), madeAt: now)]
+            return pending[0]
+        }
+        let added = Pending(sequence: nextSequence, purge: purge, madeAt: now)
+        pending.append(added)
+        return added
+    }
+
+    /// Redis applied the purge numbered `sequence`.
+    package mutating func confirm(_ sequence: UInt64) {
+        pending.removeAll { $0.sequence == sequence }
+    }
+
+    /// Redis refused the purge numbered `sequence`, which was then announced without the log.
+    package mutating func markAnnounced(_ sequence: UInt64) {
+        if let index = pending.firstIndex(where: { $0.sequence == sequence }) { pending[index].isAnnounced = true }
+    }
+
+    /// Whether a pending purge reaches `entry`, read from the L2: an entry stored at or before
+    /// the purge and within its reach is one Redis may not have deleted yet.
+    package func hides(_ entry: CacheEntry) -> Bool {
+        pending.contains { pending in
+            entry.storedAtWallClock <= pending.madeAt && Self.reaches(pending.purge.selector, entry)
+        }
+    }
+
+    static func reaches(_ selector: PurgeSelector, _ entry: CacheEntry) -> Bool {
+        switch selector {
+        case .all: true
+        case .operation(let name): entry.operationName == name
+        case .document(let digest): entry.documentDigest == digest
+        case .tag(let tag): entry.tags.contains(tag)
+        }
+    }
+}
