@@ -119,7 +119,8 @@ import Testing
         #expect(pending == 0, "the purge made while Redis was down was applied once it came back")
         print(
             "figures: restart-empty: no purged copy served \(settled.map { "\($0)" } ?? "-") after Redis came back "
-                + "(\(ContinuousClock.now - back) until now); registry complete on a new proxy after \(known.map { "\($0)" } ?? "-")")
+                + "(\(ContinuousClock.now - back) until now); registry complete on a new proxy after \(known.map { "\($0)" } ?? "-"); "
+                + "\(fleet.proxies[1].process.output.filter { $0.contains("purge log") || $0.contains("written back") })")
     }
 
     @Test func aPurgeMadeWhileRedisIsPausedIsNeitherLostNorReadBackFromTheL2() throws {
@@ -152,7 +153,8 @@ import Testing
         }
         let published = try Self.redisStats(fleet.proxies[0])["purges_published"] as? Int
         #expect(published == 1, "applied once in Redis, however many times it was sent")
-        print("figures: pause 3 s: no purged copy served \(settled.map { "\($0)" } ?? "-") after SIGCONT")
+        let lines = fleet.proxies[1].process.output.filter { $0.contains("purge log") }
+        print("figures: pause 3 s: no purged copy served \(settled.map { "\($0)" } ?? "-") after SIGCONT; \(lines)")
     }
 
     @Test func aPurgeOfEverythingWorksAfterRedisRestartsEmptyBetweenTwo() throws {
@@ -182,5 +184,58 @@ import Testing
         #expect(try fleet.proxies[1].admin.post("/purge", json: #"{"all":true}"#).status == 200)
         _ = try Self.waitUntilNoProxyServesThePurgedCopy(fleet, purgedAt: purgedAt, variables: #"{"id":"11"}"#)
         #expect(try fleet.redis.cli("GET", "\(fleet.prefix)gen") == "2")
+    }
+
+    @Test func proxiesCutOffFromThePurgeChannelReplayWhatTheyMissedFromTheLog() throws {
+        let fleet = try FleetStack(proxies: 3)
+        try fleet.waitUntilConnected()
+        try Self.cacheEverywhere(fleet)
+        // Proxies 1 and 2 are frozen, and Redis closes every subscriber: the purge is published
+        // while they have none, so only the log can tell them.
+        for proxy in fleet.proxies.dropFirst() { proxy.process.signal(SIGSTOP) }
+        defer { for proxy in fleet.proxies.dropFirst() { proxy.process.signal(SIGCONT) } }
+        try fleet.redis.cli("CLIENT", "KILL", "TYPE", "pubsub")
+        let purgedAt = ContinuousClock.now
+        #expect(try fleet.proxies[0].admin.post("/purge", json: #"{"type":"Launch","id":"7"}"#).status == 200)
+        var logged = ""
+        while !logged.contains("Launch:7"), ContinuousClock.now < purgedAt + .seconds(5) {
+            logged = try fleet.redis.cli("XRANGE", "\(fleet.prefix)purges", "-", "+")
+            if !logged.contains("Launch:7") { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        #expect(logged.contains("Launch:7"), "the purge is in the log: \(logged)")
+        Thread.sleep(forTimeInterval: 0.5)
+        let resumed = ContinuousClock.now
+        for proxy in fleet.proxies.dropFirst() { proxy.process.signal(SIGCONT) }
+        let settled = try Self.waitUntilNoProxyServesThePurgedCopy(fleet, purgedAt: purgedAt)
+        for proxy in fleet.proxies.dropFirst() {
+            let stats = try Self.redisStats(proxy)
+            #expect((stats["purges_replayed"] as? Int ?? 0) >= 1, "\(stats)")
+            #expect(stats["cache_drops"] as? Int == 0, "the log reached back: nothing dropped")
+        }
+        let lines = fleet.proxies[1].process.output.filter { $0.contains("purge log") }
+        print(
+            "figures: proxies cut off: no purged copy served \(settled.map { "\($0)" } ?? "-") after they resumed "
+                + "(\(ContinuousClock.now - resumed) until now); \(lines)")
+    }
+
+    @Test func anEntryRedisHasNotDeletedYetIsNotReadBackByTheProxyThatPurgedIt() throws {
+        let fleet = try FleetStack(proxies: 2)
+        try fleet.waitUntilConnected()
+        try Self.cacheEverywhere(fleet)
+        // Redis answers reads but holds every write (the purge script among them) for 3 s: the L2
+        // still has the entry while proxy 0 has purged it.
+        try fleet.redis.cli("CLIENT", "PAUSE", "3000", "WRITE")
+        let purgedAt = ContinuousClock.now
+        #expect(try fleet.proxies[0].admin.post("/purge", json: #"{"type":"Launch","id":"7"}"#).status == 200)
+        // Requests land on both of its loops: none is the purged entry read back from the L2.
+        for _ in 0..<6 {
+            let response = try FleetStack.post(fleet.proxies[0], FleetStack.detail, variables: Self.variables)
+            #expect(
+                !Self.isPurgedCopyServedFresh(response, sincePurge: ContinuousClock.now - purgedAt),
+                "read back from the L2: \(response)")
+        }
+        #expect(try Self.redisStats(fleet.proxies[0])["purges_pending"] as? Int == 1)
+        let settled = try Self.waitUntilNoProxyServesThePurgedCopy(fleet, purgedAt: purgedAt)
+        #expect(settled != nil)
     }
 }
