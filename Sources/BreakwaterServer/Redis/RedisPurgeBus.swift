@@ -215,7 +215,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
                 "redis purge log: purges in the log did not arrive on the channel; replaying them",
                 metadata: ["redis.applied": "\(applied)", "redis.log_end": "\(logEnd)"])
         case .caughtUp(let replayed, let gap):
-            guard let gap else { return }
+            guard let gap, replayed > 0 || gap >= .milliseconds(100) else { return }
             logger.notice(
                 "redis purge log: caught up after a gap",
                 metadata: ["redis.replayed": "\(replayed)", "redis.gap_ms": "\(gap.redisMilliseconds)"])
