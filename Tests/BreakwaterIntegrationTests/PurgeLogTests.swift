@@ -42,9 +42,11 @@ import Testing
         let started = ContinuousClock.now
         let deadline = started + timeout
         var remaining = Set(fleet.proxies.indices)
+        var last: [Int: HTTPClientResponse] = [:]
         while !remaining.isEmpty, ContinuousClock.now < deadline {
             for index in remaining.sorted() {
                 let response = try FleetStack.post(fleet.proxies[index], FleetStack.detail, variables: variables)
+                last[index] = response
                 #expect(response.status == 200)
                 if !isPurgedCopyServedFresh(response, sincePurge: ContinuousClock.now - purgedAt) {
                     remaining.remove(index)
@@ -52,7 +54,12 @@ import Testing
             }
             if !remaining.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
         }
-        #expect(remaining.isEmpty, "proxies \(remaining.sorted()) still serve the purged entry as fresh")
+        #expect(
+            remaining.isEmpty,
+            """
+            proxies \(remaining.sorted()) still serve the purged entry as fresh: \(remaining.map { last[$0].map { "\($0)" } ?? "" })
+            \(remaining.map { fleet.proxies[$0].process.output.filter { $0.contains("redis") } })
+            """)
         return remaining.isEmpty ? ContinuousClock.now - started : nil
     }
 

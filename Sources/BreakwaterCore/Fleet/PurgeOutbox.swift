@@ -1,7 +1,8 @@
 // This proxy's purges on their way to Redis (docs/FLEET.md, "No purge lost"): each waits here
-// until Redis has applied it to the L2 and the purge log, and is retried until then; meanwhile
+// until Redis has applied it to the L2 and the purge log, and is retried until then; meanwhile,
+// and for a short while after (an L2 read sent before the confirmation may be answered after it),
 // it hides from this proxy the L2 entries it reaches, so that an entry purged here is never read
-// back from a Redis that missed the delete (paused, slow, restarted).
+// back from a Redis that had not deleted it yet (paused, slow, refusing scripts).
 
 /// The purges applied here and not yet confirmed by Redis, oldest first.
 package struct PurgeOutbox: Sendable {
@@ -18,12 +19,20 @@ package struct PurgeOutbox: Sendable {
 
     /// Pending purges beyond this collapse into one purge of everything.
     package let capacity: Int
+    /// How long a confirmed purge still hides entries: longer than any L2 read may take.
+    package let retention: Duration
     package private(set) var pending: [Pending] = []
+    /// Confirmed purges, each with the instant it stops hiding entries.
+    private var confirmed: [(purge: Pending, until: ContinuousClock.Instant)] = []
     private var nextSequence: UInt64 = 1
 
-    package init(capacity: Int = 10_000) {
+    package init(capacity: Int = 10_000, retention: Duration = .seconds(2)) {
         self.capacity = max(1, capacity)
+        self.retention = retention
     }
+
+    /// Pending and recently confirmed purges: whether an L2 read needs to look at all.
+    package var hidingCount: Int { pending.count + confirmed.count }
 
     package var isEmpty: Bool { pending.isEmpty }
     package var first: Pending? { pending.first }
@@ -43,9 +52,16 @@ package struct PurgeOutbox: Sendable {
         return added
     }
 
-    /// Redis applied the purge numbered `sequence`.
-    package mutating func confirm(_ sequence: UInt64) {
-        pending.removeAll { $0.sequence == sequence }
+    /// Redis applied the purge numbered `sequence` at `now`; it goes on hiding for `retention`.
+    package mutating func confirm(_ sequence: UInt64, now: ContinuousClock.Instant) {
+        confirmed.removeAll { $0.until <= now }
+        guard let index = pending.firstIndex(where: { $0.sequence == sequence }) else { return }
+        confirmed.append((pending.remove(at: index), now + retention))
+    }
+
+    /// Forgets confirmed purges past their retention.
+    package mutating func prune(now: ContinuousClock.Instant) {
+        confirmed.removeAll { $0.until <= now }
     }
 
     /// Redis refused the purge numbered `sequence`, which was then announced without the log.
@@ -55,10 +71,11 @@ package struct PurgeOutbox: Sendable {
 
     /// Whether a pending purge reaches `entry`, read from the L2: an entry stored at or before
     /// the purge and within its reach is one Redis may not have deleted yet.
-    package func hides(_ entry: CacheEntry) -> Bool {
-        pending.contains { pending in
-            entry.storedAtWallClock <= pending.madeAt && Self.reaches(pending.purge.selector, entry)
+    package func hides(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Bool {
+        func hiding(_ purge: Pending) -> Bool {
+            entry.storedAtWallClock <= purge.madeAt && Self.reaches(purge.purge.selector, entry)
         }
+        return pending.contains(where: hiding) || confirmed.contains { $0.until > now && hiding($0.purge) }
     }
 
     static func reaches(_ selector: PurgeSelector, _ entry: CacheEntry) -> Bool {

@@ -27,7 +27,7 @@ package final class RedisFleet: @unchecked Sendable {
     package init(settings: RedisSettings, loops: [EventLoop], logger: Logger) {
         self.settings = settings
         self.logger = logger
-        let state = RedisFleetState(loopCount: loops.count)
+        let state = RedisFleetState(loopCount: loops.count, callTimeout: settings.timeout)
         self.state = state
         connections = loops.map {
             RedisConnection(

@@ -13,12 +13,16 @@ final class RedisFleetState: Sendable {
     let instanceID = UUID().uuidString.lowercased()
     private let currentGeneration = Atomic<UInt64>(0)
     /// This proxy's purges Redis has not confirmed yet.
-    let outbox = Mutex(PurgeOutbox())
-    /// How many purges the outbox holds: read without the lock on every L2 read.
+    let outbox: Mutex<PurgeOutbox>
+    /// How many purges the outbox holds, and how many hide entries (pending or just confirmed):
+    /// the latter is read without the lock on every L2 read.
     private let pendingPurges = Atomic<Int>(0)
+    private let hidingPurges = Atomic<Int>(0)
 
-    init(loopCount: Int) {
+    /// `callTimeout` is `redis.timeout`: a confirmed purge hides entries longer than any read takes.
+    init(loopCount: Int, callTimeout: Duration = .milliseconds(50)) {
         health = RedisHealth(loopCount: loopCount)
+        outbox = Mutex(PurgeOutbox(retention: max(.seconds(2), callTimeout + .seconds(1))))
     }
 
     var generation: UInt64 { currentGeneration.load(ordering: .acquiring) }
@@ -28,15 +32,19 @@ final class RedisFleetState: Sendable {
     /// Changes the outbox and keeps its count current.
     func updateOutbox<T>(_ body: (inout PurgeOutbox) -> T) -> T {
         outbox.withLock { outbox in
-            defer { pendingPurges.store(outbox.pending.count, ordering: .relaxed) }
+            defer {
+                pendingPurges.store(outbox.pending.count, ordering: .relaxed)
+                hidingPurges.store(outbox.hidingCount, ordering: .relaxed)
+            }
             return body(&outbox)
         }
     }
 
     /// Whether one of this proxy's unconfirmed purges reaches `entry`, read from the L2.
     func isHiddenByPendingPurge(_ entry: CacheEntry) -> Bool {
-        guard pendingPurgeCount > 0 else { return false }
-        return outbox.withLock { $0.hides(entry) }
+        guard hidingPurges.load(ordering: .relaxed) > 0 else { return false }
+        let now = ContinuousClock.now
+        return outbox.withLock { $0.hides(entry, now: now) }
     }
 
     /// Moves to `generation` if it is newer (generations only grow).

@@ -74,7 +74,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
             switch reply {
             case .integer(let generation)?:
                 state.advanceGeneration(to: UInt64(max(0, generation)))
-                state.updateOutbox { $0.confirm(pending.sequence) }
+                state.updateOutbox { $0.confirm(pending.sequence, now: .now) }
                 state.health.record(loop: loopIndex) { $0.purgesPublished += 1 }
                 sendNext()
             case .error?:
@@ -170,6 +170,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     func checked(logEnd: PurgeLogID?, answered: Bool) {
         guard follower != nil else { return }
         perform { follower in
+            state.updateOutbox { $0.prune(now: .now) }
             var actions = follower.tick(now: .now)
             if answered {
                 let isEmpty = (localEntries.withLock { $0 }?() ?? 0) == 0
