@@ -69,13 +69,29 @@ package struct PurgeOutbox: Sendable {
         if let index = pending.firstIndex(where: { $0.sequence == sequence }) { pending[index].isAnnounced = true }
     }
 
-    /// Whether a pending purge reaches `entry`, read from the L2: an entry stored at or before
-    /// the purge and within its reach is one Redis may not have deleted yet.
-    package func hides(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Bool {
-        func hiding(_ purge: Pending) -> Bool {
-            entry.storedAtWallClock <= purge.madeAt && Self.reaches(purge.purge.selector, entry)
+    /// What this proxy's pending or just confirmed purges make of `entry`, read from the L2.
+    package enum Verdict: Sendable, Equatable {
+        /// A hard purge reached it: a miss.
+        case hidden
+        /// Only soft purges reached it: stale from the earliest of them.
+        case staleFrom(WallClockTime)
+    }
+
+    /// The verdict on `entry` at `now`; nil when no purge reaches it. A purge reaches an entry
+    /// stored at or before it and within its selector: one Redis may not have purged yet.
+    package func verdict(on entry: CacheEntry, now: ContinuousClock.Instant) -> Verdict? {
+        var staleFrom: WallClockTime?
+        let live = pending + confirmed.filter { $0.until > now }.map(\.purge)
+        for purge in live where entry.storedAtWallClock <= purge.madeAt && Self.reaches(purge.purge.selector, entry) {
+            guard purge.purge.soft else { return .hidden }
+            staleFrom = min(staleFrom ?? purge.madeAt, purge.madeAt)
         }
-        return pending.contains(where: hiding) || confirmed.contains { $0.until > now && hiding($0.purge) }
+        return staleFrom.map { .staleFrom($0) }
+    }
+
+    /// Whether a purge hides `entry` altogether (a hard one) at `now`.
+    package func hides(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Bool {
+        verdict(on: entry, now: now) == .hidden
     }
 
     static func reaches(_ selector: PurgeSelector, _ entry: CacheEntry) -> Bool {

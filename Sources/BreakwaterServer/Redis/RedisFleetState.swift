@@ -40,11 +40,11 @@ final class RedisFleetState: Sendable {
         }
     }
 
-    /// Whether one of this proxy's unconfirmed purges reaches `entry`, read from the L2.
-    func isHiddenByPendingPurge(_ entry: CacheEntry) -> Bool {
-        guard hidingPurges.load(ordering: .relaxed) > 0 else { return false }
+    /// What this proxy's unconfirmed (or just confirmed) purges make of `entry`, read from the L2.
+    func pendingPurgeVerdict(on entry: CacheEntry) -> PurgeOutbox.Verdict? {
+        guard hidingPurges.load(ordering: .relaxed) > 0 else { return nil }
         let now = ContinuousClock.now
-        return outbox.withLock { $0.hides(entry, now: now) }
+        return outbox.withLock { $0.verdict(on: entry, now: now) }
     }
 
     /// Moves to `generation` if it is newer (generations only grow).

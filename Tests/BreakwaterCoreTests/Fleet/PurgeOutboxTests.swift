@@ -47,7 +47,17 @@ struct PurgeOutboxTests {
     func eachSelectorReachesWhatALocalPurgeWould(selector: PurgeSelector, reaches: Bool) {
         var outbox = PurgeOutbox()
         outbox.add(PurgeRequest(selector: selector, soft: true), at: Self.at(500))
-        #expect(outbox.hides(Self.entry(storedAt: 1), now: Self.now) == reaches)
+        #expect(outbox.verdict(on: Self.entry(storedAt: 1), now: Self.now) == (reaches ? .staleFrom(Self.at(500)) : nil))
+    }
+
+    @Test func aPendingSoftPurgeMakesTheEntryStaleFromThePurgeAndAHardOneHidesIt() {
+        var outbox = PurgeOutbox()
+        outbox.add(PurgeRequest(selector: .tag("Launch:7"), soft: true), at: Self.at(300))
+        outbox.add(PurgeRequest(selector: .operation("GetLaunch"), soft: true), at: Self.at(200))
+        #expect(outbox.verdict(on: Self.entry(storedAt: 100), now: Self.now) == .staleFrom(Self.at(200)))
+        #expect(!outbox.hides(Self.entry(storedAt: 100), now: Self.now))
+        outbox.add(PurgeRequest(selector: .all, soft: false), at: Self.at(400))
+        #expect(outbox.verdict(on: Self.entry(storedAt: 100), now: Self.now) == .hidden)
     }
 
     @Test func aFullOutboxCollapsesIntoOnePurgeOfEverything() {
