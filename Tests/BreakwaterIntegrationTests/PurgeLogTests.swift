@@ -191,6 +191,14 @@ import Testing
         #expect(try fleet.proxies[1].admin.post("/purge", json: #"{"all":true}"#).status == 200)
         _ = try Self.waitUntilNoProxyServesThePurgedCopy(fleet, purgedAt: purgedAt, variables: #"{"id":"11"}"#)
         #expect(try fleet.redis.cli("GET", "\(fleet.prefix)gen") == "2")
+        let metrics = String(decoding: try fleet.proxies[1].admin.get("/metrics").body, as: UTF8.self)
+        for line in [
+            "breakwater_redis_generation 2", "breakwater_redis_purges_published_total 1", "breakwater_redis_purges_pending 0",
+            "breakwater_redis_purges_applied_total 1", "breakwater_redis_purges_replayed_total ",
+            "breakwater_redis_cache_drops_total ", "breakwater_redis_documents_written_back_total ",
+        ] {
+            #expect(metrics.contains(line), "\(line)")
+        }
     }
 
     @Test func proxiesCutOffFromThePurgeChannelReplayWhatTheyMissedFromTheLog() throws {
