@@ -40,7 +40,8 @@ package struct PurgeLogFollower: Sendable {
         package var description: String {
             switch self {
             case .logTrimmed(let first, let applied):
-                "the purge log starts at \(first), after \(applied), the last purge applied here (trimmed, or Redis restarted)"
+                "the purge log starts at \(first), after \(applied), the last purge applied here "
+                    + "(trimmed, or Redis restarted)"
             case .logLost(let applied):
                 "the purge log no longer holds \(applied), the last purge applied here (Redis restarted or lost it)"
             case .neverFollowed:

@@ -56,7 +56,7 @@ package struct PurgeMessage: Sendable, Equatable {
             sender = sender[..<at]
         }
         self.init(
-            sender: String(sender), purge: PurgeRequest(selector: selector, soft: parts[2] == "1"), generation: generation,
-            logID: logID)
+            sender: String(sender), purge: PurgeRequest(selector: selector, soft: parts[2] == "1"),
+            generation: generation, logID: logID)
     }
 }

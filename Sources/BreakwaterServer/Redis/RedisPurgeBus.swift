@@ -119,7 +119,8 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
         let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: false)
         let strings: [String] = [
             "EVAL", RedisScripts.purge, "4",
-            keys.purgeDone(sender: state.instanceID, sequence: pending.sequence), keys.generation, keys.purgeLog, target,
+            keys.purgeDone(sender: state.instanceID, sequence: pending.sequence), keys.generation, keys.purgeLog,
+            target,
             mode, String(generation), String(pending.madeAt.millisecondsSinceEpoch), state.instanceID,
             purge.soft ? "1" : "0",
         ]
@@ -202,8 +203,8 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
             check()
         case .markLocalEntriesStale:
             logger.warning(
-                "redis purge log: purges may have been missed (no subscription, or Redis not answering); local entries are served STALE until refreshed"
-            )
+                "redis purge log: purges may have been missed (no subscription, or Redis not answering); "
+                    + "local entries are served STALE until refreshed")
             handler.withLock { $0 }?(PurgeRequest(selector: .all, soft: true))
         case .dropLocalCache(let reason):
             logger.warning(
