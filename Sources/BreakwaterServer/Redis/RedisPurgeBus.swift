@@ -203,8 +203,9 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
             check()
         case .markLocalEntriesStale:
             logger.warning(
-                "redis purge log: purges may have been missed (no subscription, or Redis not answering); "
-                    + "local entries are served STALE until refreshed")
+                Logger.Message(
+                    stringLiteral: "redis purge log: purges may have been missed (no subscription, or Redis not "
+                        + "answering); local entries are served STALE until refreshed"))
             handler.withLock { $0 }?(PurgeRequest(selector: .all, soft: true))
         case .dropLocalCache(let reason):
             logger.warning(
