@@ -1,4 +1,4 @@
-// The shared tier's settings (SPEC section 2, `redis`) as the Redis tier reads them, with what
+// The shared tier's settings (`redis` in config.yaml, README.md) as the Redis tier reads them, with what
 // it derives (the lease time from `origin.timeout`) and what no key sets (a document's lifetime).
 
 /// What the Redis tier needs from the configuration.

@@ -1,4 +1,4 @@
-// The shared tier's figures in `/stats` (the `redis` block of SPEC section 7) and `/metrics`
+// The shared tier's figures in `/stats` (the `redis` block, docs/FLEET.md) and `/metrics`
 // (`breakwater_redis_*`), added to the report's renderings when the proxy has a Redis tier.
 
 /// What the shared tier reports: whether Redis answers, and its figures.

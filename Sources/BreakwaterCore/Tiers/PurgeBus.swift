@@ -1,4 +1,4 @@
-// How purges reach the other proxies of a fleet (SPEC section 7).
+// How purges reach the other proxies of a fleet (docs/FLEET.md, "Purges").
 
 /// Carries purges between proxies. The local purge is applied first by `CachePurger`; the bus
 /// only tells the others (and the shared tier), and hands their purges to `onRemotePurge`.

@@ -1,4 +1,4 @@
-// The fleet's shared persisted-query registry (SPEC section 7) on one event loop's connection:
+// The fleet's shared persisted-query registry (docs/FLEET.md) on one event loop's connection:
 // registrations are written through; a hash unknown locally is read here before
 // PersistedQueryNotFound is answered. With `redis.signing_key` every document is signed like an
 // L2 entry, and one with a wrong signature reads as unknown (docs/FLEET.md, "Trust boundary").
