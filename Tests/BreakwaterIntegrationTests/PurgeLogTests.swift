@@ -263,4 +263,28 @@ import Testing
         #expect(pending == 0)
         #expect(try fleet.redis.cli("XRANGE", "\(fleet.prefix)purges", "-", "+").contains("Launch:7"))
     }
+
+    @Test func withThePurgeLogOffPurgesStillTravelOnTheChannelAndNothingIsLogged() throws {
+        let fleet = try FleetStack(proxies: 0)
+        let proxies = try (0..<2).map { _ in
+            try ProxyProcess(origin: fleet.origin.url, yaml: fleet.yaml() + "\n  purge_log: 0", logLevel: "notice")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try !proxies.allSatisfy({ try Self.redisStats($0)["subscribed"] as? Bool == true }),
+            ContinuousClock.now < deadline
+        {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        for proxy in proxies { _ = try FleetStack.post(proxy, FleetStack.detail, variables: Self.variables) }
+        #expect(try FleetStack.post(proxies[1], FleetStack.detail, variables: Self.variables).header("X-Cache") == "HIT")
+        #expect(try proxies[0].admin.post("/purge", json: #"{"type":"Launch","id":"7"}"#).status == 200)
+        var answer: String?
+        repeat {
+            answer = try FleetStack.post(proxies[1], FleetStack.detail, variables: Self.variables).header("X-Cache")
+            if answer == "HIT" { Thread.sleep(forTimeInterval: 0.05) }
+        } while answer == "HIT" && ContinuousClock.now < deadline
+        #expect(answer == "MISS")
+        #expect(try fleet.redis.cli("EXISTS", "\(fleet.prefix)purges") == "0")
+        #expect(try Self.redisStats(proxies[0])["purges_published"] as? Int == 1)
+    }
 }
