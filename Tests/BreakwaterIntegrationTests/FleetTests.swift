@@ -186,6 +186,8 @@ import Testing
         }
         let redis = try fleet.proxies[0].stats()["redis"] as? [String: Any]
         #expect((redis?["errors"] as? Int ?? 0) > 0, "Redis refused the writes (OOM)")
+        let warned = fleet.proxies.flatMap { $0.process.output }.filter { $0.contains("redis refuses writes") }
+        #expect(!warned.isEmpty, "an OOM reply is logged at warning")
     }
 
     @Test func aProxyStartedWithRedisUnreachableServesNormally() throws {

@@ -1,4 +1,4 @@
-// The one way entries are purged (SPEC sections 5.3, 6 and 7): by the admin endpoint, by a
+// The one way entries are purged (README.md, "The response cache"; docs/FLEET.md): by the admin endpoint, by a
 // mutation's answer, or by another proxy of the fleet. Applied locally first, then announced.
 
 import Synchronization
@@ -18,6 +18,7 @@ package final class CachePurger: Sendable {
     package func connect(_ bus: any PurgeBus) {
         self.bus.withLock { $0 = bus }
         bus.setRemotePurgeHandler { [weak self] purge in self?.applyRemote(purge) }
+        bus.setLocalEntryCount { [store] in store.statistics.entries }
     }
 
     /// Applies `purge` here and announces it; returns how many local entries it reached.

@@ -32,6 +32,7 @@ extension Configuration {
         .init("redis.l2", \.redis.l2),
         .init("redis.sentinels", \.redis.sentinels),
         .init("redis.master_name", \.redis.masterName),
+        .init("redis.purge_log", \.redis.purgeLog),
         // The fleet's tiers sign and check with the key they were built with.
         .init("redis.signing_key", \.redis.signingKey),
     ]

@@ -98,6 +98,7 @@ extension Configuration {
         add(1, "timeout", redis.timeout.configText)
         add(1, "l2", "\(redis.l2)")
         add(1, "l2_max_entry_bytes", "\(redis.l2MaxEntryBytes)")
+        add(1, "purge_log", "\(redis.purgeLog)")
         add(1, "signing_key", yamlQuoted(redis.signingKey))
         add(1, "sentinels", yamlList(redis.sentinels))
         add(1, "master_name", yamlQuoted(redis.masterName))

@@ -229,6 +229,8 @@ public struct Configuration: Sendable, Equatable {
         public var sentinels: [String] = []
         /// The master the sentinels watch, by the name they know it under.
         public var masterName = ""
+        /// Purges kept in Redis for replay after a disconnection (a stream); 0 keeps none.
+        public var purgeLog = 100_000
         public init() {}
 
         /// Whether a shared tier is configured (`url` or `sentinels`).

@@ -512,6 +512,7 @@ private final class ConfigurationReader {
         read(f["timeout"], into: &redis.timeout) { duration($0, positive: true) }
         read(f["l2"], into: &redis.l2, boolean)
         read(f["l2_max_entry_bytes"], into: &redis.l2MaxEntryBytes) { size($0) }
+        read(f["purge_log"], into: &redis.purgeLog) { integer($0, minimum: 0) }
         read(f["signing_key"], into: &redis.signingKey) { field in
             guard let key = self.string(field) else { return nil }
             // The message never holds the key: validate's output is pasted into tickets.

@@ -16,6 +16,12 @@ package struct RedisKeyLayout: Sendable, Equatable {
     package var generation: String { prefix + "gen" }
     /// The pub/sub channel purges travel on.
     package var purgeChannel: String { prefix + "purge" }
+    /// The purge log, a stream every purge is appended to (`redis.purge_log` entries).
+    package var purgeLog: String { prefix + "purges" }
+    /// A random token set once per Redis lifetime: a new one means Redis started empty.
+    package var dataEpoch: String { prefix + "epoch" }
+    /// Marks purge `sequence` of proxy `sender` as applied, so that a retry applies it once.
+    package func purgeDone(sender: String, sequence: UInt64) -> String { prefix + "purged:\(sender):\(sequence)" }
     /// A registered document's text, by its SHA-256.
     package func document(_ hash: SHA256Digest) -> String { prefix + "doc:" + hash.hex }
     /// The origin's last good introspected schema (the introspection answer), for the fleet.

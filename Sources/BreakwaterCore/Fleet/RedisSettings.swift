@@ -1,4 +1,4 @@
-// The shared tier's settings (SPEC section 2, `redis`) as the Redis tier reads them, with what
+// The shared tier's settings (`redis` in config.yaml, README.md) as the Redis tier reads them, with what
 // it derives (the longest lease from `origin.timeout`) and what no key sets (a document's lifetime).
 
 /// What the Redis tier needs from the configuration.
@@ -17,6 +17,8 @@ package struct RedisSettings: Sendable, Equatable {
     package var leaseTimeout = Duration.seconds(10)
     /// The HMAC-SHA256 key values are signed with (`redis.signing_key`); empty signs nothing.
     package var signingKey = ""
+    /// Purges kept in the purge log for replay (`redis.purge_log`); 0 keeps none.
+    package var purgeLogLength = 100_000
     /// How long a registered document stays in Redis after its last registration.
     package var documentLifetime = Duration.seconds(30 * 24 * 3600)
     /// The Redis Sentinels to ask where the master is (`redis.sentinels`); empty: `endpoint`'s
@@ -47,6 +49,7 @@ package struct RedisSettings: Sendable, Equatable {
         l2 = redis.l2
         l2MaxEntryBytes = redis.l2MaxEntryBytes.bytes
         signingKey = redis.signingKey
+        purgeLogLength = redis.purgeLog
         leaseTimeout = configuration.origin.timeout
     }
 

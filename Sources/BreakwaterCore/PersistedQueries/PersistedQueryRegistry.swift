@@ -75,6 +75,12 @@ package final class PersistedQueryRegistry: Sendable {
     /// New registrations since start.
     package var registered: Int { state.withLock { $0.registered } }
 
+    /// The digests of the documents registered here (the manifest's aside), most recently used
+    /// first: what the fleet's registry write-back sends to a Redis that lost them.
+    package var registeredDigests: [SHA256Digest] {
+        state.withLock { $0.documents.leastRecentFirst.reversed().map(\.key) }
+    }
+
     /// Registrations the store failed to persist (they stay served from memory).
     package var persistFailures: Int { state.withLock { $0.persistFailures } }
 

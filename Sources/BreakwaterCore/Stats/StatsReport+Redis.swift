@@ -1,4 +1,4 @@
-// The shared tier's figures in `/stats` (the `redis` block of SPEC section 7) and `/metrics`
+// The shared tier's figures in `/stats` (the `redis` block, docs/FLEET.md) and `/metrics`
 // (`breakwater_redis_*`), added to the report's renderings when the proxy has a Redis tier.
 
 /// What the shared tier reports: whether Redis answers, and its figures.
@@ -15,6 +15,10 @@ package struct RedisStatus: Sendable, Equatable {
     package var master = ""
     /// Times Redis Sentinel moved the master since start (`redis.sentinels`).
     package var failovers = 0
+    /// The purge-everything generation cache keys live under now.
+    package var generation: UInt64 = 0
+    /// This proxy's purges waiting for Redis to apply them.
+    package var purgesPending = 0
 
     package init(connected: Bool, statistics: RedisStatistics) {
         (self.connected, self.statistics) = (connected, statistics)
@@ -34,7 +38,10 @@ extension StatsReport {
         member += ",\"l2_hits\":\(figures.l2Hits),\"l2_misses\":\(figures.l2Misses)"
         member += ",\"registry_hits\":\(figures.registryHits),\"errors\":\(figures.errors)"
         member += ",\"timeouts\":\(figures.timeouts),\"remote_purges\":\(figures.remotePurges)"
-        member += ",\"rejected\":\(figures.rejected)"
+        member += ",\"rejected\":\(figures.rejected),\"generation\":\(redis.generation)"
+        member += ",\"purges_published\":\(figures.purgesPublished),\"purges_pending\":\(redis.purgesPending)"
+        member += ",\"purges_applied\":\(figures.purgesApplied),\"purges_replayed\":\(figures.purgesReplayed)"
+        member += ",\"cache_drops\":\(figures.cacheDrops),\"documents_written_back\":\(figures.documentsWrittenBack)"
         member += ",\"master\":"
         bytes.append(contentsOf: member.utf8)
         JSONWriter.quotedString(redis.master, into: &bytes)
@@ -80,6 +87,21 @@ extension StatsReport {
              "Waits for another proxy's fetch of the same key (the fleet-wide lease was taken).", figures.leaseWaits),
             ("breakwater_redis_failovers_total", "counter", "Times Redis Sentinel moved the master since start.",
              redis.failovers),
+            ("breakwater_redis_generation", "gauge", "The purge-everything generation cache keys live under.",
+             Int(clamping: redis.generation)),
+            ("breakwater_redis_purges_published_total", "counter",
+             "This proxy's purges applied in Redis and appended to the purge log.", figures.purgesPublished),
+            ("breakwater_redis_purges_pending", "gauge", "This proxy's purges waiting for Redis to apply them.",
+             redis.purgesPending),
+            ("breakwater_redis_purges_applied_total", "counter",
+             "Other proxies' purges applied here, from the channel or the purge log.", figures.purgesApplied),
+            ("breakwater_redis_purges_replayed_total", "counter",
+             "Other proxies' purges read from the purge log after a gap in the subscription.", figures.purgesReplayed),
+            ("breakwater_redis_cache_drops_total", "counter",
+             "Times the whole local cache was dropped because the purge log no longer reached back.",
+             figures.cacheDrops),
+            ("breakwater_redis_documents_written_back_total", "counter",
+             "Registry documents written back to a Redis that started empty.", figures.documentsWrittenBack),
         ]
         for (name, kind, help, value) in families {
             lines += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n\(name) \(value)\n"

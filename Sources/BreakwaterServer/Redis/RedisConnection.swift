@@ -85,7 +85,8 @@ final class RedisConnection {
 
     /// Sends `arguments` (a command and its arguments, binary-safe); `completion` runs on this
     /// loop exactly once, never inline, with the reply or nil (down, slow, or not sent).
-    func send(_ arguments: [[UInt8]], completion: @escaping (RedisReply?) -> Void) {
+    /// `deadline` replaces `redis.timeout` for calls that must not give up as early (purges).
+    func send(_ arguments: [[UInt8]], deadline: Duration? = nil, completion: @escaping (RedisReply?) -> Void) {
         guard isReady, let context, outstanding < Self.maxOutstanding else {
             loop.later { completion(nil) }
             return
@@ -95,7 +96,7 @@ final class RedisConnection {
             loop.later { call.finish(nil) }
             return
         }
-        loop.schedule(after: timeout) { [weak self, call] in
+        loop.schedule(after: deadline ?? timeout) { [weak self, call] in
             guard !call.isFinished else { return }
             call.finish(nil)
             self?.missedDeadline()
@@ -161,7 +162,7 @@ final class RedisConnection {
         guard let reply else { return call.finish(nil) }
         consecutiveTimeouts = 0
         health.recordLatency(.now - call.sentAt, loop: loop.index)
-        if reply.isError { health.recordError(loop: loop.index) }
+        if case .error(let message) = reply { health.recordError(loop: loop.index, message: message, logger: logger) }
         call.finish(reply)
     }
 

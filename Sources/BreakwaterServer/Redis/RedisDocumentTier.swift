@@ -1,4 +1,4 @@
-// The fleet's shared persisted-query registry (SPEC section 7) on one event loop's connection:
+// The fleet's shared persisted-query registry (docs/FLEET.md) on one event loop's connection:
 // registrations are written through; a hash unknown locally is read here before
 // PersistedQueryNotFound is answered. With `redis.signing_key` every document is signed like an
 // L2 entry, and one with a wrong signature reads as unknown (docs/FLEET.md, "Trust boundary").
@@ -58,4 +58,22 @@ package final class RedisDocumentTier: DocumentTier {
         ]
         connection.send(arguments) { _ in }
     }
+
+    /// Writes back a document Redis lost, unless a registration put it there since (`SET NX`);
+    /// `completion` gets whether Redis answered.
+    func restore(_ hash: SHA256Digest, document: String, completion: @escaping (Bool) -> Void) {
+        let key = settings.keys.document(hash)
+        var value = Array(document.utf8)
+        signer?.sign(&value, storedUnder: key)
+        let arguments: [[UInt8]] = [
+            Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8),
+            Array(String(settings.documentLifetime.redisMilliseconds).utf8), Array("NX".utf8),
+        ]
+        connection.send(arguments) { reply in
+            completion(reply != nil && reply?.isError == false)
+        }
+    }
+
+    var loop: EventLoop { connection.loop }
+    var loopIndex: Int { connection.loop.index }
 }

@@ -1,5 +1,6 @@
 // The shared tier of one process (SPEC section 7): a Redis connection per event loop, one
-// subscriber for the purge channel, the purge generation, and the tiers the request flow uses.
+// subscriber for the purge channel, the purge generation and log check, the registry write-back,
+// and the tiers the request flow uses.
 
 import BreakwaterCore
 import Foundation
@@ -22,13 +23,15 @@ package final class RedisFleet: @unchecked Sendable {
     /// Finds and follows the master with `redis.sentinels`; nil when `redis.url` names the Redis.
     private var sentinel: RedisSentinelWatcher?
 
-    /// How often loop 0 re-reads the generation, in case a purge-everything message was missed.
+    /// How often loop 0 checks the generation, the data epoch and the purge log's end.
     private static let generationRefresh = Duration.seconds(1)
+    /// Writes the registry back to a Redis that started empty (loop 0).
+    private let writeBack: RedisRegistryWriteBack
 
     package init(settings: RedisSettings, loops: [EventLoop], logger: Logger) {
         self.settings = settings
         self.logger = logger
-        let state = RedisFleetState(loopCount: loops.count)
+        let state = RedisFleetState(loopCount: loops.count, callTimeout: settings.timeout)
         self.state = state
         connections = loops.map {
             RedisConnection(
@@ -38,7 +41,7 @@ package final class RedisFleet: @unchecked Sendable {
         // One signer for every loop: its prepared key is immutable.
         let signer = settings.signingKey.isEmpty
             ? nil : RedisValueSigner(hmac: OpenSSLHMACSHA256(key: Array(settings.signingKey.utf8)))
-        let bus = RedisPurgeBus(settings: settings, state: state, connection: connections[0])
+        let bus = RedisPurgeBus(settings: settings, state: state, connection: connections[0], logger: logger)
         purgeBus = bus
         subscriber = RedisConnection(
             loop: loops[0], endpoint: settings.endpoint, timeout: settings.timeout,
@@ -52,6 +55,7 @@ package final class RedisFleet: @unchecked Sendable {
         }
         knowledge = RedisSharedKnowledge(
             connection: connections[0], settings: settings, state: state, signer: signer, logger: logger)
+        writeBack = RedisRegistryWriteBack(tier: documentTiers[0], state: state, logger: logger)
         if settings.usesSentinel {
             sentinel = RedisSentinelWatcher(settings: settings, loop: loops[0], health: state.health, logger: logger) {
                 [weak self] master in self?.move(to: master)
@@ -65,6 +69,14 @@ package final class RedisFleet: @unchecked Sendable {
             let bound = LoopBound(connection)
             connection.loop.execute { bound.value.move(to: .tcp(host: address.host, port: address.port)) }
         }
+    }
+
+    /// Where the registry write-back finds this proxy's documents: their digests, most useful
+    /// first, and each one's text. Set before `start`.
+    package func setRegistrySource(
+        digests: @escaping @Sendable () -> [SHA256Digest], document: @escaping @Sendable (SHA256Digest) -> String?
+    ) {
+        writeBack.source = (digests, document)
     }
 
     /// Connects every loop's connection and the subscriber; returns at once (Redis may be down).
@@ -81,7 +93,7 @@ package final class RedisFleet: @unchecked Sendable {
             connection.loop.execute { [self] in
                 let connection = bound.value
                 connection.onReady = { [weak self, connection] in
-                    self?.refreshGeneration(on: connection)
+                    self?.refreshGeneration()
                     self?.wakeTheOthers(of: connection)
                 }
                 // The master may have moved: the sentinels are asked again.
@@ -91,7 +103,14 @@ package final class RedisFleet: @unchecked Sendable {
             }
         }
         let subscriber = LoopBound(self.subscriber)
-        self.subscriber.loop.execute { subscriber.value.start() }
+        let (bus, writeBack) = (LoopBound(purgeBus), LoopBound(writeBack))
+        self.subscriber.loop.execute {
+            // The subscriber and the bus share loop 0.
+            subscriber.value.onReady = { bus.value.subscribed() }
+            subscriber.value.onLost = { bus.value.subscriptionLost() }
+            bus.value.onCheck = { epoch, setHere in writeBack.value.observed(epoch: epoch, setHere: setHere) }
+            subscriber.value.start()
+        }
         if let sentinel {
             let bound = LoopBound(sentinel)
             sentinel.loop.execute { bound.value.start() }
@@ -122,19 +141,16 @@ package final class RedisFleet: @unchecked Sendable {
 
     // MARK: - Generation
 
-    private func refreshGeneration(on connection: RedisConnection) {
-        connection.send([Array("GET".utf8), Array(settings.keys.generation.utf8)]) { [weak self] reply in
-            guard let self, let bytes = reply?.bytes, let value = UInt64(String(decoding: bytes, as: UTF8.self)) else {
-                return
-            }
-            self.state.advanceGeneration(to: value)
-        }
+    /// Runs the check on loop 0 (the generation never goes backwards: FleetGeneration).
+    private func refreshGeneration() {
+        let bus = LoopBound(purgeBus)
+        purgeBus.loop.execute { bus.value.check() }
     }
 
     private func scheduleGenerationRefresh(on connection: RedisConnection) {
         connection.loop.schedule(after: Self.generationRefresh) { [weak self] in
             guard let self else { return }
-            self.refreshGeneration(on: connection)
+            self.purgeBus.check()
             self.scheduleGenerationRefresh(on: connection)
         }
     }
@@ -185,6 +201,8 @@ extension RedisFleet {
         } else if case .unix(let path) = settings.endpoint.address {
             status.master = path
         }
+        status.generation = state.generation
+        status.purgesPending = state.pendingPurgeCount
         return status
     }
 }

@@ -16,6 +16,8 @@ package final class RedisHealth: Sendable {
     private let loops: [LoopFigures]
     /// Rejected values are logged at most once a minute: a forged entry is read on every miss.
     private let rejectionLog = Mutex(LogThrottle(interval: .seconds(60)))
+    /// Out-of-memory replies are logged at most once a minute.
+    private let outOfMemoryLog = Mutex(LogThrottle(interval: .seconds(60)))
 
     package init(loopCount: Int) {
         loops = (0..<loopCount).map { _ in LoopFigures() }
@@ -48,6 +50,17 @@ package final class RedisHealth: Sendable {
 
     func recordLatency(_ duration: Duration, loop: Int) { record(loop: loop) { $0.latency.record(duration) } }
     func recordError(loop: Int) { record(loop: loop) { $0.errors += 1 } }
+
+    /// An error reply: counted; an OOM (Redis full, writes refused) is logged at warning at most
+    /// once a minute, with how many came since the last line.
+    func recordError(loop: Int, message: String, logger: Logger) {
+        recordError(loop: loop)
+        guard message.hasPrefix("OOM") else { return }
+        guard let count = outOfMemoryLog.withLock({ $0.record(at: .now) }) else { return }
+        logger.warning(
+            "redis refuses writes: out of memory (maxmemory reached); entries, documents and purges are not stored",
+            metadata: ["redis.reply": "\(message)", "redis.refused_since_last_line": "\(count)"])
+    }
     func recordTimeout(loop: Int) { record(loop: loop) { $0.timeouts += 1 } }
 
     /// A value at `redisKey` failed its signature check (`redis.signing_key`): counted, and logged

@@ -210,6 +210,14 @@ package final class RedisResponseTier: ResponseTier {
                     bytes, signedBy: signer, storedUnder: entryKey, now: .now, wallNow: wallClockNow())
                 guard entry.key == key else { throw CacheEntryCodecError.malformed("another key") }
                 entry = Self.applyingSoftPurges(to: entry, mark: values[1].bytes, markForAll: values[2].bytes)
+                // Purged here, and Redis may not have applied it yet: a miss, or stale from the purge.
+                switch state.pendingPurgeVerdict(on: entry) {
+                case .hidden?: return completion(nil, leaseHeld)
+                case .staleFrom(let madeAt)?:
+                    let mark = Array(String(madeAt.millisecondsSinceEpoch).utf8)
+                    entry = Self.applyingSoftPurges(to: entry, mark: mark, markForAll: nil)
+                case nil: break
+                }
                 completion(entry, leaseHeld)
             } catch .signatureMismatch {
                 state.health.recordRejected(loop: loopIndex, redisKey: entryKey, logger: logger)

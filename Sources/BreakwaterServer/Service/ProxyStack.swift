@@ -74,6 +74,9 @@ package final class ProxyStack: @unchecked Sendable {
         if let fleet {
             cache.purger.connect(fleet.purgeBus)
             fleet.knowledge.share(settings.perUserOperations)
+            fleet.setRegistrySource(
+                digests: { [registry] in registry.registeredDigests },
+                document: { [registry] digest in registry.document(for: digest) })
             fleet.start()
         }
         let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in

@@ -43,6 +43,12 @@ final class RedisServerProcess: @unchecked Sendable {
         lock.withLock { self.process = nil }
     }
 
+    /// Freezes the server (SIGSTOP): connections stay open, nothing is answered.
+    func pause() { lock.withLock { process }?.signal(SIGSTOP) }
+
+    /// Lets a paused server go on (SIGCONT).
+    func resume() { lock.withLock { process }?.signal(SIGCONT) }
+
     /// Starts a fresh, empty server on the same port.
     func restart() throws {
         kill()
@@ -70,6 +76,7 @@ final class RedisServerProcess: @unchecked Sendable {
     }
 
     deinit {
+        resume()
         lock.withLock { process }?.terminate()
     }
 }
