@@ -79,7 +79,7 @@ extension AccessLogFields {
         text(" operation=", #","operation":"#, record.operation)
         digest(" hash=", #","hash":"#, record.hash, memory: &memory)
         text(" error_code=", #","error_code":"#, record.errorCode)
-        if let bypassReason = record.bypassReason { text(" bypass_reason=", #","bypass_reason":"#, bypassReason) }
+        text(" bypass_reason=", #","bypass_reason":"#, record.bypassReason)
         milliseconds(" duration_ms=", #","duration_ms":"#, record.duration)
         integer(" origin_status=", #","origin_status":"#, record.originStatus)
         milliseconds(" origin_ms=", #","origin_ms":"#, record.originDuration)

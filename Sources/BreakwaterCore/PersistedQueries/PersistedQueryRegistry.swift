@@ -158,15 +158,15 @@ package final class PersistedQueryRegistry: Sendable {
             logger.warning(
                 "persisted-query store had damaged records or a torn tail; skipped them and kept the rest",
                 metadata: [
-                    "store.path": "\(store.path)", "store.dropped_bytes": "\(store.droppedBytes)",
-                    "store.skipped_records": "\(store.skippedRecords)",
+                    "store.path": "\(store.path)", "store.dropped_bytes": .stringConvertible(store.droppedBytes),
+                    "store.skipped_records": .stringConvertible(store.skippedRecords),
                 ]
             )
         }
         if corrupt > 0 {
             logger.warning(
                 "persisted-query store held records whose document does not match their hash; dropped them",
-                metadata: ["store.path": "\(store.path)", "store.corrupt_records": "\(corrupt)"]
+                metadata: ["store.path": "\(store.path)", "store.corrupt_records": .stringConvertible(corrupt)]
             )
         }
         if records.count > 2 * documents.capacity || corrupt > 0 || store.skippedRecords > 0 {
@@ -175,7 +175,7 @@ package final class PersistedQueryRegistry: Sendable {
         logger.debug(
             "persisted-query store loaded",
             metadata: [
-                "store.path": "\(store.path)", "store.records": "\(records.count)", "apq.entries": "\(kept.count)",
+                "store.path": "\(store.path)", "store.records": .stringConvertible(records.count), "apq.entries": .stringConvertible(kept.count),
             ]
         )
     }

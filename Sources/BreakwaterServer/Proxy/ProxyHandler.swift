@@ -180,9 +180,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             ProxyLog.originResult(
                 result, operation: operationName, requestID: isLogged ? headers["X-Request-Id"] : nil)
             let outcome = OriginOutcome(result)
-            statistics.record { $0.recordUpstream(duration: duration, outcome: Self.upstreamOutcome(outcome)) }
             run.upstream = duration
-            advance(run, run.flow.originAnswered(result))
+            let next = run.flow.originAnswered(result)
+            // Counted under how the fetch ended for the cache (stored, not stored, stale in its place).
+            let cache: RequestStatistics.CacheResult? =
+                if case .finish(let ending) = next { RequestStatistics.CacheResult(ending.cache) } else { nil }
+            statistics.record {
+                $0.recordUpstream(
+                    duration: duration, outcome: Self.upstreamOutcome(outcome), reason: outcome.errorReason,
+                    operationName: RecordedName.operation(resolved: operationName), cache: cache)
+            }
+            advance(run, next)
         }
     }
 

@@ -53,8 +53,8 @@ package final class RedisFleet: @unchecked Sendable {
         logger.info(
             "redis shared tier",
             metadata: [
-                "redis.url": "\(settings.endpoint)", "redis.l2": "\(settings.l2)",
-                "redis.signed": "\(!settings.signingKey.isEmpty)",
+                "redis.url": "\(settings.endpoint)", "redis.l2": .stringConvertible(settings.l2),
+                "redis.signed": .stringConvertible(!settings.signingKey.isEmpty),
             ])
         for connection in connections {
             let bound = LoopBound(connection)
