@@ -93,7 +93,9 @@ import Testing
             #expect(response.status == failure.status, "\(failure.label)")
             #expect(response.header("X-Cache") == "BYPASS", "\(failure.label)")
             if failure.status != 503 { #expect(firstError(response).code == failure.code, "\(failure.label)") }
-            let line = try LoggingTests.jsonLine(proxy.process, containing: #""request_id":"fail-\#(failure.label)""#)
+            // The access line (the origin's warning names the request id too).
+            let line = try LoggingTests.jsonLine(
+                proxy.process, containing: #""request_id":"fail-\#(failure.label)","user_agent""#)
             #expect(line["error_code"] as? String == failure.code, "\(failure.label)")
             #expect(line["cache"] as? String == "BYPASS", "\(failure.label)")
             #expect(line["bypass_reason"] as? String == "origin-failure", "\(failure.label)")
