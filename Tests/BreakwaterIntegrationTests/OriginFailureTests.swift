@@ -127,4 +127,26 @@ import Testing
         #expect(metrics.contains("\n" + #"breakwater_upstream_errors_total{reason="refused"} 1"# + "\n"), "\(metrics)")
         #expect(metrics.contains("\n" + #"breakwater_errors_total{code="ORIGIN_UNAVAILABLE"} 1"# + "\n"))
     }
+
+    /// A request the HTTP engine refuses before it exists (framing it cannot trust) is an error
+    /// answer too: its code reaches `/stats`, `/metrics` and the access log (method `null`).
+    @Test func requestsTheHTTPEngineRefusesAreCountedAndLogged() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: json\n  access_log: stdout\n")
+        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        defer { connection.close() }
+        let wire = "POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n"
+        try connection.write(Array(wire.utf8))
+        let response = try #require(try connection.readResponse(requestMethod: "POST", timeout: .seconds(5)))
+        #expect(response.status == 400)
+        #expect(firstError(response).code == "BAD_REQUEST")
+        let line = try LoggingTests.jsonLine(proxy.process, containing: #""status":400"#)
+        #expect(line["error_code"] as? String == "BAD_REQUEST")
+        #expect(line.keys.contains("method") && line["method"] is NSNull, "\(line)")
+        let errors = try #require(try proxy.stats()["errors"] as? [String: Any])
+        #expect(errors["BAD_REQUEST"] as? Int == 1)
+        let metrics = try proxy.admin.get("/metrics").text
+        #expect(metrics.contains("\n" + #"breakwater_errors_total{code="BAD_REQUEST"} 1"# + "\n"))
+        #expect(metrics.contains("\n" + #"breakwater_responses_total{status="400"} 1"# + "\n"))
+    }
 }

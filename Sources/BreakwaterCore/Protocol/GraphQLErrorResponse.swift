@@ -43,19 +43,21 @@ package struct GraphQLErrorResponse: Error, Sendable, Equatable {
 
     // MARK: - The table
 
-    /// Every code of the table (and the document-size one), in the order `/metrics` lists
-    /// them: their `breakwater_errors_total` series exist from the start, at 0.
+    /// Every code of the table, the document-size one and the HTTP engine's own (`NOT_IMPLEMENTED`,
+    /// `REQUEST_TIMEOUT`), in the order `/metrics` lists them: their `breakwater_errors_total`
+    /// series exist from the start, at 0.
     package static let answeredCodes: [String] = [
         "BAD_REQUEST", "DOCUMENT_TOO_LARGE", "GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "METHOD_NOT_ALLOWED",
-        "NOT_FOUND", "OPERATION_RESOLUTION_FAILURE", "ORIGIN_BAD_RESPONSE", "ORIGIN_ERROR", "ORIGIN_TIMEOUT",
-        "ORIGIN_UNAVAILABLE", "PAYLOAD_TOO_LARGE", "PERSISTED_QUERY_HASH_MISMATCH", "PERSISTED_QUERY_NOT_FOUND",
-        "PERSISTED_QUERY_NOT_IN_LIST", "PERSISTED_QUERY_NOT_SUPPORTED", "QUERY_NOT_IN_SAFELIST",
-        "REQUEST_HEADER_FIELDS_TOO_LARGE", "SUBSCRIPTION_NOT_SUPPORTED", "UNSUPPORTED_MEDIA_TYPE", "URI_TOO_LONG",
+        "NOT_FOUND", "NOT_IMPLEMENTED", "OPERATION_RESOLUTION_FAILURE", "ORIGIN_BAD_RESPONSE", "ORIGIN_ERROR",
+        "ORIGIN_TIMEOUT", "ORIGIN_UNAVAILABLE", "PAYLOAD_TOO_LARGE", "PERSISTED_QUERY_HASH_MISMATCH",
+        "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_IN_LIST", "PERSISTED_QUERY_NOT_SUPPORTED",
+        "QUERY_NOT_IN_SAFELIST", "REQUEST_HEADER_FIELDS_TOO_LARGE", "REQUEST_TIMEOUT", "SUBSCRIPTION_NOT_SUPPORTED",
+        "UNSUPPORTED_MEDIA_TYPE", "URI_TOO_LONG",
     ]
 
     /// The statuses Breakwater answers with itself (its errors, its hits, 304), whose
     /// `breakwater_responses_total` series exist from the start, at 0.
-    package static let answeredStatuses = [200, 304, 400, 403, 404, 405, 413, 414, 415, 431, 502, 504]
+    package static let answeredStatuses = [200, 304, 400, 403, 404, 405, 408, 413, 414, 415, 431, 501, 502, 504]
 
     /// A malformed request (400, code BAD_REQUEST).
     package static func badRequest(_ message: String) -> Self {
