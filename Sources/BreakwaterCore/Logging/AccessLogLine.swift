@@ -1,4 +1,4 @@
-// An access-log line (SPEC section 6) spelled by the log writer thread from a loop's record
+// An access-log line (docs/OPERATING.md, "The access log") spelled by the log writer thread from a loop's record
 // (AccessLogRecord), in the format the record names: room for its longest form reserved once,
 // then every field written through a raw cursor; no String per field, no capacity check per byte,
 // and the time's text up to the second taken from a LogTimeCache.
@@ -67,7 +67,7 @@ private protocol AccessLogFields {
 }
 
 extension AccessLogFields {
-    /// The fields in their order, SPEC section 6's list; the format decides how each is written.
+    /// The fields in their order, docs/OPERATING.md's list; the format decides how each is written.
     @inline(__always)
     mutating func write(_ record: borrowing AccessLogRecord.Fields, memory: inout LogLineMemory) {
         text(" client=", #","client":"#, record.client)

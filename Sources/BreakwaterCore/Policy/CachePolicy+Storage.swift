@@ -6,7 +6,7 @@ extension CachePolicy {
     ///
     /// `no-store`, `private` and `Set-Cookie` are honoured even with
     /// `honor_origin_cache_control: false`: that flag governs lifetimes, never privacy. Any
-    /// top-level `errors` member, even an empty one, keeps the answer out (SPEC section 5).
+    /// top-level `errors` member, even an empty one, keeps the answer out, and is the reason given before a TTL of 0.
     /// `stripped` is the answer as `AnswerStripper` read it (a rewritten document's answer): its
     /// facts are used instead of parsing the body again. `isPerUser`: the request was keyed per user.
     /// `cache.types` bounds the TTL, forbids storing (`ttl: 0`), or asks for a per-user entry.

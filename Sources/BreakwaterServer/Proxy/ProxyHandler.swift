@@ -15,7 +15,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let cache: SharedCache
     private let tiers: LoopTiers
     let statistics: LoopStatistics
-    /// This loop's access-log lines (SPEC section 6), handed to the log writer in batches.
+    /// This loop's access-log lines (docs/OPERATING.md), handed to the log writer in batches.
     private let accessLog: ProxyLogBuffer
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()

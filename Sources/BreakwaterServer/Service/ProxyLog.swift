@@ -1,5 +1,5 @@
-// The proxy's operator-facing log lines (SPEC section 6): every origin failure at `warning`, with
-// the reason (refused, reset, timeout, malformed) or the origin's status, and the operation. The
+// The proxy's operator-facing log lines (docs/OPERATING.md, "Logs"): every origin failure at `warning`, with
+// the reason (refused, reset, TLS, timeout, malformed) or the origin's status, and the operation. The
 // request flow calls `originResult` once per fetch, whatever number of clients waited on it.
 
 import BreakwaterCore

@@ -1,4 +1,4 @@
-// Breakwater's one swift-log backend (SPEC section 6): every logger's records go through one writer
+// Breakwater's one swift-log backend (docs/OPERATING.md, "Logs"): every logger's records go through one writer
 // thread, in `logging.format` (text or JSON lines), at `logging.level`. The access log does not
 // go through swift-log: the loops format its lines into per-loop buffers (ProxyAccessLog) that the
 // same thread takes in batches. SIGHUP applies new logging settings and reopens an access-log file
