@@ -49,6 +49,11 @@ import Testing
             #"breakwater_errors_total{code=PERSISTED_QUERY_NOT_FOUND}=1"#,
             #"breakwater_requests_total{cache=hit}=1"#,
             #"breakwater_operation_requests_total{operation=GetLaunchDetail}=2"#,
+            #"breakwater_bypass_total{reason=error-answer}=2"#, #"breakwater_errors_total{code=ORIGIN_ERROR}=0"#,
+            #"breakwater_upstream_errors_total{reason=5xx}=0"#, #"breakwater_responses_total{status=504}=0"#,
+            #"breakwater_request_duration_seconds_count{operation=GetLaunchDetail,cache=hit}=1"#,
+            #"breakwater_upstream_duration_seconds_count{operation=GetLaunchDetail,cache=miss}=1"#,
+            #"breakwater_config_reloads_total{result=success}=0"#,
         ]
         guard let (status, output) = try Self.parse(metrics, expecting: expected) else { return }
         #expect(status == 0, "\(output)\n\(metrics)")
