@@ -32,7 +32,7 @@ package struct FlowReply: Sendable {
     /// An error answered by Breakwater itself, with the request's CORS headers: `X-Cache: BYPASS`,
     /// since it came from no cache (`reason` says why: the request, or the origin's failure).
     package static func error(
-        _ error: GraphQLErrorResponse, client: ClientView, reason: BypassReason = .errorAnswer, originStatus: Int? = nil
+        _ error: GraphQLErrorResponse, client: ClientView, reason: BypassReason = .errorAnswer
     ) -> FlowReply {
         var response = error.response
         response.headers.add("X-Cache", XCache.bypass.headerValue)
@@ -44,7 +44,6 @@ package struct FlowReply: Sendable {
             default: nil
             }
         return FlowReply(
-            response: response, cache: .bypass, bypassReason: reason, errorCode: error.code, originStatus: originStatus,
-            apqEvent: event)
+            response: response, cache: .bypass, bypassReason: reason, errorCode: error.code, apqEvent: event)
     }
 }

@@ -46,4 +46,7 @@ package enum UpstreamErrorReason: String, Sendable, CaseIterable {
     case malformed
     /// The origin answered with a 5xx status.
     case serverError = "5xx"
+
+    /// `allCases` made once: the synthesized property builds a new array on every read.
+    package static let ordered = allCases
 }

@@ -39,4 +39,7 @@ package enum BypassReason: String, Sendable, Equatable, CaseIterable {
     /// A type of `cache.types` is per-user and the document was not checked against the origin's
     /// schema (none known, a field it lacks), so the answer's types are unseen: not stored.
     case unverifiedTypes = "unverified-types"
+
+    /// `allCases` made once: the synthesized property builds a new array on every read.
+    package static let ordered = allCases
 }

@@ -67,8 +67,8 @@ package struct RequestStatistics: Sendable, Equatable {
 
     package var hitRatio: Double { results.hitRatio }
 
-    /// Counts one client request; `cache` is nil for requests answered without a cache decision
-    /// (a 400, an APQ not-found), which count in `requests` only.
+    /// Counts one client request; `cache` is nil for answers that are not GraphQL answers (a CORS
+    /// preflight, a request the HTTP engine refused unread), which count in `requests` only.
     package mutating func recordRequest(
         operationName: String?, cache: CacheResult?, bypassReason: BypassReason? = nil, duration: Duration
     ) {
@@ -76,7 +76,7 @@ package struct RequestStatistics: Sendable, Equatable {
         let sample = LatencyHistogram.Sample(duration)
         requestDurations.record(sample)
         results.record(cache)
-        if let bypassReason, let index = BypassReason.allCases.firstIndex(of: bypassReason) { bypassReasons[index] += 1 }
+        if let bypassReason, let index = BypassReason.ordered.firstIndex(of: bypassReason) { bypassReasons[index] += 1 }
         let name = operationName ?? Self.anonymousOperationName
         // One hash of the name for a known row (the steady state), not one per lookup.
         if let index = operations.index(forKey: name) {
@@ -106,7 +106,7 @@ package struct RequestStatistics: Sendable, Equatable {
         case .timedOut: upstreamTimeouts += 1
         }
         let reason = reason ?? (outcome == .timedOut ? .timeout : nil)
-        if let reason, let index = UpstreamErrorReason.allCases.firstIndex(of: reason) { upstreamErrorReasons[index] += 1 }
+        if let reason, let index = UpstreamErrorReason.ordered.firstIndex(of: reason) { upstreamErrorReasons[index] += 1 }
         let name = operationName ?? Self.anonymousOperationName
         if let index = operations.index(forKey: name) {
             operations.values[index].upstreamDurations.record(sample, cache: cache)
