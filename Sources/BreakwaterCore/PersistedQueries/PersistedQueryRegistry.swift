@@ -175,7 +175,8 @@ package final class PersistedQueryRegistry: Sendable {
         logger.debug(
             "persisted-query store loaded",
             metadata: [
-                "store.path": "\(store.path)", "store.records": .stringConvertible(records.count), "apq.entries": .stringConvertible(kept.count),
+                "store.path": "\(store.path)", "store.records": .stringConvertible(records.count),
+                "apq.entries": .stringConvertible(kept.count),
             ]
         )
     }

@@ -106,12 +106,15 @@ package struct RequestStatistics: Sendable, Equatable {
         case .timedOut: upstreamTimeouts += 1
         }
         let reason = reason ?? (outcome == .timedOut ? .timeout : nil)
-        if let reason, let index = UpstreamErrorReason.ordered.firstIndex(of: reason) { upstreamErrorReasons[index] += 1 }
+        if let reason, let index = UpstreamErrorReason.ordered.firstIndex(of: reason) {
+            upstreamErrorReasons[index] += 1
+        }
         let name = operationName ?? Self.anonymousOperationName
         if let index = operations.index(forKey: name) {
             operations.values[index].upstreamDurations.record(sample, cache: cache)
         } else {
-            operations[rowName(for: name), default: OperationStatistics()].upstreamDurations.record(sample, cache: cache)
+            operations[rowName(for: name), default: OperationStatistics()].upstreamDurations
+                .record(sample, cache: cache)
         }
     }
 

@@ -70,15 +70,17 @@ extension StatsReport {
             "breakwater_request_duration_seconds", .histogram, "Client request durations by operation and X-Cache.")
         for (name, row) in operationRows {
             for (cache, buckets) in row.requestDurations.recorded {
-                text.histogram("breakwater_request_duration_seconds", labels: [("operation", name), ("cache", cache)], buckets)
+                text.histogram(
+                    "breakwater_request_duration_seconds", labels: [("operation", name), ("cache", cache)], buckets)
             }
         }
         text.family(
             "breakwater_upstream_duration_seconds", .histogram,
-            "Origin request durations by operation and how the fetch ended (miss: stored, bypass: not stored or failed).")
+            "Origin request durations by operation and how the fetch ended (miss: stored, bypass: not stored).")
         for (name, row) in operationRows {
             for (cache, buckets) in row.upstreamDurations.recorded {
-                text.histogram("breakwater_upstream_duration_seconds", labels: [("operation", name), ("cache", cache)], buckets)
+                text.histogram(
+                    "breakwater_upstream_duration_seconds", labels: [("operation", name), ("cache", cache)], buckets)
             }
         }
         text.family(

@@ -156,7 +156,9 @@ final class RedisConnection {
 
     private func connect() {
         attempt += 1
-        logger.trace("redis connecting", metadata: ["redis.attempt": .stringConvertible(attempt), "loop": .stringConvertible(loop.index)])
+        logger.trace(
+            "redis connecting",
+            metadata: ["redis.attempt": .stringConvertible(attempt), "loop": .stringConvertible(loop.index)])
         let made: UnsafeMutablePointer<redisAsyncContext>?
         switch endpoint.address {
         case .tcp(let host, let port): made = redisAsyncConnect(host, Int32(port))
