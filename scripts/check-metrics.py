@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Parses Breakwater's /metrics text (stdin) with the reference Prometheus parser and checks the
-families and labels SPEC section 6 names. Exit 0 when all hold; else prints each problem."""
+families and labels docs/OPERATING.md lists. Exit 0 when all hold; else prints each problem."""
 import sys
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -27,15 +27,25 @@ def need(name, kind, labels=()):
 # prometheus_client names counter families without the _total suffix.
 need("breakwater_requests", "counter", ["cache"])
 need("breakwater_upstream_requests", "counter")
-need("breakwater_upstream_errors", "counter")
+upstream_errors = need("breakwater_upstream_errors", "counter", ["reason"])
+reasons = {sample.labels.get("reason") for sample in upstream_errors}
+if reasons != {"refused", "reset", "timeout", "tls", "malformed", "5xx"}:
+    problems.append(f"breakwater_upstream_errors_total reasons: {sorted(r for r in reasons if r)}")
 need("breakwater_upstream_timeouts", "counter")
 need("breakwater_cache_entries", "gauge")
 need("breakwater_cache_bytes", "gauge")
 need("breakwater_cache_evictions", "counter")
 need("breakwater_apq_entries", "gauge")
 need("breakwater_coalesced", "counter")
-need("breakwater_request_duration_seconds", "histogram")
-need("breakwater_upstream_duration_seconds", "histogram")
+need("breakwater_request_duration_seconds", "histogram", ["operation", "cache"])
+need("breakwater_upstream_duration_seconds", "histogram", ["operation", "cache"])
+need("breakwater_bypass", "counter", ["reason"])
+reloads = need("breakwater_config_reloads", "counter", ["result"])
+if {sample.labels.get("result") for sample in reloads} != {"success", "failure"}:
+    problems.append("breakwater_config_reloads_total lacks a result series")
+stamp = need("breakwater_config_last_reload_success_timestamp_seconds", "gauge")
+if stamp and stamp[0].value <= 0:
+    problems.append("breakwater_config_last_reload_success_timestamp_seconds is not a time")
 need("breakwater_responses", "counter", ["status"])
 need("breakwater_errors", "counter", ["code"])
 need("breakwater_operation_requests", "counter", ["operation"])

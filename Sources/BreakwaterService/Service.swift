@@ -109,6 +109,7 @@ package final class Service: @unchecked Sendable {
             next = try loadConfiguration()
         } catch {
             logger.error("reload failed, keeping the running configuration: \(error)")
+            proxy?.recordReload(succeeded: false)
             return
         }
         let applied = running.reloadable(from: next)
@@ -116,8 +117,10 @@ package final class Service: @unchecked Sendable {
             try proxy?.apply(applied)
         } catch {
             logger.error("reload failed, keeping the running configuration: \(error)")
+            proxy?.recordReload(succeeded: false)
             return
         }
+        proxy?.recordReload(succeeded: true)
         for key in running.restartOnlyChanges(to: next) {
             logger.warning("reload: \(key) changed; it takes effect after a restart", metadata: ["key": "\(key)"])
         }
@@ -138,7 +141,10 @@ package final class Service: @unchecked Sendable {
         let delay = stopTimes.shutdownDelay
         logger.notice(
             "stopping: /readyz answers 503; serving on for shutdown_delay, then draining",
-            metadata: ["signal": "\(signal)", "shutdown_delay": "\(delay)", "drain_timeout": "\(stopTimes.drainTimeout)"])
+            metadata: [
+                "signal": "\(signal)", "shutdown_delay_s": .stringConvertible(delay),
+                "drain_timeout_s": .stringConvertible(stopTimes.drainTimeout),
+            ])
         if delay > .zero {
             group.loops[0].schedule(after: delay) { [self] in beginDrain() }
         } else {

@@ -1,5 +1,6 @@
-// Whether an origin answer is stored, and for how long (SPEC section 5): every refusal with
-// its reason, and the TTL precedence rule > s-maxage > max-age > default_ttl.
+// Whether an origin answer is stored, and for how long (README, "The response cache"): every
+// refusal with its reason (errors before a TTL of 0), and the TTL precedence rule > s-maxage >
+// max-age > default_ttl.
 
 import BreakwaterCore
 import Testing
@@ -76,6 +77,28 @@ struct CachePolicyStorageTests {
         Refusal(
             label: "max-age=0", response: response(headers: [("Cache-Control", "max-age=0")]), operation: nil,
             reason: .zeroTTL),
+        // Errors are the reason whatever the TTL: checked before zero-ttl, without a rule too.
+        Refusal(
+            label: "errors, no rule, default 0", response: response(body: #"{"errors":[{"message":"boom"}]}"#),
+            operation: "Other", reason: .graphQLErrors),
+        Refusal(
+            label: "errors after data, max-age=0",
+            response: response(headers: [("Cache-Control", "max-age=0")], body: #"{"data":null,"errors":[]}"#),
+            operation: nil, reason: .graphQLErrors),
+        Refusal(
+            label: "errors under a TTL-0 rule", response: response(body: #"{"errors":[{"message":"boom"}]}"#),
+            operation: "Volatile", reason: .graphQLErrors),
+        Refusal(
+            label: "the word errors below the top level, default 0",
+            response: response(body: #"{"data":{"errors":[1],"note":"\"errors\""}}"#), operation: "Other",
+            reason: .zeroTTL),
+        Refusal(
+            label: "errors on a 500 stay origin-status, default 0",
+            response: response(status: 500, body: #"{"errors":[]}"#), operation: "Other", reason: .originStatus),
+        Refusal(
+            label: "errors with Set-Cookie stay set-cookie",
+            response: response(headers: [("Set-Cookie", "a=1")], body: #"{"errors":[]}"#), operation: "Other",
+            reason: .setCookie),
     ]
 
     @Test(arguments: refusals)

@@ -31,6 +31,24 @@ import Testing
         time: LogTimestamp(millisecondsSinceEpoch: 0), level: "warning", label: "breakwater.origin",
         message: "origin failed\nsecond line", fields: [("reason", "connection refused"), ("operation", "Get\"X"), ("message", "x")])
 
+    @Test func typedFieldsStayNumbersBooleansAndNullInJSON() throws {
+        let record = LogLineFormat.Record(
+            time: LogTimestamp(millisecondsSinceEpoch: 0), level: "notice", label: "breakwater", message: "purge",
+            fields: [
+                ("purged", LogValue(4)), ("soft", .bool(false)), ("origin_status", .null),
+                ("shutdown_delay_s", LogValue(seconds: .milliseconds(1500))), ("what", "4"),
+            ])
+        let line = LogLineFormat.line(record, format: .json)
+        #expect(line.contains(#""purged":4,"soft":false,"origin_status":null,"shutdown_delay_s":1.5,"what":"4""#), "\(line)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["purged"] as? Int == 4)
+        #expect(object.keys.contains("origin_status") && object["origin_status"] is NSNull)
+        #expect(object["what"] as? String == "4", "a string that looks like a number stays a string")
+        #expect(LogLineFormat.line(record, format: .text).hasSuffix(" purged=4 soft=false origin_status=- shutdown_delay_s=1.5 what=4"))
+        #expect(LogValue(Double.nan) == .null)
+        #expect(LogValue(seconds: .seconds(10)) == .number("10"))
+    }
+
     @Test func jsonRecordIsOneObjectWithFieldsAsMembers() throws {
         let line = LogLineFormat.line(Self.record, format: .json)
         #expect(!line.contains("\n"))

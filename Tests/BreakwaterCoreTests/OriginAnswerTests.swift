@@ -16,6 +16,21 @@ struct OriginAnswerTests {
         #expect(relayed.body == origin.body)
     }
 
+    /// The word is found at every offset and alignment, and only a top-level member counts.
+    @Test func topLevelErrorsAreFoundAtEveryOffset() {
+        for padding in 0..<24 {
+            let filler = String(repeating: "x", count: padding)
+            #expect(OriginAnswer.hasTopLevelErrors(Array(#"{"data":{"a":"\#(filler)"},"errors":[]}"#.utf8)), "\(padding)")
+            #expect(OriginAnswer.hasTopLevelErrors(Array(#"{"errors":[{"message":"\#(filler)"}]}"#.utf8)), "\(padding)")
+            #expect(!OriginAnswer.hasTopLevelErrors(Array(#"{"data":{"\#(filler)":"errors","errors":1}}"#.utf8)))
+            #expect(!OriginAnswer.hasTopLevelErrors(Array(#"{"data":{"a":"\#(filler)terrors rr \"error\""}}"#.utf8)))
+        }
+        for short in ["", "{}", #""errors""#, #"{"errors"#] {
+            #expect(!OriginAnswer.hasTopLevelErrors(Array(short.utf8)), "\(short)")
+        }
+        #expect(OriginAnswer.hasTopLevelErrors(Array(#"{"errors":[]}"#.utf8)))
+    }
+
     @Test func jsonFiveHundredIsRelayedAsSent() {
         let origin = HTTPResponse(status: 503, headers: ["Content-Type": "application/json"], body: #" {"errors":[]}"#)
         #expect(OriginAnswer.relay(origin).status == 503)

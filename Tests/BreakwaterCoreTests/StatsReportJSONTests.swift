@@ -1,4 +1,4 @@
-// StatsReport.json(): parses, carries exactly SPEC section 6's keys with the right types, and
+// StatsReport.json(): parses, carries exactly the keys docs/OPERATING.md lists with the right types, and
 // writes plain numbers. Also home of `StatsReportSample`, which the Prometheus tests share.
 
 import BreakwaterCore
@@ -15,7 +15,7 @@ struct StatsReportJSONTests {
         let json = try JSONParser.parse(StatsReportSample.make().json())
         #expect(keys(of: json) == [
             "uptime_s", "requests", "hits", "misses", "stale", "bypass", "hit_ratio", "coalesced",
-            "cache", "apq", "upstream", "responses", "errors", "version", "operations",
+            "cache", "apq", "upstream", "responses", "errors", "bypass_reasons", "config", "version", "operations",
         ])
         for key in ["requests", "hits", "misses", "stale", "bypass", "coalesced"] {
             #expect(isInteger(json[key]), "\(key)")
@@ -24,7 +24,9 @@ struct StatsReportJSONTests {
         expectIntegers(json["cache"], ["entries", "bytes", "max_bytes", "evictions", "expired"])
         expectIntegers(json["apq"], ["entries", "registered", "not_found", "hash_mismatch"])
         let upstream = json["upstream"]
-        #expect(keys(of: upstream) == ["requests", "errors", "timeouts", "latency_ms"])
+        #expect(keys(of: upstream) == ["requests", "errors", "timeouts", "errors_by_reason", "latency_ms"])
+        expectIntegers(upstream?["errors_by_reason"], ["refused", "reset", "timeout", "tls", "malformed", "5xx"])
+        #expect(keys(of: json["config"]) == ["reloads", "reload_failures", "last_reload_success_s"])
         #expect(["requests", "errors", "timeouts"].allSatisfy { isInteger(upstream?[$0]) })
         let latency = upstream?["latency_ms"]
         #expect(keys(of: latency) == ["p50", "p90", "p99"])
@@ -132,11 +134,12 @@ enum StatsReportSample {
             ("Launch \"92\"\n", nil, .milliseconds(3)),
         ]
         for (name, cache, duration) in requests {
-            stats.recordRequest(operationName: name, cache: cache, duration: duration)
+            stats.recordRequest(
+                operationName: name, cache: cache, bypassReason: cache == .bypass ? .zeroTTL : nil, duration: duration)
         }
-        stats.recordUpstream(duration: .milliseconds(12), outcome: .answered)
+        stats.recordUpstream(duration: .milliseconds(12), outcome: .answered, operationName: "GetLaunches", cache: .miss)
         stats.recordUpstream(duration: .milliseconds(26), outcome: .answered)
-        stats.recordUpstream(duration: .milliseconds(8), outcome: .failed)
+        stats.recordUpstream(duration: .milliseconds(8), outcome: .failed, reason: .serverError)
         stats.recordUpstream(duration: .seconds(5), outcome: .timedOut)
         stats.recordAPQ(.notFound)
         stats.recordAPQ(.hashMismatch)

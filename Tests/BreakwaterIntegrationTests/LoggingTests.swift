@@ -1,4 +1,5 @@
-// Logs against the real binary (docs/OPERATING.md, "Logs"): the access-log fields, text and JSON formats,
+// Logs against the real binary (docs/OPERATING.md, "Logs"): the access-log fields, text and JSON
+// formats (absent fields `null`, numbers as numbers), the bypass reason,
 // the access log's destinations (stdout, stderr, a file reopened on SIGHUP, off), origin
 // failures at warning, purges, and SIGHUP applying the log level.
 
@@ -165,7 +166,8 @@ import Testing
         let line = try Self.jsonLine(proxy.process, containing: #""message":"purge""#)
         #expect(line["client"] as? String == "127.0.0.1")
         #expect(line["what"] as? String == "operation:GetLaunchDetail")
-        #expect(line["purged"] as? String == "1")
+        #expect(line["purged"] as? Int == 1, "a number, not a string")
+        #expect(line["soft"] as? Bool == false)
         #expect(line["level"] as? String == "notice")
     }
 
@@ -184,6 +186,47 @@ import Testing
         Thread.sleep(forTimeInterval: 0.5)
         let reloads = proxy.process.output.filter { $0.contains("configuration reloaded") }
         #expect(reloads.count == 2, "\(reloads)")
+    }
+
+    /// An answer with top-level `errors` says `graphql-errors` whether or not its operation has
+    /// a rule (without one its TTL is 0: the reason used to read `zero-ttl`); an answer without
+    /// errors and TTL 0 says `zero-ttl`; a line without a reason still has the key, `null`.
+    @Test func bypassReasonNamesErrorsBeforeAZeroTTL() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: json\n  access_log: stdout\n")
+        _ = try proxy.client.post("/graphql", json: #"{"query":"query Boom { boom }"}"#, headers: [("X-Request-Id", "boom-1")])
+        let boom = try Self.jsonLine(proxy.process, containing: #""request_id":"boom-1""#)
+        #expect(boom["cache"] as? String == "BYPASS")
+        #expect(boom["bypass_reason"] as? String == "graphql-errors")
+        _ = try proxy.client.post(
+            "/graphql", json: #"{"query":"query NoRule { __typename }"}"#, headers: [("X-Request-Id", "zero-1")])
+        let zero = try Self.jsonLine(proxy.process, containing: #""request_id":"zero-1""#)
+        #expect(zero["bypass_reason"] as? String == "zero-ttl")
+        _ = try proxy.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "miss-1")])
+        let miss = try Self.jsonLine(proxy.process, containing: #""request_id":"miss-1""#)
+        #expect(miss["cache"] as? String == "MISS")
+        #expect(miss.keys.contains("bypass_reason") && miss["bypass_reason"] is NSNull, "\(miss)")
+        #expect(miss["error_code"] is NSNull && miss["client_name"] is NSNull)
+        let metrics = try proxy.admin.get("/metrics").text
+        #expect(metrics.contains("\n" + #"breakwater_bypass_total{reason="graphql-errors"} 1"# + "\n"))
+        #expect(metrics.contains("\n" + #"breakwater_bypass_total{reason="zero-ttl"} 1"# + "\n"))
+    }
+
+    /// Process-log fields keep their types in JSON: a status is a number, an absent one `null`.
+    @Test func processLogFieldsAreTypedInJSON() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url,
+            yaml: "origin:\n  timeout: 300ms\npersisted_queries:\n  store: \"\"\nlogging:\n  format: json\n  access_log: off\n")
+        try origin.setFaults(#"{"status": 503, "statusBody": "html"}"#)
+        _ = try proxy.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "typed-5xx")])
+        let status = try Self.jsonLine(proxy.process, containing: #""request_id":"typed-5xx""#)
+        #expect(status["origin_status"] as? Int == 503, "\(status)")
+        try origin.setFaults(#"{"reset": true, "delayMs": 3000}"#)
+        _ = try proxy.client.post("/graphql", json: Self.detail, headers: [("X-Request-Id", "typed-timeout")])
+        let timeout = try Self.jsonLine(proxy.process, containing: #""request_id":"typed-timeout""#)
+        #expect(timeout["reason"] as? String == "timeout")
+        #expect(timeout.keys.contains("origin_status") && timeout["origin_status"] is NSNull, "\(timeout)")
     }
 }
 

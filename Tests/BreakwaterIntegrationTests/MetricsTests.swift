@@ -1,6 +1,8 @@
 // `/metrics` against the real binary (docs/OPERATING.md), read by the reference Prometheus parser
-// (Python prometheus_client, installed by `make python-deps`): build info, responses by status,
-// error codes, process figures, and an operation label that stays bounded.
+// (Python prometheus_client, installed by `make python-deps`) and by `promtool check metrics` when
+// it is installed: build info, responses by status, error codes, process figures, the series that
+// exist at 0 from the start, duration histograms by operation and cache, configuration reloads,
+// and an operation label that stays bounded.
 
 import BreakwaterTesting
 import Foundation
@@ -47,11 +49,107 @@ import Testing
             #"breakwater_errors_total{code=PERSISTED_QUERY_NOT_FOUND}=1"#,
             #"breakwater_requests_total{cache=hit}=1"#,
             #"breakwater_operation_requests_total{operation=GetLaunchDetail}=2"#,
+            #"breakwater_bypass_total{reason=error-answer}=2"#, #"breakwater_errors_total{code=ORIGIN_ERROR}=0"#,
+            #"breakwater_upstream_errors_total{reason=5xx}=0"#, #"breakwater_responses_total{status=504}=0"#,
+            #"breakwater_request_duration_seconds_count{operation=GetLaunchDetail,cache=hit}=1"#,
+            #"breakwater_upstream_duration_seconds_count{operation=GetLaunchDetail,cache=miss}=1"#,
+            #"breakwater_config_reloads_total{result=success}=0"#,
         ]
         guard let (status, output) = try Self.parse(metrics, expecting: expected) else { return }
         #expect(status == 0, "\(output)\n\(metrics)")
         #expect(metrics.contains(#"breakwater_client_requests_total{client_name="ios \"app\"",client_version=""} 2"#))
         #expect(metrics.contains(#"breakwater_errors_total{code="BAD_REQUEST"} 1"#) || metrics.contains("breakwater_errors_total{code=\""))
+    }
+
+    /// A fresh proxy already lists the series whose labels are known in advance, at 0, so the
+    /// first burst of 502s is an increase from 0 and not a new series appearing at 60.
+    @Test func knownSeriesExistAtZeroBeforeAnyRequest() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let lines = Set(try proxy.admin.get("/metrics").text.split(separator: "\n").map(String.init))
+        let expected = [
+            #"breakwater_requests_total{cache="bypass"} 0"#, #"breakwater_responses_total{status="502"} 0"#,
+            #"breakwater_responses_total{status="504"} 0"#, #"breakwater_errors_total{code="ORIGIN_ERROR"} 0"#,
+            #"breakwater_errors_total{code="ORIGIN_TIMEOUT"} 0"#, #"breakwater_errors_total{code="BAD_REQUEST"} 0"#,
+            #"breakwater_bypass_total{reason="graphql-errors"} 0"#, #"breakwater_bypass_total{reason="origin-failure"} 0"#,
+            #"breakwater_upstream_errors_total{reason="refused"} 0"#, #"breakwater_upstream_errors_total{reason="5xx"} 0"#,
+            #"breakwater_upstream_errors_total{reason="timeout"} 0"#, #"breakwater_config_reloads_total{result="failure"} 0"#,
+        ]
+        for line in expected { #expect(lines.contains(line), "\(line)") }
+    }
+
+    /// The duration histograms carry the bounded `operation` label and `cache`, so a PromQL
+    /// `histogram_quantile(..., sum by (le, operation) (...))` names the slow operation.
+    @Test func durationHistogramsCarryOperationAndCache() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let detail = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { __typename id site } }"}"#
+        #expect(try proxy.client.post("/graphql", json: detail).header("X-Cache") == "MISS")
+        #expect(try proxy.client.post("/graphql", json: detail).header("X-Cache") == "HIT")
+        let metrics = try proxy.admin.get("/metrics").text
+        for series in [
+            #"breakwater_request_duration_seconds_count{operation="GetLaunchDetail",cache="miss"} 1"#,
+            #"breakwater_request_duration_seconds_count{operation="GetLaunchDetail",cache="hit"} 1"#,
+            #"breakwater_upstream_duration_seconds_count{operation="GetLaunchDetail",cache="miss"} 1"#,
+            #"breakwater_request_duration_seconds_bucket{operation="GetLaunchDetail",cache="hit",le="+Inf"} 1"#,
+        ] {
+            #expect(metrics.contains("\n" + series + "\n"), "\(series)\n\(metrics)")
+        }
+        guard let (status, output) = try Self.parse(metrics) else { return }
+        #expect(status == 0, "\(output)")
+    }
+
+    /// SIGHUP reloads are counted by result, and the last good one's time moves forward; a
+    /// refused file counts as a failure and keeps the time.
+    @Test func configReloadsAreCountedByResultWithTheLastSuccessTime() throws {
+        let origin = try DemoOriginProcess()
+        let base = "persisted_queries:\n  store: \"\"\n"
+        let proxy = try ProxyProcess(origin: origin.url, yaml: base, logLevel: "notice")
+        func value(_ series: String) throws -> Double? {
+            try proxy.admin.get("/metrics").text.split(separator: "\n")
+                .first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let timestamp = "breakwater_config_last_reload_success_timestamp_seconds"
+        let started = try #require(try value(timestamp))
+        #expect(abs(started - Date().timeIntervalSince1970) < 120)
+        #expect(try value(#"breakwater_config_reloads_total{result="success"}"#) == 0)
+        Thread.sleep(forTimeInterval: 0.05)
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
+        #expect(try value(#"breakwater_config_reloads_total{result="success"}"#) == 1)
+        let reloaded = try #require(try value(timestamp))
+        #expect(reloaded > started)
+        try proxy.rewriteConfig(base + "cache:\n  rulez: []\n")
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "reload failed", timeout: .seconds(5))
+        #expect(try value(#"breakwater_config_reloads_total{result="failure"}"#) == 1)
+        #expect(try value(timestamp) == reloaded)
+        let config = try #require(try proxy.stats()["config"] as? [String: Any])
+        #expect(config["reloads"] as? Int == 1)
+        #expect(config["reload_failures"] as? Int == 1)
+    }
+
+    /// `promtool check metrics` (Debian's `prometheus` package) accepts the exposition after
+    /// traffic of every kind: hits, misses, bypasses, errors, an origin failure. Skipped, with a
+    /// note, where promtool is not installed (`scripts/install-deps.sh prometheus` adds it).
+    @Test func promtoolAcceptsTheExposition() throws {
+        guard try Self.run(["sh", "-c", "command -v promtool"], input: "").status == 0 else {
+            print("promtoolAcceptsTheExposition: promtool not installed, skipped (scripts/install-deps.sh prometheus)")
+            return
+        }
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let detail = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { __typename id site } }"}"#
+        _ = try proxy.client.post("/graphql", json: detail)
+        _ = try proxy.client.post("/graphql", json: detail)
+        _ = try proxy.client.post("/graphql", json: #"{"query":"query Boom { boom }"}"#)
+        _ = try proxy.client.post("/graphql", json: "{not json")
+        try origin.setFaults(#"{"status": 503, "statusBody": "html"}"#)
+        _ = try proxy.client.post("/graphql", json: #"{"query":"query Other { __typename }"}"#)
+        let metrics = try proxy.admin.get("/metrics").text
+        let (status, output) = try Self.run(["promtool", "check", "metrics"], input: metrics)
+        #expect(status == 0, "\(output)")
+        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool's lint findings: \(output)")
     }
 
     @Test func processFiguresAreThisProcesssOwn() throws {

@@ -14,6 +14,16 @@ package enum FetchOutcome: Sendable {
     /// The origin failed and nothing can stand in: its 5xx relayed, or 502/504.
     case failed(OriginOutcome)
 
+    /// The `X-Cache` this outcome answers with.
+    package var cache: XCache {
+        switch self {
+        case .stored: .miss
+        case .sharedHit: .hit
+        case .bypassed, .failed: .bypass
+        case .staleFallback: .stale
+        }
+    }
+
     /// The reply one waiting client gets.
     package func reply(for client: ClientView) -> FlowReply {
         switch self {
@@ -30,11 +40,14 @@ package enum FetchOutcome: Sendable {
                 response: CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale,
                 originStatus: status)
         case .failed(.serverError(let response)):
+            // A 502 made from an error page, or the origin's GraphQL error body as sent: either
+            // way the answer counts as ORIGIN_ERROR (docs/OPERATING.md, the access log).
             FlowReply(
                 response: CacheAnswer.bypassed(response, client: client), cache: .bypass,
-                bypassReason: .originFailure, originStatus: response.status)
+                bypassReason: .originFailure, errorCode: GraphQLErrorResponse.originErrorCode,
+                originStatus: response.status)
         case .failed(.failed(let failure)):
-            .error(.originUnavailable(failure), client: client)
+            .error(.originUnavailable(failure), client: client, reason: .originFailure)
         case .failed(.answered(let response)):
             // Not a failure; kept total so the switch needs no trap.
             FlowReply(

@@ -4,11 +4,13 @@
 /// One answer, ready to send, with its cache outcome and why.
 package struct FlowReply: Sendable {
     package var response: HTTPResponse
-    /// Nil for answers that did not get as far as the cache (errors, preflights, APQ answers).
+    /// The `X-Cache` the answer carries; nil only for answers that are not GraphQL answers
+    /// (preflights). Breakwater's own errors are `BYPASS` (`errorAnswer`).
     package var cache: XCache?
     /// Why the answer was not stored or not served from the cache (`cache == .bypass`).
     package var bypassReason: BypassReason?
-    /// The GraphQL error code of an error Breakwater answered itself.
+    /// The GraphQL error code of an error answer: Breakwater's own, or `ORIGIN_ERROR` for an
+    /// origin's 5xx relayed.
     package var errorCode: String?
     /// The origin's status, when this answer came from an origin fetch.
     package var originStatus: Int?
@@ -27,9 +29,13 @@ package struct FlowReply: Sendable {
         self.apqEvent = apqEvent
     }
 
-    /// An error answered by Breakwater itself, with the request's CORS headers.
-    package static func error(_ error: GraphQLErrorResponse, client: ClientView) -> FlowReply {
+    /// An error answered by Breakwater itself, with the request's CORS headers: `X-Cache: BYPASS`,
+    /// since it came from no cache (`reason` says why: the request, or the origin's failure).
+    package static func error(
+        _ error: GraphQLErrorResponse, client: ClientView, reason: BypassReason = .errorAnswer
+    ) -> FlowReply {
         var response = error.response
+        response.headers.add("X-Cache", XCache.bypass.headerValue)
         if !client.extraHeaders.fields.isEmpty { response.headers.fields += client.extraHeaders.fields }
         let event: RequestStatistics.APQEvent? =
             switch error.code {
@@ -37,6 +43,7 @@ package struct FlowReply: Sendable {
             case GraphQLErrorResponse.hashMismatch.code: .hashMismatch
             default: nil
             }
-        return FlowReply(response: response, errorCode: error.code, apqEvent: event)
+        return FlowReply(
+            response: response, cache: .bypass, bypassReason: reason, errorCode: error.code, apqEvent: event)
     }
 }

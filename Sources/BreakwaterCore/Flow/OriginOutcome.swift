@@ -1,4 +1,4 @@
-// The one classification of what came back from the origin (SPEC section 4): an answer the
+// The one classification of what came back from the origin (README, "The origin side"): an answer the
 // cache policy judges, a 5xx, or no answer at all. Stale-if-error, the relay of errors and the
 // upstream statistics all read this, so "the origin failed" is decided here only.
 
@@ -23,6 +23,15 @@ package enum OriginOutcome: Sendable {
     package var isFailure: Bool {
         if case .answered = self { return false }
         return true
+    }
+
+    /// Why the exchange counts as an upstream error; nil for an answer below 500.
+    package var errorReason: UpstreamErrorReason? {
+        switch self {
+        case .answered: nil
+        case .serverError: .serverError
+        case .failed(let failure): failure.reason
+        }
     }
 
     /// The origin's status, when it answered at all.

@@ -1,4 +1,4 @@
-// An access-log line (SPEC section 6) spelled by the log writer thread from a loop's record
+// An access-log line (docs/OPERATING.md, "The access log") spelled by the log writer thread from a loop's record
 // (AccessLogRecord), in the format the record names: room for its longest form reserved once,
 // then every field written through a raw cursor; no String per field, no capacity check per byte,
 // and the time's text up to the second taken from a LogTimeCache.
@@ -67,7 +67,7 @@ private protocol AccessLogFields {
 }
 
 extension AccessLogFields {
-    /// The fields in their order, SPEC section 6's list; the format decides how each is written.
+    /// The fields in their order, docs/OPERATING.md's list; the format decides how each is written.
     @inline(__always)
     mutating func write(_ record: borrowing AccessLogRecord.Fields, memory: inout LogLineMemory) {
         text(" client=", #","client":"#, record.client)
@@ -79,7 +79,7 @@ extension AccessLogFields {
         text(" operation=", #","operation":"#, record.operation)
         digest(" hash=", #","hash":"#, record.hash, memory: &memory)
         text(" error_code=", #","error_code":"#, record.errorCode)
-        if let bypassReason = record.bypassReason { text(" bypass_reason=", #","bypass_reason":"#, bypassReason) }
+        text(" bypass_reason=", #","bypass_reason":"#, record.bypassReason)
         milliseconds(" duration_ms=", #","duration_ms":"#, record.duration)
         integer(" origin_status=", #","origin_status":"#, record.originStatus)
         milliseconds(" origin_ms=", #","origin_ms":"#, record.originDuration)

@@ -30,13 +30,14 @@ package enum AccessLogRecord {
     @inline(__always)
     package static func append(
         to buffer: inout LogLineBuffer, format: Configuration.LogFormat, time: LogTimestamp, client: String?,
-        method: HTTPMethod, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?, errorCode: String?,
+        method: HTTPMethod?, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?, errorCode: String?,
         bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?, bytes: Int,
         requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
     ) {
         let limit = AccessLogLine.maxTextBytes, nameLimit = RecordedName.maxBytes
-        let methodCode = method.recordCode
-        let otherToken: String? = methodCode == otherMethod ? method.token : nil
+        // No method (a request the HTTP engine could not read): the other-method code, no token.
+        let methodCode = method?.recordCode ?? otherMethod
+        let otherToken: String? = methodCode == otherMethod ? method?.token : nil
         let room = headerSize + 4 * stringCount + count(client) + count(otherToken) + count(errorCode)
             + count(bypassReason) + count(requestID) + Swift.min(count(userAgent), limit)
             + Swift.min(count(operation), nameLimit) + Swift.min(count(clientName), nameLimit)

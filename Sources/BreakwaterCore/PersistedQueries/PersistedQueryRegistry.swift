@@ -214,15 +214,15 @@ package final class PersistedQueryRegistry: Sendable {
             logger.warning(
                 "persisted-query store had damaged records or a torn tail; skipped them and kept the rest",
                 metadata: [
-                    "store.path": "\(store.path)", "store.dropped_bytes": "\(store.droppedBytes)",
-                    "store.skipped_records": "\(store.skippedRecords)",
+                    "store.path": "\(store.path)", "store.dropped_bytes": .stringConvertible(store.droppedBytes),
+                    "store.skipped_records": .stringConvertible(store.skippedRecords),
                 ]
             )
         }
         if corrupt > 0 {
             logger.warning(
                 "persisted-query store held records whose document does not match their hash; dropped them",
-                metadata: ["store.path": "\(store.path)", "store.corrupt_records": "\(corrupt)"]
+                metadata: ["store.path": "\(store.path)", "store.corrupt_records": .stringConvertible(corrupt)]
             )
         }
         let isDue = policy.isDue(fileBytes: fileBytes, records: records) || corrupt > 0 || store.skippedRecords > 0
@@ -233,8 +233,9 @@ package final class PersistedQueryRegistry: Sendable {
         logger.debug(
             "persisted-query store loaded",
             metadata: [
-                "store.path": "\(store.path)", "store.records": "\(records)", "store.bytes": "\(fileBytes)",
-                "store.bytes_now": "\(store.size)", "apq.entries": "\(live.count)",
+                "store.path": "\(store.path)", "store.records": .stringConvertible(records),
+                "store.bytes": .stringConvertible(fileBytes), "store.bytes_now": .stringConvertible(store.size),
+                "apq.entries": .stringConvertible(live.count),
             ]
         )
         return (policy, isDue)

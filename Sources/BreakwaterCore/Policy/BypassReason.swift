@@ -31,9 +31,15 @@ package enum BypassReason: String, Sendable, Equatable, CaseIterable {
     /// A type in the answer is per-user (`cache.types`) and the request was keyed for everybody;
     /// its operation is keyed per user from now on.
     case perUserType = "per-user-type"
+    /// Breakwater answered with an error of its own before any cache lookup or fetch (a 400,
+    /// a 405, an unknown persisted query...).
+    case errorAnswer = "error-answer"
     /// The origin failed or answered 5xx and no stale entry could stand in.
     case originFailure = "origin-failure"
     /// A type of `cache.types` is per-user and the document was not checked against the origin's
     /// schema (none known, a field it lacks), so the answer's types are unseen: not stored.
     case unverifiedTypes = "unverified-types"
+
+    /// `allCases` made once: the synthesized property builds a new array on every read.
+    package static let ordered = allCases
 }

@@ -1,12 +1,12 @@
-// Whether an origin answer may be stored, for how long and under which entity tags (SPEC
-// section 5): the cheap header checks first, the body parse last.
+// Whether an origin answer may be stored, for how long and under which entity tags (README,
+// "The response cache"): the cheap header checks first, the body parse last.
 
 extension CachePolicy {
     /// Decides whether `response`, the origin's answer to the query `operationName`, is stored.
     ///
     /// `no-store`, `private` and `Set-Cookie` are honoured even with
     /// `honor_origin_cache_control: false`: that flag governs lifetimes, never privacy. Any
-    /// top-level `errors` member, even an empty one, keeps the answer out (SPEC section 5).
+    /// top-level `errors` member, even an empty one, keeps the answer out, and is the reason given before a TTL of 0.
     /// `stripped` is the answer as `AnswerStripper` read it (a rewritten document's answer): its
     /// facts are used instead of parsing the body again. `isPerUser`: the request was keyed per user.
     /// `cache.types` bounds the TTL, forbids storing (`ttl: 0`), or asks for a per-user entry.
@@ -31,7 +31,11 @@ extension CachePolicy {
         // then even an answer stored nowhere must be read, since its coalesced waiters get it
         // only when it may be shared (`AnswerSharing`). Types only ever shorten the TTL.
         var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
-        guard ttl > .zero || hasPerUserTypes else { return .doNotStore(.zeroTTL) }
+        guard ttl > .zero || hasPerUserTypes else {
+            // Errors are the reason even at TTL 0; the body is parsed only when it holds the word.
+            let hasErrors = stripped?.hasErrors ?? OriginAnswer.hasTopLevelErrors(response.body)
+            return .doNotStore(hasErrors ? .graphQLErrors : .zeroTTL)
+        }
 
         let tags: [String]
         let types: Set<String>

@@ -1,5 +1,5 @@
 // Every error Breakwater answers itself, in one table: HTTP status, GraphQL error code and
-// message, and the headers that go with them (SPEC section 3).
+// message, and the headers that go with them (README, "GraphQL over HTTP rules").
 
 /// An error answer with a GraphQL body `{"errors":[{"message":...,"extensions":{"code":...}}]}`.
 package struct GraphQLErrorResponse: Error, Sendable, Equatable {
@@ -42,6 +42,22 @@ package struct GraphQLErrorResponse: Error, Sendable, Equatable {
     }
 
     // MARK: - The table
+
+    /// Every code of the table, the document-size one and the HTTP engine's own (`NOT_IMPLEMENTED`,
+    /// `REQUEST_TIMEOUT`), in the order `/metrics` lists them: their `breakwater_errors_total`
+    /// series exist from the start, at 0.
+    package static let answeredCodes: [String] = [
+        "BAD_REQUEST", "DOCUMENT_TOO_LARGE", "GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "METHOD_NOT_ALLOWED",
+        "NOT_FOUND", "NOT_IMPLEMENTED", "OPERATION_RESOLUTION_FAILURE", "ORIGIN_BAD_RESPONSE", "ORIGIN_ERROR",
+        "ORIGIN_TIMEOUT", "ORIGIN_UNAVAILABLE", "PAYLOAD_TOO_LARGE", "PERSISTED_QUERY_HASH_MISMATCH",
+        "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_IN_LIST", "PERSISTED_QUERY_NOT_SUPPORTED",
+        "QUERY_NOT_IN_SAFELIST", "REQUEST_HEADER_FIELDS_TOO_LARGE", "REQUEST_TIMEOUT", "SUBSCRIPTION_NOT_SUPPORTED",
+        "UNSUPPORTED_MEDIA_TYPE", "URI_TOO_LONG",
+    ]
+
+    /// The statuses Breakwater answers with itself (its errors, its hits, 304), whose
+    /// `breakwater_responses_total` series exist from the start, at 0.
+    package static let answeredStatuses = [200, 304, 400, 403, 404, 405, 408, 413, 414, 415, 431, 501, 502, 504]
 
     /// A malformed request (400, code BAD_REQUEST).
     package static func badRequest(_ message: String) -> Self {
@@ -150,7 +166,7 @@ package struct GraphQLErrorResponse: Error, Sendable, Equatable {
         switch failure {
         case .timeout:
             Self(status: 504, message: "The origin did not answer in time.", code: "ORIGIN_TIMEOUT")
-        case .unreachable(let reason):
+        case .refused(let reason), .unreachable(let reason), .tls(let reason):
             Self(status: 502, message: "The origin is unavailable: \(reason).", code: "ORIGIN_UNAVAILABLE")
         case .malformed(let reason):
             Self(status: 502, message: "The origin's answer was unusable: \(reason).", code: "ORIGIN_BAD_RESPONSE")
@@ -160,6 +176,9 @@ package struct GraphQLErrorResponse: Error, Sendable, Equatable {
     package static func originError(status: Int) -> Self {
         Self(
             status: 502, message: "The origin answered with HTTP \(status) and no GraphQL body.",
-            code: "ORIGIN_ERROR")
+            code: originErrorCode)
     }
+
+    /// The code an origin's 5xx is counted and logged under, relayed or turned into 502.
+    package static let originErrorCode = "ORIGIN_ERROR"
 }

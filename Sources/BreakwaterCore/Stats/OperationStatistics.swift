@@ -9,6 +9,11 @@ package struct OperationStatistics: Sendable, Equatable {
     package var results = CacheResultCounts()
     /// Client-facing durations, from request received to response written.
     package var latency = LatencyHistogram()
+    /// Client-facing durations by `cache`, for `breakwater_request_duration_seconds`.
+    package var requestDurations = CacheDurationBuckets()
+    /// Origin fetch durations by how the fetch ended (`cache`), for
+    /// `breakwater_upstream_duration_seconds`.
+    package var upstreamDurations = CacheDurationBuckets()
 
     package init() {}
 
@@ -20,6 +25,7 @@ package struct OperationStatistics: Sendable, Equatable {
     package mutating func record(cache: RequestStatistics.CacheResult?, sample: LatencyHistogram.Sample) {
         requests += 1
         latency.record(sample)
+        requestDurations.record(sample, cache: cache)
         results.record(cache)
     }
 
@@ -28,5 +34,7 @@ package struct OperationStatistics: Sendable, Equatable {
         requests += other.requests
         results.merge(other.results)
         latency.merge(other.latency)
+        requestDurations.merge(other.requestDurations)
+        upstreamDurations.merge(other.upstreamDurations)
     }
 }

@@ -1,11 +1,12 @@
 // What one event loop has served, as plain values: each loop keeps one `RequestStatistics` behind
 // a mutex that is almost never contended (only a coalesced fetch finishing on another loop writes
-// to it from there). The admin endpoint takes a copy of every loop's and merges them (SPEC 6).
+// to it from there). The admin endpoint takes a copy of every loop's and merges them
+// (docs/OPERATING.md, "Metrics").
 
 /// Request, cache, upstream and APQ counters with latency histograms, summed on read.
 @dynamicMemberLookup
 package struct RequestStatistics: Sendable, Equatable {
-    /// The `X-Cache` answer a request got (SPEC section 5.2).
+    /// The `X-Cache` answer a request got (README, "The response cache").
     package enum CacheResult: String, Sendable {
         case hit, stale, miss, bypass
     }
@@ -20,7 +21,7 @@ package struct RequestStatistics: Sendable, Equatable {
         case timedOut
     }
 
-    /// A persisted-query request that could not be served (SPEC section 3).
+    /// A persisted-query request that could not be served.
     package enum APQEvent: Sendable {
         /// A hash-only request for a hash the registry does not hold.
         case notFound
@@ -44,6 +45,10 @@ package struct RequestStatistics: Sendable, Equatable {
     package var upstreamRequests = 0
     /// Upstream requests that failed; timeouts are counted in `upstreamTimeouts` instead.
     package var upstreamErrors = 0
+    /// Failed upstream requests (timeouts and 5xx included) by `UpstreamErrorReason`, in its order.
+    package var upstreamErrorReasons = Array(repeating: 0, count: UpstreamErrorReason.allCases.count)
+    /// `BYPASS` answers by `BypassReason`, in its order.
+    package var bypassReasons = Array(repeating: 0, count: BypassReason.allCases.count)
     package var upstreamTimeouts = 0
     package var apqNotFound = 0
     package var apqHashMismatch = 0
@@ -62,13 +67,16 @@ package struct RequestStatistics: Sendable, Equatable {
 
     package var hitRatio: Double { results.hitRatio }
 
-    /// Counts one client request; `cache` is nil for requests answered without a cache decision
-    /// (a 400, an APQ not-found), which count in `requests` only.
-    package mutating func recordRequest(operationName: String?, cache: CacheResult?, duration: Duration) {
+    /// Counts one client request; `cache` is nil for answers that are not GraphQL answers (a CORS
+    /// preflight, a request the HTTP engine refused unread), which count in `requests` only.
+    package mutating func recordRequest(
+        operationName: String?, cache: CacheResult?, bypassReason: BypassReason? = nil, duration: Duration
+    ) {
         requests += 1
         let sample = LatencyHistogram.Sample(duration)
         requestDurations.record(sample)
         results.record(cache)
+        if let bypassReason, let index = BypassReason.ordered.firstIndex(of: bypassReason) { bypassReasons[index] += 1 }
         let name = operationName ?? Self.anonymousOperationName
         // One hash of the name for a known row (the steady state), not one per lookup.
         if let index = operations.index(forKey: name) {
@@ -83,14 +91,30 @@ package struct RequestStatistics: Sendable, Equatable {
         responses.record(status: status, errorCode: errorCode, clientName: clientName, clientVersion: clientVersion)
     }
 
-    /// Counts one upstream request and how it ended.
-    package mutating func recordUpstream(duration: Duration, outcome: UpstreamOutcome) {
+    /// Counts one upstream request and how it ended: `reason` when it failed (a 5xx included),
+    /// `cache` how the fetch ended for the cache, under `operationName`'s row.
+    package mutating func recordUpstream(
+        duration: Duration, outcome: UpstreamOutcome, reason: UpstreamErrorReason? = nil, operationName: String? = nil,
+        cache: CacheResult? = nil
+    ) {
         upstreamRequests += 1
-        upstreamDurations.record(duration)
+        let sample = LatencyHistogram.Sample(duration)
+        upstreamDurations.record(sample)
         switch outcome {
         case .answered: break
         case .failed: upstreamErrors += 1
         case .timedOut: upstreamTimeouts += 1
+        }
+        let reason = reason ?? (outcome == .timedOut ? .timeout : nil)
+        if let reason, let index = UpstreamErrorReason.ordered.firstIndex(of: reason) {
+            upstreamErrorReasons[index] += 1
+        }
+        let name = operationName ?? Self.anonymousOperationName
+        if let index = operations.index(forKey: name) {
+            operations.values[index].upstreamDurations.record(sample, cache: cache)
+        } else {
+            operations[rowName(for: name), default: OperationStatistics()].upstreamDurations
+                .record(sample, cache: cache)
         }
     }
 
@@ -113,6 +137,8 @@ package struct RequestStatistics: Sendable, Equatable {
         upstreamRequests += other.upstreamRequests
         upstreamErrors += other.upstreamErrors
         upstreamTimeouts += other.upstreamTimeouts
+        for index in upstreamErrorReasons.indices { upstreamErrorReasons[index] += other.upstreamErrorReasons[index] }
+        for index in bypassReasons.indices { bypassReasons[index] += other.bypassReasons[index] }
         apqNotFound += other.apqNotFound
         apqHashMismatch += other.apqHashMismatch
         requestDurations.merge(other.requestDurations)

@@ -1,4 +1,4 @@
-// `GET /stats`: the report as compact JSON with exactly the keys of SPEC section 6, written
+// `GET /stats`: the report as compact JSON with the keys docs/OPERATING.md lists, written
 // straight into bytes since every key and type is fixed.
 
 extension StatsReport {
@@ -31,6 +31,11 @@ extension StatsReport {
         writer.integer("requests", requests.upstreamRequests)
         writer.integer("errors", requests.upstreamErrors)
         writer.integer("timeouts", requests.upstreamTimeouts)
+        writer.openObject("errors_by_reason")
+        for (reason, count) in zip(UpstreamErrorReason.allCases, requests.upstreamErrorReasons) {
+            writer.integer(reason.rawValue, count)
+        }
+        writer.closeObject()
         writer.openObject("latency_ms")
         for (key, p) in [("p50", 50.0), ("p90", 90), ("p99", 99)] {
             writer.decimal(key, Self.milliseconds(requests.upstreamDurations.percentile(p)))
@@ -45,6 +50,16 @@ extension StatsReport {
         for (code, count) in requests.responses.errorCodes.sorted(by: { $0.key < $1.key }) {
             writer.integer(code, count)
         }
+        writer.closeObject()
+        writer.openObject("bypass_reasons")
+        for (reason, count) in zip(BypassReason.allCases, requests.bypassReasons) where count > 0 {
+            writer.integer(reason.rawValue, count)
+        }
+        writer.closeObject()
+        writer.openObject("config")
+        writer.integer("reloads", configReloads.successes)
+        writer.integer("reload_failures", configReloads.failures)
+        writer.decimal("last_reload_success_s", configReloads.lastSuccessTimestamp)
         writer.closeObject()
         writer.string("version", BuildInfo.version)
 

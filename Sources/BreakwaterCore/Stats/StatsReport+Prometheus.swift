@@ -27,7 +27,6 @@ extension StatsReport {
         let singles: [(name: String, kind: Exposition.Kind, help: String, value: Int)] = [
             ("breakwater_requests_all_total", .counter, "Client requests, decided or not.", stats.requests),
             ("breakwater_upstream_requests_total", .counter, "Requests sent to the origin.", stats.upstreamRequests),
-            ("breakwater_upstream_errors_total", .counter, "Failed origin requests.", stats.upstreamErrors),
             ("breakwater_upstream_timeouts_total", .counter, "Origin requests that timed out.", stats.upstreamTimeouts),
             ("breakwater_cache_entries", .gauge, "Responses held in the cache.", cache.entries),
             ("breakwater_cache_bytes", .gauge, "Bytes held in the cache.", cache.bytes),
@@ -44,11 +43,46 @@ extension StatsReport {
             text.family(single.name, single.kind, single.help)
             text.sample(single.name, single.value)
         }
+        text.family(
+            "breakwater_upstream_errors_total", .counter,
+            "Failed origin requests by reason (refused, reset, timeout, tls, malformed, 5xx).")
+        for (reason, count) in zip(UpstreamErrorReason.allCases, stats.upstreamErrorReasons) {
+            text.sample("breakwater_upstream_errors_total", labels: [("reason", reason.rawValue)], count)
+        }
+        text.family("breakwater_bypass_total", .counter, "BYPASS answers by the reason nothing was stored or served.")
+        for (reason, count) in zip(BypassReason.allCases, stats.bypassReasons) {
+            text.sample("breakwater_bypass_total", labels: [("reason", reason.rawValue)], count)
+        }
         text.family("breakwater_uptime_seconds", .gauge, "Seconds since the proxy started.")
         text.sample("breakwater_uptime_seconds", seconds: Self.seconds(uptime), fractionDigits: 3)
-        text.histogram("breakwater_request_duration_seconds", "Client request durations.", stats.requestDurations)
-        text.histogram("breakwater_upstream_duration_seconds", "Origin request durations.", stats.upstreamDurations)
+        text.family(
+            "breakwater_config_reloads_total", .counter, "Configuration reloads (SIGHUP) by result.")
+        text.sample("breakwater_config_reloads_total", labels: [("result", "success")], configReloads.successes)
+        text.sample("breakwater_config_reloads_total", labels: [("result", "failure")], configReloads.failures)
+        text.family(
+            "breakwater_config_last_reload_success_timestamp_seconds", .gauge,
+            "When the running configuration was loaded (start or last successful reload), Unix seconds.")
+        text.sample(
+            "breakwater_config_last_reload_success_timestamp_seconds", seconds: configReloads.lastSuccessTimestamp,
+            fractionDigits: 3)
         let operationRows = labelledOperationRows
+        text.family(
+            "breakwater_request_duration_seconds", .histogram, "Client request durations by operation and X-Cache.")
+        for (name, row) in operationRows {
+            for (cache, buckets) in row.requestDurations.recorded {
+                text.histogram(
+                    "breakwater_request_duration_seconds", labels: [("operation", name), ("cache", cache)], buckets)
+            }
+        }
+        text.family(
+            "breakwater_upstream_duration_seconds", .histogram,
+            "Origin request durations by operation and how the fetch ended (miss: stored, bypass: not stored).")
+        for (name, row) in operationRows {
+            for (cache, buckets) in row.upstreamDurations.recorded {
+                text.histogram(
+                    "breakwater_upstream_duration_seconds", labels: [("operation", name), ("cache", cache)], buckets)
+            }
+        }
         text.family(
             "breakwater_operation_requests_total", .counter,
             "Client requests by operationName (configured and busiest names, the rest as other).")
@@ -63,11 +97,13 @@ extension StatsReport {
         }
         let responses = stats.responses
         text.family("breakwater_responses_total", .counter, "Answers by HTTP status.")
-        for row in responses.byStatus {
+        for row in Self.withKnownStatuses(responses.byStatus) {
             text.sample("breakwater_responses_total", labels: [("status", row.status)], row.count)
         }
-        text.family("breakwater_errors_total", .counter, "GraphQL error codes Breakwater answered with itself.")
-        for (code, count) in responses.errorCodes.sorted(by: { $0.key < $1.key }) {
+        text.family("breakwater_errors_total", .counter, "GraphQL error codes of the error answers Breakwater made.")
+        var codes = responses.errorCodes
+        for code in GraphQLErrorResponse.answeredCodes where codes[code] == nil { codes[code] = 0 }
+        for (code, count) in codes.sorted(by: { $0.key < $1.key }) {
             text.sample("breakwater_errors_total", labels: [("code", code)], count)
         }
         text.family("breakwater_client_requests_total", .counter, "Requests by apollographql-client-name and -version.")
@@ -80,6 +116,20 @@ extension StatsReport {
         text.sample("breakwater_build_info", labels: [("version", BuildInfo.version)], 1)
         if let process { text.process(process) }
         return String(decoding: text.bytes, as: UTF8.self)
+    }
+
+    /// `rows` with a 0 row for each status Breakwater answers itself that has none, in status
+    /// order (`other` last): `increase()` then sees a status's first answers.
+    private static func withKnownStatuses(_ rows: [(status: String, count: Int)]) -> [(status: String, count: Int)] {
+        var counts: [Int: Int] = [:]
+        var other: Int?
+        for row in rows {
+            if let status = Int(row.status) { counts[status] = row.count } else { other = row.count }
+        }
+        for status in GraphQLErrorResponse.answeredStatuses where counts[status] == nil { counts[status] = 0 }
+        var all = counts.sorted { $0.key < $1.key }.map { (status: String($0.key), count: $0.value) }
+        if let other { all.append((ResponseCounters.other, other)) }
+        return all
     }
 }
 
@@ -106,25 +156,25 @@ private struct Exposition {
         append(" \(value)\n")
     }
 
-    mutating func sample(_ name: String, seconds: Double, fractionDigits: Int) {
-        series(name, labels: [])
+    mutating func sample(
+        _ name: String, labels: [(name: String, value: String)] = [], seconds: Double, fractionDigits: Int
+    ) {
+        series(name, labels: labels)
         bytes.append(UInt8(ascii: " "))
         DecimalText.append(seconds, fractionDigits: fractionDigits, into: &bytes)
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// Cumulative `_bucket` samples ending with `+Inf`, then `_sum` in seconds and `_count`.
-    mutating func histogram(_ name: String, _ help: String, _ histogram: LatencyHistogram) {
-        family(name, .histogram, help)
-        let buckets = StatsReport.durationBuckets
-        let counts = histogram.cumulativeCounts(upperBounds: buckets.map(\.bound))
-        for (bucket, count) in zip(buckets, counts) {
-            sample(name + "_bucket", label: ("le", bucket.label), count)
+    /// One label set's cumulative `_bucket` samples ending with `+Inf`, then `_sum` in seconds
+    /// and `_count` (the family's `# HELP` and `# TYPE` written before).
+    mutating func histogram(_ name: String, labels: [(name: String, value: String)], _ buckets: DurationBuckets) {
+        for (bound, count) in zip(StatsReport.durationBuckets, buckets.cumulativeCounts) {
+            sample(name + "_bucket", labels: labels + [("le", bound.label)], count)
         }
-        sample(name + "_bucket", label: ("le", "+Inf"), histogram.count)
-        // Microseconds are the histogram's resolution, so six decimals lose nothing.
-        sample(name + "_sum", seconds: StatsReport.seconds(histogram.sum), fractionDigits: 6)
-        sample(name + "_count", histogram.count)
+        sample(name + "_bucket", labels: labels + [("le", "+Inf")], buckets.count)
+        // Microseconds are the recording's resolution, so six decimals lose nothing.
+        sample(name + "_sum", labels: labels, seconds: StatsReport.seconds(buckets.sum), fractionDigits: 6)
+        sample(name + "_count", labels: labels, buckets.count)
     }
 
     /// The standard `process_*` families of Prometheus client libraries.

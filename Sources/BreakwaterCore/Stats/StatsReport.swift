@@ -1,4 +1,4 @@
-// The figures the admin endpoints show (SPEC section 6), gathered in one value: the merged
+// The figures the admin endpoints show (docs/OPERATING.md, "Metrics"), gathered in one value: the merged
 // per-loop request statistics plus the shared store's and registry's counts. Rendered as JSON
 // in `StatsReport+JSON.swift` and as Prometheus text in `StatsReport+Prometheus.swift`.
 
@@ -21,6 +21,8 @@ package struct StatsReport: Sendable {
     /// Operation names that always get their own `operation` label in `/metrics` (those named
     /// in `cache.rules`); the busiest others join them up to `labelledOperations`.
     package var configuredOperations: Set<String>
+    /// Reloads of the configuration file (`SIGHUP`).
+    package var configReloads: ConfigReloadFigures
 
     /// Busiest operation names labelled in `/metrics` besides the configured ones; the rest are
     /// summed as `operation="other"`, so a client cannot grow the series count.
@@ -34,7 +36,8 @@ package struct StatsReport: Sendable {
         apqRegistered: Int,
         coalesced: Int,
         process: ProcessFigures? = nil,
-        configuredOperations: Set<String> = []
+        configuredOperations: Set<String> = [],
+        configReloads: ConfigReloadFigures = ConfigReloadFigures(lastSuccessTimestamp: 0)
     ) {
         self.uptime = uptime
         self.requests = requests
@@ -44,6 +47,7 @@ package struct StatsReport: Sendable {
         self.coalesced = coalesced
         self.process = process
         self.configuredOperations = configuredOperations
+        self.configReloads = configReloads
     }
 
     /// The `operation` label rows of `/metrics`: configured names and the busiest others by

@@ -1,4 +1,4 @@
-// The operators' endpoints on `admin.listen` (SPEC section 6): stats, metrics, dashboard,
+// The operators' endpoints on `admin.listen` (README, "Watching it"): stats, metrics, dashboard,
 // purge, health, readiness. Never reachable through the GraphQL listener.
 
 import BreakwaterCore
@@ -14,6 +14,8 @@ final class AdminState: Sendable {
     let started: ContinuousClock.Instant
     let readiness: Readiness
     private let process = ProcessSampler()
+    /// The configuration reloads the service ran.
+    let reloads = ConfigReloadCounter()
     /// The Redis shared tier, for the `redis` figures.
     let redis: RedisFleet?
 
@@ -37,7 +39,7 @@ final class AdminState: Sendable {
         return StatsReport(
             uptime: .now - started, requests: merged, cache: cache.store.statistics,
             apqEntries: registry.entries, apqRegistered: registry.registered, coalesced: cache.inFlight.coalesced,
-            process: process.sample(), configuredOperations: configuredOperations)
+            process: process.sample(), configuredOperations: configuredOperations, configReloads: reloads.snapshot)
     }
 }
 
@@ -137,7 +139,7 @@ final class AdminHandler: HTTPHandler, Sendable {
                 "purge",
                 metadata: [
                     "client": "\(request.remoteAddress)", "what": "\(purge.selector.logText)",
-                    "soft": "\(purge.soft)", "purged": "\(count)",
+                    "soft": .stringConvertible(purge.soft), "purged": .stringConvertible(count),
                 ])
             return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: "{\"purged\":\(count)}")
         } catch {

@@ -252,8 +252,9 @@ final class HTTPConnection: IOEventHandler {
     /// Answers a refused request (after the answers before it) and ends the connection.
     private func refuse(_ error: HTTP1ParseError) {
         stopsReading = true
-        slots.append(Slot(
-            response: Self.answer(to: error).response, omitBody: false, keepAlive: false, http10KeepAlive: false))
+        let response = Self.answer(to: error).response
+        listener.handler.refused(response, remoteAddress: remoteAddress)
+        slots.append(Slot(response: response, omitBody: false, keepAlive: false, http10KeepAlive: false))
         serializeReadyAnswers()
     }
 
@@ -457,6 +458,7 @@ final class HTTPConnection: IOEventHandler {
         stopsReading = true
         let timeout = GraphQLErrorResponse(
             status: 408, message: "The request did not arrive within the server's time limit.", code: "REQUEST_TIMEOUT")
+        listener.handler.refused(timeout.response, remoteAddress: remoteAddress)
         slots.append(Slot(response: timeout.response, omitBody: false, keepAlive: false, http10KeepAlive: false))
         serializeReadyAnswers()
         flush()

@@ -100,7 +100,12 @@ final class HTTPListener: IOEventHandler {
         acceptEvent?.remove()
         Self.logger.warning(
             "out of file descriptors: accepting paused",
-            metadata: ["listener": "\(label)", "error": "\(error)", "pause_ms": "\(Self.exhaustionPause.components.seconds * 1000 + Self.exhaustionPause.components.attoseconds / 1_000_000_000_000_000)"])
+            metadata: [
+                "listener": "\(label)", "error": "\(error)",
+                "pause_ms": .stringConvertible(
+                    Int(Self.exhaustionPause.components.seconds * 1000
+                        + Self.exhaustionPause.components.attoseconds / 1_000_000_000_000_000)),
+            ])
         resumeTimer?.add(timeout: Self.exhaustionPause)
     }
 

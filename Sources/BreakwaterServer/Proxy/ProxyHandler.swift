@@ -15,7 +15,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let cache: SharedCache
     private let tiers: LoopTiers
     let statistics: LoopStatistics
-    /// This loop's access-log lines (SPEC section 6), handed to the log writer in batches.
+    /// This loop's access-log lines (docs/OPERATING.md), handed to the log writer in batches.
     private let accessLog: ProxyLogBuffer
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()
@@ -55,6 +55,24 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         var flow = RequestFlow(request: request, environment: environment, memo: memo)
         let step = flow.start()
         perform(step, flow: &flow, responder: responder, started: started)
+    }
+
+    /// Counts and logs an answer the HTTP engine gave a request it could not read: its code in
+    /// `errors` and the access log like any error answer, no cache decision (no `X-Cache`).
+    func refused(_ response: HTTPResponse, remoteAddress: String) {
+        let errorCode = AnswerErrorCode.code(in: response.completeBody)
+        statistics.record {
+            $0.recordRequest(operationName: nil, cache: nil, duration: .zero)
+            $0.recordResponse(status: response.status, errorCode: errorCode, clientName: nil, clientVersion: nil)
+        }
+        guard accessLog.isOn else { return }
+        accessLog.append { buffer, format in
+            AccessLogRecord.append(
+                to: &buffer, format: format, time: .now, client: remoteAddress, method: nil, status: response.status,
+                cache: nil, operation: nil, hash: nil, errorCode: errorCode, bypassReason: nil, duration: .zero,
+                originStatus: nil, originDuration: nil, bytes: response.bodyCount, requestID: nil, userAgent: nil,
+                clientName: nil, clientVersion: nil)
+        }
     }
 
     // MARK: - Request steps
@@ -180,9 +198,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             ProxyLog.originResult(
                 result, operation: operationName, requestID: isLogged ? headers["X-Request-Id"] : nil)
             let outcome = OriginOutcome(result)
-            statistics.record { $0.recordUpstream(duration: duration, outcome: Self.upstreamOutcome(outcome)) }
             run.upstream = duration
-            advance(run, run.flow.originAnswered(result))
+            let next = run.flow.originAnswered(result)
+            // Counted under how the fetch ended for the cache (stored, not stored, stale in its place).
+            let cache: RequestStatistics.CacheResult? =
+                if case .finish(let ending) = next { RequestStatistics.CacheResult(ending.cache) } else { nil }
+            statistics.record {
+                $0.recordUpstream(
+                    duration: duration, outcome: Self.upstreamOutcome(outcome), reason: outcome.errorReason,
+                    operationName: RecordedName.operation(resolved: operationName), cache: cache)
+            }
+            advance(run, next)
         }
     }
 

@@ -42,7 +42,8 @@ final class RequestContext: Sendable {
         let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.completeBody) : nil)
         statistics.record {
             $0.recordRequest(
-                operationName: RecordedName.operation(resolved: operationName), cache: cache, duration: total)
+                operationName: RecordedName.operation(resolved: operationName), cache: cache,
+                bypassReason: reply.bypassReason, duration: total)
             $0.recordResponse(
                 status: reply.response.status, errorCode: errorCode, clientName: identified?.identity.clientName,
                 clientVersion: identified?.identity.clientVersion)

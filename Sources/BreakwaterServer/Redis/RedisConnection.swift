@@ -184,7 +184,9 @@ final class RedisConnection {
     private func connect() {
         attempt += 1
         guard hasAddress else { return }
-        logger.trace("redis connecting", metadata: ["redis.attempt": "\(attempt)", "loop": "\(loop.index)"])
+        logger.trace(
+            "redis connecting",
+            metadata: ["redis.attempt": .stringConvertible(attempt), "loop": .stringConvertible(loop.index)])
         let made: UnsafeMutablePointer<redisAsyncContext>?
         switch endpoint.address {
         case .tcp(let host, let port): made = redisAsyncConnect(host, Int32(port))
@@ -297,7 +299,7 @@ final class RedisConnection {
 
     /// hiredis reports the outcome of the socket connect (the handshake is answered later).
     fileprivate func connectFinished(_ made: UnsafePointer<redisAsyncContext>?, ok: Bool) {
-        logger.trace("redis connect finished", metadata: ["redis.ok": "\(ok)"])
+        logger.trace("redis connect finished", metadata: ["redis.ok": .stringConvertible(ok)])
         guard !ok, let made, made == UnsafePointer(context) else { return }
         // hiredis frees the context after this callback.
         let reason = CHiredis_error(made).map { String(cString: $0) } ?? "connect failed"

@@ -84,9 +84,9 @@ package final class RedisFleet: @unchecked Sendable {
         logger.info(
             "redis shared tier",
             metadata: [
-                "redis.url": "\(settings.endpoint)", "redis.l2": "\(settings.l2)",
+                "redis.url": "\(settings.endpoint)", "redis.l2": .stringConvertible(settings.l2),
                 "redis.sentinels": "\(settings.sentinels.map(\.description))",
-                "redis.signed": "\(!settings.signingKey.isEmpty)",
+                "redis.signed": .stringConvertible(!settings.signingKey.isEmpty),
             ])
         for connection in connections {
             let bound = LoopBound(connection)

@@ -72,7 +72,7 @@ package final class RedisHealth: Sendable {
         logger.warning(
             // Forged, altered, moved to another key, or written by a proxy with another key.
             "redis value rejected: wrong signature (forged, or another redis.signing_key); served as a miss",
-            metadata: ["redis.key": "\(redisKey)", "redis.rejected_since_last_line": "\(count)"])
+            metadata: ["redis.key": "\(redisKey)", "redis.rejected_since_last_line": .stringConvertible(count)])
     }
 
     /// A command connection became ready or stopped being ready; logs when the process as a

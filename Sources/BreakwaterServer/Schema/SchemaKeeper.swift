@@ -169,7 +169,8 @@ final class SchemaKeeper: @unchecked Sendable {
         changed()
         if let schema {
             logger.info(
-                "origin schema loaded", metadata: ["types": "\(schema.kinds.count)", "source": "\(reason)"])
+                "origin schema loaded",
+                metadata: ["types": .stringConvertible(schema.kinds.count), "source": "\(reason)"])
         } else {
             logger.info("origin schema: none in use", metadata: ["source": "\(reason)"])
         }

@@ -33,6 +33,10 @@ final class BatchHandler: HTTPHandler, Sendable {
         self.settings.withLock { $0 = settings }
     }
 
+    func refused(_ response: HTTPResponse, remoteAddress: String) {
+        inner.refused(response, remoteAddress: remoteAddress)
+    }
+
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
         guard request.method == .post, BatchBody.isBatch(request.body) else {
             return inner.handle(request, responder: responder)

@@ -23,6 +23,10 @@ final class IdentifiedHandler: HTTPHandler, @unchecked Sendable {
         request.requestID = identity.requestID
         inner.handle(request, responder: IdentifiedResponder(identity: identity, inner: responder))
     }
+
+    func refused(_ response: HTTPResponse, remoteAddress: String) {
+        inner.refused(response, remoteAddress: remoteAddress)
+    }
 }
 
 /// A responder that stamps `X-Request-Id` on the answer and carries the request's identity.

@@ -1,5 +1,5 @@
-// The proxy's operator-facing log lines (SPEC section 6): every origin failure at `warning`, with
-// the reason (refused, reset, timeout, malformed) or the origin's status, and the operation. The
+// The proxy's operator-facing log lines (docs/OPERATING.md, "Logs"): every origin failure at `warning`, with
+// the reason (refused, reset, TLS, timeout, malformed) or the origin's status, and the operation. The
 // request flow calls `originResult` once per fetch, whatever number of clients waited on it.
 
 import BreakwaterCore
@@ -25,7 +25,7 @@ package enum ProxyLog {
     package static func originFailed(reason: String, originStatus: Int?, operation: String?, requestID: String?) {
         let operation = operation.map(RecordedName.cut) ?? "-"
         var metadata: Logger.Metadata = ["reason": "\(reason)", "operation": "\(operation)"]
-        metadata["origin_status"] = "\(originStatus.map(String.init) ?? "-")"
+        metadata["origin_status"] = .stringConvertible(originStatus.map(LogValue.init) ?? LogValue.null)
         if let requestID { metadata["request_id"] = "\(requestID)" }
         logger.warning("origin failed", metadata: metadata)
     }
@@ -36,7 +36,7 @@ extension OriginFailure {
     package var logReason: String {
         switch self {
         case .timeout: "timeout"
-        case .unreachable(let reason): reason
+        case .refused(let reason), .unreachable(let reason), .tls(let reason): reason
         case .malformed(let reason): "malformed: \(reason)"
         }
     }

@@ -14,6 +14,8 @@ package final class ProxyStack: @unchecked Sendable {
     private let handlers: [ProxyHandler]
     private let batches: [BatchHandler]
     private let admin: AdminHandler
+    /// The reloads `/stats` and `/metrics` report.
+    private let reloads: ConfigReloadCounter
     private let registry: PersistedQueryRegistry
     /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
     private let fleet: RedisFleet?
@@ -66,6 +68,7 @@ package final class ProxyStack: @unchecked Sendable {
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
             redis: fleet)
+        reloads = state.reloads
         let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
         adminServer = try HTTPServer(group: group, address: configuration.admin.listen, limits: HTTPLimits()) { _ in
@@ -91,6 +94,11 @@ package final class ProxyStack: @unchecked Sendable {
     /// backs); call once the loops have stopped.
     package func flush() {
         registry.flush()
+    }
+
+    /// Counts a configuration reload (`SIGHUP`) and its result for `/stats` and `/metrics`.
+    package func recordReload(succeeded: Bool) {
+        reloads.record(succeeded: succeeded)
     }
 
     /// Applies the reloadable settings of `configuration` to new requests on every loop, without
@@ -150,7 +158,7 @@ package final class ProxyStack: @unchecked Sendable {
                 mode: settings.mode, logger: logger)
             logger.info(
                 "persisted queries loaded",
-                metadata: ["mode": "\(settings.mode.rawValue)", "entries": "\(registry.entries)"])
+                metadata: ["mode": "\(settings.mode.rawValue)", "entries": .stringConvertible(registry.entries)])
             return registry
         } catch {
             throw .setup("\(error)")

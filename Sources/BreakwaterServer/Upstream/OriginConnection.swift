@@ -89,7 +89,7 @@ final class OriginConnection: IOEventHandler {
 
     private func connected() {
         if let error = Socket.pendingError(transport.fileDescriptor) {
-            return fail(.unreachable("cannot connect to the origin: \(error.reason)"))
+            return fail(.refused("cannot connect to the origin: \(error.reason)"))
         }
         state = exchange == nil ? .idle : .busy
         readEvent?.add()
@@ -228,8 +228,13 @@ final class OriginConnection: IOEventHandler {
     }
 
     private func failure(_ error: SystemError) -> OriginFailure {
-        if error.call.hasPrefix("SSL") { return .unreachable("TLS with the origin failed: \(error.reason)") }
-        return .unreachable("the origin is unreachable: \(error.reason)")
+        if error.call.hasPrefix("SSL") { return .tls("TLS with the origin failed: \(error.reason)") }
+        // A connect still under way reports its failure on the first read or write.
+        if case .connecting = state { return .refused("cannot connect to the origin: \(error.reason)") }
+        switch error.code {
+        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return .refused("the origin is unreachable: \(error.reason)")
+        default: return .unreachable("the origin is unreachable: \(error.reason)")
+        }
     }
 
     /// Ends the connection and the exchange on it (retried once when a reused connection

@@ -56,9 +56,9 @@ package final class OriginPool: @unchecked Sendable {
             open[ObjectIdentifier(connection)] = connection
             connection.start(exchange)
         } catch let error as SystemError {
-            exchange.finish(.failure(.unreachable("cannot connect to the origin \(hostHeader): \(error.reason)")))
+            exchange.finish(.failure(.refused("cannot connect to the origin \(hostHeader): \(error.reason)")))
         } catch {
-            exchange.finish(.failure(.unreachable("cannot connect to the origin \(hostHeader): \(error)")))
+            exchange.finish(.failure(.refused("cannot connect to the origin \(hostHeader): \(error)")))
         }
     }
 

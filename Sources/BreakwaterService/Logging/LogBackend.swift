@@ -1,4 +1,4 @@
-// Breakwater's one swift-log backend (SPEC section 6): every logger's records go through one writer
+// Breakwater's one swift-log backend (docs/OPERATING.md, "Logs"): every logger's records go through one writer
 // thread, in `logging.format` (text or JSON lines), at `logging.level`. The access log does not
 // go through swift-log: the loops format its lines into per-loop buffers (ProxyAccessLog) that the
 // same thread takes in batches. SIGHUP applies new logging settings and reopens an access-log file
@@ -59,14 +59,30 @@ package final class LogBackend: Sendable {
     fileprivate var threshold: Logger.Level { Self.levels[Int(level.load(ordering: .relaxed))] }
 
     fileprivate func log(_ event: LogEvent, label: String, handlerMetadata: Logger.Metadata) {
-        var fields: [(String, String)] = handlerMetadata.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }
+        var fields = handlerMetadata.sorted { $0.key < $1.key }.map { ($0.key, Self.value($0.value)) }
         if let metadata = event.metadata {
-            fields += metadata.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }
+            fields += metadata.sorted { $0.key < $1.key }.map { ($0.key, Self.value($0.value)) }
         }
-        if let error = event.error { fields.append(("error", "\(error)")) }
+        if let error = event.error { fields.append(("error", .string("\(error)"))) }
         let record = LogLineFormat.Record(
             time: .now, level: event.level.rawValue, label: label, message: event.message.description, fields: fields)
         writer.enqueue(.record(record, toStdout: false))
+    }
+
+    /// A metadata value typed for the line: numbers, Booleans and durations (in seconds) given
+    /// as `.stringConvertible` stay numbers in JSON; `.string` values stay strings.
+    private static func value(_ metadata: Logger.MetadataValue) -> LogValue {
+        guard case .stringConvertible(let value) = metadata else { return .string("\(metadata)") }
+        switch value {
+        case let number as Int: return LogValue(number)
+        case let number as Int64: return LogValue(Int(number))
+        case let number as UInt64: return number <= UInt64(Int.max) ? LogValue(Int(number)) : .number(String(number))
+        case let number as Double: return LogValue(number)
+        case let flag as Bool: return .bool(flag)
+        case let duration as Duration: return LogValue(seconds: duration)
+        case let typed as LogValue: return typed
+        default: return .string(value.description)
+        }
     }
 
     private static let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]

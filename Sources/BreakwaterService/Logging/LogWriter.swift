@@ -168,7 +168,7 @@ final class LogWriter: @unchecked Sendable {
     private func warnDropped(_ count: Int, what: String, to stderr: inout [UInt8]) {
         let note = LogLineFormat.Record(
             time: .now, level: "warning", label: "breakwater",
-            message: "log writer fell behind: \(what) dropped", fields: [("dropped", "\(count)")])
+            message: "log writer fell behind: \(what) dropped", fields: [("dropped", LogValue(count))])
         append(LogLineFormat.line(note, format: format), to: &stderr)
     }
 

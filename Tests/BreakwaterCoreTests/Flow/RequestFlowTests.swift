@@ -176,7 +176,8 @@ struct RequestFlowTests {
         let reply = try #require(FlowFixture().start(HTTPRequest(method: HTTPMethod(token: method), target: target)).1.reply)
         #expect(reply.response.status == status)
         #expect(reply.errorCode == code)
-        #expect(reply.cache == nil)
+        #expect(reply.cache == .bypass)
+        #expect(reply.response.headers["X-Cache"] == "BYPASS")
     }
 
     @Test func preflightCarriesEachCORSHeaderOnce() throws {
