@@ -28,15 +28,15 @@ enum Console {
     /// A configuration problem on stderr, before logging runs: `file:line: message` as it is in
     /// text format; in JSON format one object (`level`, the same text as `message`, `file`, `line`).
     static func problem(_ problem: ConfigurationError.Problem, level: String, format: Configuration.LogFormat) {
-        var fields = [("file", problem.file)]
-        if problem.line > 0 { fields.append(("line", String(problem.line))) }
+        var fields: [(String, LogValue)] = [("file", .string(problem.file))]
+        if problem.line > 0 { fields.append(("line", LogValue(problem.line))) }
         startError(problem.description, level: level, fields: fields, format: format)
     }
 
     /// A line on stderr before logging runs: `message` as it is in text format, one JSON object
     /// (with `fields`) in JSON format.
     static func startError(
-        _ message: String, level: String = "error", fields: [(String, String)] = [], format: Configuration.LogFormat
+        _ message: String, level: String = "error", fields: [(String, LogValue)] = [], format: Configuration.LogFormat
     ) {
         switch format {
         case .text:

@@ -183,7 +183,7 @@ import Glibc
         #expect(status == 2, "\(output)")
         let objects = try Self.jsonObjects(output)
         #expect(objects.map { $0["level"] as? String } == ["warning", "error"], "\(output)")
-        #expect(objects.last?["line"] as? String == "10")
+        #expect(objects.last?["line"] as? Int == 10, "line is a number, as every number in a JSON line")
         #expect((objects.last?["message"] as? String)?.contains("config.yaml:10: logging.access_log:") == true)
         // A bad flag is a start-up error too.
         let badFlag = try runBreakwater(["run", "--config", config, "--origin", "ftp://origin"])

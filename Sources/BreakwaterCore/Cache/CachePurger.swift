@@ -24,13 +24,26 @@ package final class CachePurger: Sendable {
     /// Applies `purge` here and announces it; returns how many local entries it reached.
     @discardableResult
     package func purge(_ purge: PurgeRequest) -> Int {
-        let count = store.purge(purge.selector, soft: purge.soft, now: clock.now)
+        let count = applyLocally(purge)
         bus.withLock { $0 }?.publish(purge)
         return count
     }
 
     /// Applies a purge another proxy announced (not announced again).
     package func applyRemote(_ purge: PurgeRequest) {
-        store.purge(purge.selector, soft: purge.soft, now: clock.now)
+        applyLocally(purge)
+    }
+
+    /// A purge by an entity or a type also reaches the entries stored unchecked
+    /// (`EntityTags.unchecked`), whose tags cannot say whether they hold it. Such entries live
+    /// only in this proxy's memory (never in the shared tier), so each proxy applies the rule itself.
+    @discardableResult
+    private func applyLocally(_ purge: PurgeRequest) -> Int {
+        let now = clock.now
+        var count = store.purge(purge.selector, soft: purge.soft, now: now)
+        if case .tag(let tag) = purge.selector, EntityTags.isEntityTag(tag) {
+            count += store.purge(.tag(EntityTags.unchecked), soft: purge.soft, now: now)
+        }
+        return count
     }
 }

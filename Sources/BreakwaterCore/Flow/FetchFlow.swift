@@ -141,7 +141,11 @@ package struct FetchFlow {
                 environment.perUserOperations?.remember(operation.document.digest, operationName: operation.operationName)
             }
             return .finish(.bypassed(response, reason))
-        case .store(let ttl, let tags):
+        case .store(let ttl, var tags):
+            // Stored while a schema is expected but the document was not checked against one:
+            // marked, so that every entity purge reaches it, and kept out of the shared tier.
+            let isUnchecked = environment.expectsSchema && !operation.showsTypes
+            if isUnchecked { tags.append(EntityTags.unchecked) }
             let entry = CacheEntry.make(
                 key: key, answer: response, ttl: ttl, tags: tags, operation: operation, isPerUser: plan.isPerUser,
                 settings: environment.policy.settings, now: now, wallNow: environment.clock.wallNow,
@@ -151,7 +155,7 @@ package struct FetchFlow {
             guard entry.cost <= environment.store.maxEntryCost else { return .finish(.bypassed(response, .tooLarge)) }
             environment.store.store(entry, now: now)
             storedEntry = entry
-            if environment.sharesResponses { effects.append(.storeInTier(key)) }
+            if environment.sharesResponses && !isUnchecked { effects.append(.storeInTier(key)) }
             return .finish(.stored(entry, originStatus: response.status))
         }
     }

@@ -27,13 +27,18 @@ package final class FlowEnvironment: Sendable {
     package let responseVary: String
     /// `cache.downstream_age: remaining`.
     package let sendsRemainingTTL: Bool
+    /// A schema is expected (`origin.schema` auto or a file, `cache.entity_tags: auto`): answers
+    /// to documents not checked against one are marked `EntityTags.unchecked`.
+    package let expectsSchema: Bool
 
     package init(
         endpoint: GraphQLEndpoint, policy: CachePolicy, store: any ResponseStoring, upstreamHeaders: UpstreamHeaders,
         hasher: any SHA256Hashing, clock: any FlowClock, sharesDocuments: Bool = false,
         sharesResponses: Bool = false, originTimeout: Duration = .seconds(10), rewrites: DocumentRewrites? = nil,
-        perUserOperations: PerUserOperations? = nil, compressor: (any BodyCompressing)? = nil
+        perUserOperations: PerUserOperations? = nil, compressor: (any BodyCompressing)? = nil,
+        expectsSchema: Bool = false
     ) {
+        self.expectsSchema = expectsSchema && rewrites != nil
         self.endpoint = endpoint
         self.policy = policy
         self.store = store

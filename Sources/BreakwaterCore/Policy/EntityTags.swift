@@ -6,6 +6,18 @@ package enum EntityTags {
     /// The most tags one entry carries, so a huge list response cannot bloat the tag index.
     package static let limit = 1_000
 
+    /// The tag of an entry stored while a schema was expected (`origin.schema` auto or a file,
+    /// `cache.entity_tags: auto`) but its document could not be checked against one (none known
+    /// yet, a field it lacks): its entity tags are only those the client selected, so every purge
+    /// by an entity or a type reaches it too. `~` is in no GraphQL name: no `Type` or `Type:id` is it.
+    package static let unchecked = "~unchecked"
+
+    /// Whether a purge of `tag` is a purge by an entity or a type (not an operation or a hash,
+    /// nor the unchecked mark itself).
+    package static func isEntityTag(_ tag: String) -> Bool {
+        tag != unchecked && !tag.hasPrefix("op:") && !tag.hasPrefix("hash:")
+    }
+
     /// Every object in `data` with a string `__typename` and a string or number `id` yields
     /// `Type:id` (the number's text as written) and `Type`; the result is unique and sorted.
     ///

@@ -35,7 +35,8 @@ package struct TagHeader: Sendable, Equatable {
         }
         if let operationName { append("op:" + operationName) }
         append("hash:" + digest.hex)
-        for tag in tags where !tag.contains(":") { append(tag) }
+        // The unchecked mark is Breakwater's own: a CDN in front has no use for it.
+        for tag in tags where !tag.contains(":") && tag != EntityTags.unchecked { append(tag) }
         for tag in tags where tag.contains(":") { append(tag) }
         return value
     }

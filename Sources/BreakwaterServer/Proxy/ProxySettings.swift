@@ -40,7 +40,8 @@ struct ProxySettings: Sendable {
             hasher: cache.hasher, clock: cache.clock, sharesDocuments: tiers.documents != nil,
             sharesResponses: tiers.responses != nil, originTimeout: configuration.origin.timeout,
             rewrites: configuration.cache.entityTags == .auto ? rewrites : nil, perUserOperations: perUserOperations,
-            compressor: configuration.server.compression ? Gzip() : nil)
+            compressor: configuration.server.compression ? Gzip() : nil,
+            expectsSchema: configuration.origin.schema != .off)
     }
 
     func makePool(loop: EventLoop) throws(ServerError) -> OriginPool {

@@ -205,7 +205,7 @@ final class LogWriter: @unchecked Sendable {
         if accessFile < 0 {
             let note = LogLineFormat.Record(
                 time: .now, level: "error", label: "breakwater", message: "cannot open the access log",
-                fields: [("path", path), ("error", String(cString: strerror(errno)))])
+                fields: [("path", .string(path)), ("error", .string(String(cString: strerror(errno))))])
             append(LogLineFormat.line(note, format: format), to: &stderr)
         }
     }

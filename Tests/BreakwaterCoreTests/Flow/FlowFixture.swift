@@ -19,7 +19,8 @@ final class FlowFixture {
 
     init(
         configure: (inout Configuration) -> Void = { _ in }, maxRegistryEntries: Int = 100, maxBytes: Int = 1 << 20,
-        sharesDocuments: Bool = false, sharesResponses: Bool = false, rewrites: DocumentRewrites? = nil
+        sharesDocuments: Bool = false, sharesResponses: Bool = false, rewrites: DocumentRewrites? = nil,
+        expectsSchema: Bool = false
     ) {
         var configuration = Configuration()
         configuration.cache.rules = [
@@ -40,7 +41,8 @@ final class FlowFixture {
             endpoint: endpoint, policy: CachePolicy(configuration.cache, forwardHeaders: configuration.origin.forwardHeaders),
             store: store, upstreamHeaders: UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders),
             hasher: Self.hasher, clock: clock, sharesDocuments: sharesDocuments, sharesResponses: sharesResponses,
-            originTimeout: .seconds(5), rewrites: rewrites, perUserOperations: PerUserOperations())
+            originTimeout: .seconds(5), rewrites: rewrites, perUserOperations: PerUserOperations(),
+            expectsSchema: expectsSchema)
     }
 
     /// A flow for `request`, started; returns the flow (for later events and effects) and its step.

@@ -243,3 +243,55 @@ struct DocumentRewritesTests {
         #expect(rewrites.upstreamText(for: Self.digest, text: "{ launch(") == nil)
     }
 }
+
+/// Entries stored while a schema was expected but unknown (or lacking a field) carry only the
+/// tags the client selected: every entity purge reaches them too, and they stay out of the
+/// shared tier.
+struct UncheckedEntryTests {
+    static func fixture(_ rewrites: DocumentRewrites, expectsSchema: Bool = true) -> FlowFixture {
+        FlowFixture(sharesResponses: true, rewrites: rewrites, expectsSchema: expectsSchema)
+    }
+
+    static func store(_ fixture: FlowFixture, answer: String) throws -> (CacheEntry, [FetchFlow.Effect]) {
+        let (_, step) = fixture.start(FlowFixture.register())
+        let plan = try #require(step.joinedPlan)
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        _ = flow.start()
+        _ = flow.tierLookedUp(nil)
+        _ = flow.leaseAnswered(true)
+        _ = flow.originAnswered(FlowFixture.answer(answer))
+        let key = try #require(plan.key)
+        let entry = try #require(fixture.store.lookup(key, now: fixture.clock.now).entry)
+        return (entry, flow.takeEffects())
+    }
+
+    @Test func anEntryStoredBeforeTheSchemaIsMarkedLocalAndReachedByEveryEntityPurge() throws {
+        // A schema is expected but none is known yet.
+        let fixture = Self.fixture(DocumentRewrites())
+        let (entry, effects) = try Self.store(fixture, answer: #"{"data":{"launch":{"site":"KSC"}}}"#)
+        #expect(entry.tags.contains(EntityTags.unchecked))
+        #expect(!effects.contains { if case .storeInTier = $0 { true } else { false } }, "\(effects)")
+        let purger = CachePurger(store: fixture.store, clock: fixture.clock)
+        #expect(purger.purge(PurgeRequest(selector: .operation("Other"), soft: false)) == 0)
+        #expect(purger.purge(PurgeRequest(selector: .tag("Launch:92"), soft: false)) == 1)
+        #expect(fixture.store.lookup(entry.key, now: fixture.clock.now).entry == nil)
+    }
+
+    @Test func anotherProxysEntityPurgeReachesItToo() throws {
+        let fixture = Self.fixture(DocumentRewrites())
+        let (entry, _) = try Self.store(fixture, answer: #"{"data":{"launch":{"site":"KSC"}}}"#)
+        CachePurger(store: fixture.store, clock: fixture.clock).applyRemote(PurgeRequest(selector: .tag("Rocket"), soft: false))
+        #expect(fixture.store.lookup(entry.key, now: fixture.clock.now).entry == nil)
+    }
+
+    @Test func withTheSchemaOrWithoutOneExpectedNothingIsMarked() throws {
+        let rewrites = DocumentRewrites()
+        rewrites.install(
+            try KnownSchema(sdl: "type Query { launch(id: ID!): Launch }\ntype Launch { id: ID! site: String }"), keys: [:])
+        let (checked, effects) = try Self.store(Self.fixture(rewrites), answer: #"{"data":{"launch":{"id":"1","site":"KSC"}}}"#)
+        #expect(!checked.tags.contains(EntityTags.unchecked))
+        #expect(effects.contains { if case .storeInTier = $0 { true } else { false } })
+        let (off, _) = try Self.store(Self.fixture(DocumentRewrites(), expectsSchema: false), answer: #"{"data":{"launch":{"site":"KSC"}}}"#)
+        #expect(!off.tags.contains(EntityTags.unchecked))
+    }
+}
