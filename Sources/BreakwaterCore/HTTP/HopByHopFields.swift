@@ -19,21 +19,24 @@ package enum HopByHopFields {
     }
 
     /// The field names `headers`' `Connection` fields list, beyond `close` and `keep-alive`
-    /// (the options every client sends); empty for nearly every request.
+    /// (the options every client sends); empty for nearly every request, and then without
+    /// allocating: a field whose whole value is one of those options is not split.
     package static func connectionScopedNames(in headers: HTTPHeaders) -> [String] {
         var names: [String] = []
-        for value in headers.values(of: "Connection") {
-            for part in value.split(separator: ",") {
+        for field in headers.fields where field.name.utf8.count == 10 && field.name.equalsIgnoringASCIICase("Connection") {
+            if isOnlyAnOption(field.value) { continue }
+            for part in field.value.split(separator: ",") {
                 let name = part.trimmingWhitespace()
-                if name.isEmpty || name.equalsIgnoringASCIICase("close") || name.equalsIgnoringASCIICase("keep-alive")
-                    || name.equalsIgnoringASCIICase("Connection")
-                {
-                    continue
-                }
+                if name.isEmpty || isOnlyAnOption(name) || name.equalsIgnoringASCIICase("Connection") { continue }
                 names.append(name)
             }
         }
         return names
+    }
+
+    /// `close` or `keep-alive`, in any case.
+    private static func isOnlyAnOption(_ value: String) -> Bool {
+        value.equalsIgnoringASCIICase("close") || value.equalsIgnoringASCIICase("keep-alive")
     }
 }
 
