@@ -1,4 +1,4 @@
-// The access log's byte-level line writer (issue 14): the exact text and JSON lines, the cached
+// The access log's byte-level line writer: the exact text and JSON lines, the cached
 // per-second time, numbers and escaping agreeing with the String renderers they replace, and the
 // per-loop buffers' batching and bound (a stalled writer drops and counts lines, never grows).
 

@@ -1,4 +1,4 @@
-// The Cache-Control and Age values Breakwater writes on its own answers (SPEC section 5.2).
+// The Cache-Control and Age values Breakwater writes on its own answers (README "The response cache").
 
 import BreakwaterCore
 import Testing
@@ -34,7 +34,7 @@ struct CacheControlResponseHeadersTests {
                 == "private, no-store")
     }
 
-    /// A hit 20 s into a 60 s entry still says `max-age=60` beside `Age: 20` (SPEC 5.2): a CDN in
+    /// A hit 20 s into a 60 s entry still says `max-age=60` beside `Age: 20` (README "The response cache"): a CDN in
     /// front subtracts the age itself.
     @Test func aHitCarriesTheWholeTTLBesideItsAge() {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(60))

@@ -1,4 +1,4 @@
-// Whose entry a request may use (SPEC section 5.1): one user's answer must never reach another.
+// Whose entry a request may use (docs/SECURITY.md): one user's answer must never reach another.
 
 import BreakwaterCore
 import Testing

@@ -1,4 +1,4 @@
-// Entity tags drawn from a response's data (SPEC section 5.3).
+// Entity tags drawn from a response's data (docs/SCHEMA.md).
 
 import BreakwaterCore
 import Testing

@@ -1,4 +1,4 @@
-// SIEVE against LRU on a skewed trace (SPEC section 5: eviction at least as good as LRU on hit
+// SIEVE against LRU on a skewed trace (README "The response cache": eviction at least as good as LRU on hit
 // ratio): Zipf(0.9) over 10,000 keys, 200,000 requests, room for 10% of the keys, equal costs.
 
 import BreakwaterCore

@@ -1,5 +1,5 @@
 // The JSON writer: compact output in the given order, minimal escaping, and the canonical form
-// that makes equivalent variables give one cache key (SPEC section 5).
+// that makes equivalent variables give one cache key (README "The response cache").
 
 import BreakwaterCore
 import Testing

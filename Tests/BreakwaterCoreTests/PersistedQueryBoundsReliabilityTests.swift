@@ -1,4 +1,4 @@
-// Bounds on what one client can make Breakwater hold or parse (issue 13 group 5):
+// Bounds on what one client can make Breakwater hold or parse:
 // `persisted_queries.max_document_bytes` (413 before the document is parsed) and
 // `persisted_queries.max_bytes` (the registry's documents bounded in bytes, least recently used evicted).
 

@@ -1,4 +1,4 @@
-// The registry store against damage and mistakes (SPEC section 2, issue 13 group 4): a damaged
+// The registry store against damage and mistakes (README "Configuration"): a damaged
 // record is skipped and the records after it kept, a file that is not a store is refused and left
 // untouched, and a store of the first format (no header) still loads and is migrated at start.
 

@@ -1,4 +1,4 @@
-// A cached entry's answer serialised once (issue 12 item 3): the prebuilt lines and body, the
+// A cached entry's answer serialised once: the prebuilt lines and body, the
 // per-request headers beside them, the stored extra lines, and the gzip form made once.
 
 import BreakwaterCore

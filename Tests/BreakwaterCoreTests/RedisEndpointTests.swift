@@ -1,4 +1,4 @@
-// RedisEndpoint: every `redis.url` form of SPEC section 2, and the refusals that name the problem.
+// RedisEndpoint: every `redis.url` form of README "Configuration", and the refusals that name the problem.
 
 import BreakwaterCore
 import Testing

@@ -1,5 +1,5 @@
 // The response store's size-scaled sharding (a small cache is never worse than one LRU) and its
-// `cache.expired` count (SPEC sections 5 and 6).
+// `cache.expired` count (README "The response cache" and "Watching it: the admin endpoints").
 
 import BreakwaterCore
 import Testing

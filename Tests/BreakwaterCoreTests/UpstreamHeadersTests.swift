@@ -69,7 +69,7 @@ struct UpstreamHeadersTests {
         #expect(headers.values(of: "Accept-Language") == ["fr"])
         #expect(headers["Accept-Languagf"] == nil)
         #expect(headers["Connection"] == nil)
-        // Not listed, yet passed on (SPEC section 4), once; replaced by the identity layer's id.
+        // Not listed, yet passed on (README "The origin side"), once; replaced by the identity layer's id.
         #expect(headers.values(of: "X-Request-Id") == ["r9"])
         let identified = builder.make(from: client, requestID: "id-1", remoteAddress: "10.0.0.2", isSecure: false)
         #expect(identified.values(of: "X-Request-Id") == ["id-1"])

@@ -1,4 +1,4 @@
-// Live (issue 14): an access-log destination that stops taking lines (a pipe nobody reads, a
+// Live: an access-log destination that stops taking lines (a pipe nobody reads, a
 // stalled disk) never stalls the event loops. Answers keep coming at full speed; past the
 // per-loop bound lines are dropped, counted and reported, and every line is either written or
 // counted as dropped.

@@ -1,4 +1,4 @@
-// Batched POSTs against the real binary (SPEC section 3): answers in order, each element
+// Batched POSTs against the real binary (README "GraphQL over HTTP rules"): answers in order, each element
 // through the full path, one bad element not failing the others, X-Cache HIT only when all hit,
 // server.max_batch and the empty array refused, mutations forwarded and never cached.
 

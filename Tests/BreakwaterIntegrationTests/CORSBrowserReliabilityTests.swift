@@ -1,4 +1,4 @@
-// Live, in a real headless Chromium (issue 13 group 1): a page served from another origin fetches
+// Live, in a real headless Chromium: a page served from another origin fetches
 // through Breakwater with `server.cors` set: a JSON POST (which needs a preflight) registers a
 // persisted query, two hashed GETs read it back, and the page reads `X-Cache` from JavaScript.
 

@@ -1,4 +1,4 @@
-// Live: the cache semantics the attack probe found wrong (issue 13 group 6): max-age is the whole
+// Live: the cache semantics the attack probe found wrong: max-age is the whole
 // TTL beside Age, the stale windows are passed on, a 502 carries one Cache-Control, a small cache
 // keeps a hot entry through a scan of one-hit entries, and cache.expired counts refetches.
 

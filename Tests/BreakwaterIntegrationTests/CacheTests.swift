@@ -1,4 +1,4 @@
-// The response cache against the real binary and demo origin (SPEC section 5): keys, policy,
+// The response cache against the real binary and demo origin (README "The response cache"): keys, policy,
 // headers, conditional requests.
 
 import BreakwaterTesting

@@ -1,4 +1,4 @@
-// Request coalescing across event loops, stale-while-revalidate and stale-if-error (SPEC 5),
+// Request coalescing across event loops, stale-while-revalidate and stale-if-error (README "The response cache"),
 // against the real binary; these wait for real time to pass, in fractions of a second.
 
 import BreakwaterTesting

@@ -1,4 +1,4 @@
-// gzip (SPEC section 5, "Compression") against the real binary: a client that accepts gzip gets
+// gzip (README "The response cache", "Compression") against the real binary: a client that accepts gzip gets
 // the entry's compressed form, made once; others get identity; small answers and
 // `server.compression: false` stay uncompressed; an origin's gzipped answer is decoded before it
 // is parsed or stored.

@@ -1,4 +1,4 @@
-// File-descriptor exhaustion against the real binary (SPEC section 3, "Backpressure and
+// File-descriptor exhaustion against the real binary (README "GraphQL over HTTP rules", "Backpressure and
 // exhaustion"): with its RLIMIT_NOFILE lowered by prlimit(1), a flood of connections makes accept
 // fail with EMFILE; the proxy pauses accepting (no busy loop: little CPU), logs one warning per
 // pause (no flood), and serves again once descriptors are free.

@@ -1,4 +1,4 @@
-// Live fault and load tests (issue 13): a misbehaving origin (hanging with the pool full, closing
+// Live fault and load tests: a misbehaving origin (hanging with the pool full, closing
 // mid-body; a dripping origin is in FramingOriginTests), clients that leave mid-answer, thousands
 // of idle connections, a registry flood, and kill -9 under registration load. Each checks what clients get and how fast, then that
 // the proxy is healthy and its fds and resident memory are back near where they started.

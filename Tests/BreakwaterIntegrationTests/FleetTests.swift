@@ -1,4 +1,4 @@
-// A fleet of real `breakwater` processes sharing a real redis-server (SPEC section 7): the
+// A fleet of real `breakwater` processes sharing a real redis-server (docs/FLEET.md): the
 // registry, the L2 with the right Age and X-Cache, one origin request per key across the fleet,
 // purges reaching every proxy, and Redis going away without a single client error.
 

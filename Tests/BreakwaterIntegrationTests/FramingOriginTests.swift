@@ -1,6 +1,6 @@
 // Live tests of the origin side of the engine: origin.timeout bounds the whole exchange, so an
 // origin that trickles its answer is cut off, and requests queued for a pooled connection
-// wait no longer than the timeout either (SPEC section 4).
+// wait no longer than the timeout either (README "The origin side").
 
 import BreakwaterTesting
 import Foundation

@@ -1,4 +1,4 @@
-// The GraphQL-over-HTTP rules of SPEC §3 and the origin conversion of §4, against the real
+// The GraphQL-over-HTTP rules of README "GraphQL over HTTP rules" and the origin conversion of "The origin side", against the real
 // binary: methods, media types, malformed input, limits, CORS, origin GET mode.
 
 import BreakwaterTesting
@@ -50,7 +50,7 @@ import Testing
     @Test(arguments: [
         ("{\"query\": ", "The request body is not valid JSON"),
         ("{}", "POST body missing, invalid Content-Type, or JSON object has no keys."),
-        // `[1]` is a batch (SPEC section 3): BatchTests checks its element's own error.
+        // `[1]` is a batch (README "GraphQL over HTTP rules"): BatchTests checks its element's own error.
         (#"{"query":"{ me { id } }","variables":"{\"a\":1}"}"#, "`variables` in a POST body should be provided as an object, not a recursively JSON-encoded string."),
         (#"{"query":"{ me { id } }","variables":[1]}"#, "`variables` in a POST body must be an object if provided."),
         (#"{"query":"{ me { id } }","extensions":"{}"}"#, "`extensions` in a POST body should be provided as an object, not a recursively JSON-encoded string."),

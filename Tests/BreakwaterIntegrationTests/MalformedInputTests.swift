@@ -1,4 +1,4 @@
-// Malformed bytes on the wire never crash the proxy or poison its cache (SPEC section 3).
+// Malformed bytes on the wire never crash the proxy or poison its cache (README "GraphQL over HTTP rules").
 
 import BreakwaterTesting
 import Foundation

@@ -1,4 +1,4 @@
-// persisted_queries.mode off and safelist (Apollo manifest and Relay map), SPEC §3.
+// persisted_queries.mode off and safelist (Apollo manifest and Relay map), README "GraphQL over HTTP rules".
 
 import BreakwaterTesting
 import Foundation

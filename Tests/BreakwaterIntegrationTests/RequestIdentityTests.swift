@@ -1,4 +1,4 @@
-// Request ids and tracing headers against the real binary (SPEC sections 3 and 4): a sane
+// Request ids and tracing headers against the real binary (README "GraphQL over HTTP rules" and "The origin side"): a sane
 // X-Request-Id is kept, anything else replaced; every answer carries one; the origin receives it
 // and the default forwarded trace and Apollo client headers.
 

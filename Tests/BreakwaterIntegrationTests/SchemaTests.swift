@@ -1,4 +1,4 @@
-// Schema-aware caching against the real binary and the demo origin (SPEC sections 2, 4, 5, 5.2,
+// Schema-aware caching against the real binary and the demo origin (README "Configuration", "The origin side" and "The response cache",
 // 5.3): clients that select no `id` or `__typename` still get entries tagged by entity, exactly
 // their own fields back, per-type TTL and scope, the tag header, and a schema from an SDL file.
 

@@ -1,4 +1,4 @@
-// Schema-aware caching in front of a third-party origin (SPEC section 4: "any GraphQL server"):
+// Schema-aware caching in front of a third-party origin (README "The origin side": "any GraphQL server"):
 // a strawberry-graphql (Python) schema served on loopback (Tests/fixtures/strawberry_origin.py).
 // Its clients select no ids, and purges by Type:id and mutations still find every entry.
 // Needs the PyPI package `strawberry-graphql` (`make python-deps`); skipped without it.

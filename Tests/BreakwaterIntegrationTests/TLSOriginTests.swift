@@ -36,7 +36,7 @@ import Testing
         #expect(response.status == 502)
         let message = firstError(response).message ?? ""
         #expect(message.contains("certificate verify failed"), "\(message)")
-        // The verification's own reason, not only OpenSSL's summary (SPEC sections 2 and 4).
+        // The verification's own reason, not only OpenSSL's summary (README "Configuration" and "The origin side").
         #expect(message.contains("self-signed certificate"), "\(message)")
     }
 

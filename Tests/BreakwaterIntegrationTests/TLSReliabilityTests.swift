@@ -1,4 +1,4 @@
-// Live TLS cases beyond TLSOriginTests (issue 13): an expired origin certificate is refused with a
+// Live TLS cases beyond TLSOriginTests: an expired origin certificate is refused with a
 // clear 502, and a TLS listener survives clients that do not speak TLS.
 
 import BreakwaterTesting

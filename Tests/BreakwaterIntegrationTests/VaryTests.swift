@@ -1,4 +1,4 @@
-// SPEC sections 4 and 5.2 (issue 13, group 2): an answer fetched for one value of a forwarded
+// README "The origin side" and "The response cache": an answer fetched for one value of a forwarded
 // header the answer may depend on is never served for another, and an origin's `Vary` that the
 // key cannot follow keeps the answer out of the cache. Before keyed headers, a French answer
 // reached an English client.
@@ -27,7 +27,7 @@ import Testing
         #expect(try get(proxy, language: nil).header("X-Cache") == "MISS")
         let french = try get(proxy, language: "fr")
         #expect(french.header("X-Cache") == "HIT")
-        // Accept-Encoding too: with compression on, the answer's form depends on it (SPEC 4, 5).
+        // Accept-Encoding too: with compression on, the answer's form depends on it (README "The origin side" and "The response cache").
         #expect(french.headers(named: "Vary") == ["Accept, Accept-Language, Accept-Encoding"])
         #expect(try get(proxy, language: "en").header("X-Cache") == "HIT")
         #expect(try originRequests(origin) == 3)

@@ -1,4 +1,4 @@
-// The gzip coding the cache's answers use (SPEC section 5, "Compression"), as the core sees it:
+// The gzip coding the cache's answers use (README "The response cache", "Compression"), as the core sees it:
 // the server layer implements it with zlib, tests with anything that round-trips.
 
 /// Compresses a body into a gzip member.
@@ -9,7 +9,7 @@ package protocol BodyCompressing: Sendable {
 
 /// When an answer is worth compressing.
 package enum Compression {
-    /// Answers smaller than this go uncompressed (SPEC 5): the gzip header and the CPU would
+    /// Answers smaller than this go uncompressed (README "The response cache"): the gzip header and the CPU would
     /// cost more than the bytes saved.
     package static let minimumBytes = 1024
 }

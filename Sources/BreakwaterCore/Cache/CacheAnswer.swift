@@ -1,4 +1,4 @@
-// How each cache outcome is answered (SPEC 5.2): X-Cache, Age, Cache-Control, ETag, 304.
+// How each cache outcome is answered (README "The response cache"): X-Cache, Age, Cache-Control, ETag, 304.
 
 /// The response a client gets for a cache outcome.
 package enum CacheAnswer {

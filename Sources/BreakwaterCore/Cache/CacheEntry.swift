@@ -59,7 +59,7 @@ package final class CacheEntry: Sendable {
         return WallClockTime(
             millisecondsSinceEpoch: storedAt.milliseconds + Self.wallClockBase.load(ordering: .relaxed) + Int64(offset))
     }
-    /// Entity tags, `Type:id` and `Type` (SPEC section 5.3).
+    /// Entity tags, `Type:id` and `Type` (docs/SCHEMA.md).
     package var tags: [String] { fields { $0.pointee.tags } }
 
     /// What the entry counts against the store's memory bound: its stored bytes (extra lines and
@@ -75,7 +75,7 @@ package final class CacheEntry: Sendable {
 
     private var shape: CacheEntryShape { fields { $0.pointee.shape } }
     package var contentType: String { shape.fields.contentType }
-    /// `Cache-Control` of a public answer to a GET (SPEC 5.2), shared between entries alike.
+    /// `Cache-Control` of a public answer to a GET (README "The response cache"), shared between entries alike.
     package var publicCacheControl: String { shape.publicCacheControl }
     package var staleCacheControl: String { shape.staleCacheControl }
     package var ttl: Duration { shape.fields.ttl }
@@ -167,7 +167,7 @@ package final class CacheEntry: Sendable {
 
     /// The answer gzipped: `ETag` of the gzip representation, `Content-Encoding: gzip`, the
     /// extra lines and the compressed body; nil for small bodies and those gzip does not shrink.
-    /// Made by the first client that accepts it (SPEC 5: once per entry, not per hit), and kept
+    /// Made by the first client that accepts it (README "The response cache": once per entry, not per hit), and kept
     /// in `gzipForms` while the entry lives.
     package func gzipResponse(_ compressor: any BodyCompressing) -> PrebuiltResponse? {
         if !Self.gzipForms.isEmpty, let made = Self.gzipForms.value(for: self) { return made }
@@ -239,7 +239,7 @@ package final class CacheEntry: Sendable {
 extension CacheEntry {
     /// A new entry for an origin answer the policy allows storing, stored at `now` on both clocks.
     ///
-    /// `tagHeader` (`cache.tag_header` and this entry's tags, SPEC 5.2) is written into the
+    /// `tagHeader` (`cache.tag_header` and this entry's tags, README "The response cache") is written into the
     /// prebuilt lines of every answer from the entry, after ETag.
     package static func make(
         key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,

@@ -1,4 +1,4 @@
-// The response cache's key (SPEC section 5): document hash + operationName + canonical variables
+// The response cache's key (README "The response cache"): document hash + operationName + canonical variables
 // + scope, folded into one SHA-256 so that a key is small, fixed-size and cheap to compare.
 
 /// The identity of one cached response: the SHA-256 of an unambiguous encoding of its parts.
@@ -17,7 +17,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     @inline(__always)
     package var prefix: UInt64 { digest.words.0 }
 
-    /// The key of a response, from the parts SPEC section 5 names.
+    /// The key of a response, from the parts README "The response cache" names.
     ///
     /// Every variable-length field is preceded by its length and every optional one by a
     /// presence byte, so that no two different inputs encode alike: `("ab", "c")` differs from

@@ -62,7 +62,7 @@ package struct ClientView: Sendable {
 
     private static let graphQLResponseJSON = Array("application/graphql-response+json".utf8)
 
-    /// The Content-Type of a successful JSON answer (SPEC 5.2).
+    /// The Content-Type of a successful JSON answer (README "The response cache").
     package var jsonContentType: String {
         wantsGraphQLResponseJSON ? "application/graphql-response+json" : "application/json"
     }

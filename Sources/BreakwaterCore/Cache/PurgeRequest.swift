@@ -1,4 +1,4 @@
-// The body of `POST /purge` (SPEC section 6): what to purge, and whether softly.
+// The body of `POST /purge` (README "Watching it: the admin endpoints"): what to purge, and whether softly.
 
 /// A parsed purge request.
 package struct PurgeRequest: Sendable, Equatable {

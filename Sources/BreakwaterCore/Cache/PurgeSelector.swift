@@ -1,4 +1,4 @@
-// Which entries a purge reaches (SPEC sections 5.3 and 6, `POST /purge`).
+// Which entries a purge reaches (docs/SCHEMA.md and README "Watching it: the admin endpoints", `POST /purge`).
 
 /// The entries a purge applies to; every case but `all` is answered from an index, without a scan.
 package enum PurgeSelector: Sendable, Equatable {

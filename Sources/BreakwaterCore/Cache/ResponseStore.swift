@@ -1,4 +1,4 @@
-// The response cache (SPEC section 5): entries by key, bounded in bytes, evicted by SIEVE, purged
+// The response cache (README "The response cache"): entries by key, bounded in bytes, evicted by SIEVE, purged
 // by operation, document or entity tag, shared by every event loop.
 
 import Synchronization

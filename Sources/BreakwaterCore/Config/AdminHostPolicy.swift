@@ -1,4 +1,4 @@
-// Which `Host` values the admin listener answers (SPEC section 6): loopback names and addresses,
+// Which `Host` values the admin listener answers (README "Watching it: the admin endpoints"): loopback names and addresses,
 // and those listed in `admin.allowed_hosts`. A web page that rebinds its own DNS name to 127.0.0.1
 // still sends its own name as Host, so it is refused (DNS rebinding).
 

@@ -1,4 +1,4 @@
-// The effective settings as YAML, for `breakwater validate`: the key layout of SPEC section 2,
+// The effective settings as YAML, for `breakwater validate`: the key layout of README "Configuration",
 // every value spelled out, so that the output can itself be loaded as a config file.
 
 extension Configuration {

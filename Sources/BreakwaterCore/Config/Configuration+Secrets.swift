@@ -1,4 +1,4 @@
-// What `breakwater validate` must never print (SPEC section 1): the admin token, the Redis
+// What `breakwater validate` must never print (README "Running it in front of your origin"): the admin token, the Redis
 // password and the Redis signing key, shown as `***` so the output can be pasted into a ticket.
 
 extension Configuration {

@@ -1,4 +1,4 @@
-// `${NAME}` and `${NAME:-default}` in config values (SPEC section 2): secrets and per-pod settings
+// `${NAME}` and `${NAME:-default}` in config values (README "Configuration"): secrets and per-pod settings
 // come from the environment in containers. An unset variable without a default is an error.
 
 /// Replaces environment references in one config value.

@@ -1,4 +1,4 @@
-// One fetch for a key (SPEC sections 4, 5 and 7) as a value: shared tier, fleet-wide lease,
+// One fetch for a key (README "The origin side" and "The response cache", docs/FLEET.md) as a value: shared tier, fleet-wide lease,
 // origin, then store / serve stale / pass through. The fetch belongs to no client: whoever led
 // it, its outcome goes to every waiter of the key.
 //

@@ -1,4 +1,4 @@
-// The life of one client request (SPEC sections 3 and 5) as a value: events in, steps out, and
+// The life of one client request (README "GraphQL over HTTP rules" and "The response cache") as a value: events in, steps out, and
 // the server layer carries the steps out (send, look up a tier, fetch). Varnish lists its request
 // steps once in cache_req_fsm.c; these are ours:
 //
@@ -128,7 +128,7 @@ package struct RequestFlow {
     ) throws(GraphQLErrorResponse) -> Step {
         let operation = try environment.endpoint.prepare(
             graphQLRequest, document: document, rewrites: environment.rewrites, clientBody: request.body)
-        // Registered only once the operation is known to be usable (SPEC section 3).
+        // Registered only once the operation is known to be usable (README "GraphQL over HTTP rules").
         if document.shouldRegister { effects.append(.register(document, publish: true)) }
         // Operations that never use the cache (a TTL-0 rule, mutations) are not remembered:
         // their requests differ in variables, so their entries would churn the memo (and its
@@ -141,7 +141,7 @@ package struct RequestFlow {
         return route(operation, knownKey: nil, memoKey: memoKey, hasZeroTTL: hasZeroTTL)
     }
 
-    /// Scope, key and local lookup (SPEC sections 5 and 5.1).
+    /// Scope, key and local lookup (README "The response cache" and docs/SECURITY.md).
     /// `hasZeroTTL`: whether a TTL-0 rule covers the operation, when the caller already asked.
     private mutating func route(
         _ operation: PreparedOperation, knownKey: CacheKey?, memoKey: OperationMemo.Key?, hasZeroTTL: Bool? = nil
@@ -171,7 +171,7 @@ package struct RequestFlow {
             scope = material
         }
         // A rule with TTL 0 decides before the fetch that nothing will be stored (the rule wins
-        // over the origin's Cache-Control, SPEC section 5): BYPASS, no key, no lookup, no
+        // over the origin's Cache-Control, README "The response cache"): BYPASS, no key, no lookup, no
         // coalescing, like any other uncacheable request.
         if hasZeroTTL ?? environment.hasZeroTTLRule(operation.operationName) {
             return .fetch(

@@ -1,4 +1,4 @@
-// The cache outcome of one answer (SPEC 5.2), decided by the flow and carried to the reply as a
+// The cache outcome of one answer (README "The response cache"), decided by the flow and carried to the reply as a
 // value: written into the `X-Cache` header, counted and logged without parsing the header back.
 
 /// How an answer relates to the cache.

@@ -83,7 +83,7 @@ package struct HTTPRequest: Sendable {
         set { unique().isSecure = newValue }
     }
 
-    /// The id the identity layer gave the request (SPEC section 3): forwarded to the origin as
+    /// The id the identity layer gave the request (README "GraphQL over HTTP rules"): forwarded to the origin as
     /// `X-Request-Id` in place of the client's field, without rewriting `headers`.
     package var requestID: String? {
         get { storage.requestID }

@@ -1,4 +1,4 @@
-// Who sent a request and under which id (SPEC sections 3 and 6): the client's `X-Request-Id` when
+// Who sent a request and under which id (README "GraphQL over HTTP rules" and "Watching it: the admin endpoints"): the client's `X-Request-Id` when
 // it is sane (1 to 128 visible ASCII characters of a token-like set), else a new one; the
 // address, user agent and Apollo client name/version the access log and metrics name.
 

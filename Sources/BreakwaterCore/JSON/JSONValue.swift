@@ -1,5 +1,5 @@
 // A parsed JSON value that keeps numbers exactly as written and object members in order, so
-// that variables can be canonicalised without losing precision (SPEC section 5).
+// that variables can be canonicalised without losing precision (README "The response cache").
 
 /// A JSON value (RFC 8259).
 package enum JSONValue: Sendable, Equatable {

@@ -1,5 +1,5 @@
 // Writes `JSONValue`s as compact JSON bytes: in their given order for bodies sent upstream, and
-// in canonical form for cache keys (SPEC section 5), where `{"a":1,"b":2}` ≡ `{ "b":2, "a":1 }`.
+// in canonical form for cache keys (README "The response cache"), where `{"a":1,"b":2}` ≡ `{ "b":2, "a":1 }`.
 
 /// Compact JSON serialisation, plain or canonical, straight into byte buffers.
 ///

@@ -1,4 +1,4 @@
-// One access-log line (SPEC section 6): time, client address, method, status, X-Cache, operation
+// One access-log line (README "Watching it: the admin endpoints"): time, client address, method, status, X-Cache, operation
 // name and hash, error code, duration, origin status and duration, response bytes, request id,
 // user agent, Apollo client name and version. Never variables, never other header values.
 // A value for tests and one-off lines: the proxy packs its records from the request's own values

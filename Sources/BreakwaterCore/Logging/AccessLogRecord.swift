@@ -1,5 +1,5 @@
 // One answered request's access-log fields as an event loop hands them to the log writer thread
-// (issue 14): packed into the loop's buffer as a compact record (fixed-width numbers, the digest's
+//: packed into the loop's buffer as a compact record (fixed-width numbers, the digest's
 // 32 bytes, each string's bytes behind its length), and spelled as a text or JSON line by the
 // writer (AccessLogLine), off the loop. The loop's share of a line is then a few copies; the
 // keys, the escaping, the decimals and the time's text are the writer's.

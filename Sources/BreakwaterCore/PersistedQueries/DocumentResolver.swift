@@ -1,4 +1,4 @@
-// The APQ table of SPEC section 3: which document a request names, or the exact answer that
+// The APQ table of README "GraphQL over HTTP rules": which document a request names, or the exact answer that
 // Apollo Server (automatic mode) or Apollo Router (safelist mode) gives instead.
 
 /// A request's document: its text and the SHA-256 of that text.

@@ -1,5 +1,5 @@
 // A bounded map that forgets the least recently used key first: the eviction order of the
-// persisted-query registry (`persisted_queries.max_entries` and `max_bytes`, SPEC section 2).
+// persisted-query registry (`persisted_queries.max_entries` and `max_bytes`, README "Configuration").
 
 /// A map bounded in entries and in summed cost that evicts its least recently used entries to
 /// make room for a new one.

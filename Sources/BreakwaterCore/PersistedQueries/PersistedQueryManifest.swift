@@ -1,4 +1,4 @@
-// The persisted-query manifest of `persisted_queries.manifest` (SPEC sections 2 and 3): the
+// The persisted-query manifest of `persisted_queries.manifest` (README "Configuration" and "GraphQL over HTTP rules"): the
 // documents a build of the client app declares up front. They are always known to the registry,
 // never evicted, and in `safelist` mode they are the only queries the origin ever sees.
 //

@@ -1,5 +1,5 @@
 // The origin's Cache-Control directives that decide whether, and for how long, a response may
-// sit in Breakwater's shared cache (SPEC section 5, RFC 9111 section 5.2).
+// sit in Breakwater's shared cache (README "The response cache", RFC 9111 section 5.2).
 
 /// The response directives of one or more `Cache-Control` field values that a shared cache acts on.
 ///

@@ -1,4 +1,4 @@
-// The cache's rules of admission (SPEC sections 2 and 5): which rule an operation falls under
+// The cache's rules of admission (README "Configuration" and "The response cache"): which rule an operation falls under
 // and whose entry a request may use. Whether an origin answer may be stored is in
 // CachePolicy+Storage.swift. Pure functions of the settings and the message: no clock, no I/O.
 

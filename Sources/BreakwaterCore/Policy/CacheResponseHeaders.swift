@@ -1,4 +1,4 @@
-// The cache-related headers Breakwater puts on its answers (SPEC section 5.2).
+// The cache-related headers Breakwater puts on its answers (README "The response cache").
 
 /// Values of `Cache-Control` and `Age` for answers to clients.
 package enum CacheResponseHeaders {

@@ -1,6 +1,6 @@
 // Where a query's answer may live: the shared cache, one user's corner of it, or nowhere.
 
-/// Whose cache entry a request may read and write (SPEC section 5.1).
+/// Whose cache entry a request may read and write (docs/SECURITY.md).
 package enum CacheScopeDecision: Sendable, Equatable {
     /// One entry for everybody.
     case shared

@@ -1,5 +1,5 @@
 // If-None-Match evaluation (RFC 9110 section 13.1.2), so a client revalidating an unchanged
-// answer gets 304 instead of the body (SPEC section 5).
+// answer gets 304 instead of the body (README "The response cache").
 
 /// Evaluation of conditional request headers against a stored entry's `ETag`.
 package enum ConditionalRequest {

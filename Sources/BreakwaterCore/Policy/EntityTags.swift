@@ -1,5 +1,5 @@
 // The entities a GraphQL answer names, as tags that purges and mutations find entries by
-// (SPEC section 5.3), and the types it holds, which the per-type policy reads (`cache.types`).
+// (docs/SCHEMA.md), and the types it holds, which the per-type policy reads (`cache.types`).
 
 /// Extraction of `Type:id` and `Type` tags, and of the types present, from a response's `data`.
 package enum EntityTags {

@@ -1,4 +1,4 @@
-// The forwarded request headers an origin's answer may depend on (SPEC sections 4 and 5.2):
+// The forwarded request headers an origin's answer may depend on (README "The origin side" and "The response cache"):
 // their values are part of the cache key, so an answer fetched for one value (Accept-Language:
 // fr) is never served for another, nor a coalesced fetch shared across values.
 

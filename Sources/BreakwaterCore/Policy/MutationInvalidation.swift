@@ -1,4 +1,4 @@
-// SPEC 5.3: a mutation that names entities (`__typename` + `id`) in its answer purges the
+// docs/SCHEMA.md: a mutation that names entities (`__typename` + `id`) in its answer purges the
 // cached entries tagged with them, so the next read sees the change.
 
 /// Which cache tags a mutation's answer invalidates.

@@ -1,4 +1,4 @@
-// `cache.types` applied to the types one answer holds (SPEC section 5): the smallest TTL among
+// `cache.types` applied to the types one answer holds (README "The response cache"): the smallest TTL among
 // them and whether any of them is per-user.
 
 /// What the per-type policy says about one answer.

@@ -1,4 +1,4 @@
-// Batched POSTs (SPEC section 3): a JSON array of operations, as Apollo Client's BatchHttpLink
+// Batched POSTs (README "GraphQL over HTTP rules"): a JSON array of operations, as Apollo Client's BatchHttpLink
 // and Apollo iOS/Kotlin batching send it. The array is split into its elements' exact bytes,
 // each then handled as a request of its own; nothing is decoded or re-encoded here.
 

@@ -15,7 +15,7 @@ package struct CORSPolicy: Sendable {
         maxAgeSeconds = settings.maxAge.components.seconds
     }
 
-    /// The response headers a page may read besides the CORS-safelisted ones (SPEC 5.2).
+    /// The response headers a page may read besides the CORS-safelisted ones (README "The response cache").
     package static let exposedHeaders = "X-Cache, Age, ETag, X-Request-Id"
 
     /// The headers for a response to a request from `origin` (the `Origin` header): the allowed

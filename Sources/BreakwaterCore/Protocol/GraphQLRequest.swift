@@ -1,6 +1,6 @@
 // One GraphQL request as the client sent it, GET or POST, before its document is resolved.
 
-/// The parameters of a GraphQL-over-HTTP request (SPEC section 3).
+/// The parameters of a GraphQL-over-HTTP request (README "GraphQL over HTTP rules").
 package struct GraphQLRequest: Sendable, Equatable {
     package enum Method: Sendable, Equatable { case get, post }
 

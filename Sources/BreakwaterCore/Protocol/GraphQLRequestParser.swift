@@ -1,5 +1,5 @@
 // Reads a GraphQL request from a GET query string or a POST JSON body, with Apollo Server's
-// messages for every malformed input (SPEC section 3), and refuses a query text longer than
+// messages for every malformed input (README "GraphQL over HTTP rules"), and refuses a query text longer than
 // `persisted_queries.max_document_bytes` before anything parses it.
 
 /// Parses HTTP requests into `GraphQLRequest`s.

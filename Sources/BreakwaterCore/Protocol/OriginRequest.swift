@@ -1,4 +1,4 @@
-// The request sent to the origin for a resolved operation (SPEC section 4): always the full
+// The request sent to the origin for a resolved operation (README "The origin side"): always the full
 // document, never the persistedQuery extension, so that the origin need not know APQ.
 
 /// Method, target and body of one origin request.

@@ -1,4 +1,4 @@
-// Which client headers reach the origin, and what a proxy adds (SPEC section 4).
+// Which client headers reach the origin, and what a proxy adds (README "The origin side").
 
 /// Builds the headers of an upstream request from the client's.
 package struct UpstreamHeaders: Sendable {
@@ -55,7 +55,7 @@ package struct UpstreamHeaders: Sendable {
             }
             headers.add(field.name, field.value)
         }
-        // SPEC section 4: the request id is always passed on, listed or not.
+        // README "The origin side": the request id is always passed on, listed or not.
         if let requestID {
             headers.add("X-Request-Id", requestID)
         } else if !forwardsRequestID, let clientRequestID {

@@ -1,5 +1,5 @@
 // Reads entity tags from an answer to a rewritten document and removes the reserved members the
-// rewriter added (SPEC sections 4 and 5.3), so the client gets exactly the fields it asked for.
+// rewriter added (README "The origin side" and docs/SCHEMA.md), so the client gets exactly the fields it asked for.
 
 /// An origin answer with the reserved members removed, and what its data names.
 package struct StrippedAnswer: Sendable, Equatable {

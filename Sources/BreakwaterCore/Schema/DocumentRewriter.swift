@@ -1,5 +1,5 @@
 // Adds `__typename` and the key fields of each type under reserved aliases to every selection set of
-// a document (SPEC section 4), so that answers name their entities although the client selected
+// a document (README "The origin side"), so that answers name their entities although the client selected
 // neither. Done once per document hash; the rewritten text is what goes upstream.
 
 private import GraphQL

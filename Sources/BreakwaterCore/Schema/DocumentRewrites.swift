@@ -1,5 +1,5 @@
-// The schema the proxy currently knows and the text it sends upstream for each document (SPEC
-// section 4): rewritten once per document hash, forgotten as a whole when a new schema arrives
+// The schema the proxy currently knows and the text it sends upstream for each document
+// (docs/SCHEMA.md): rewritten once per document hash, forgotten as a whole when a new schema arrives
 // (introspection every 5 minutes, a reload) so no rewrite made under an old schema outlives it.
 
 import Synchronization

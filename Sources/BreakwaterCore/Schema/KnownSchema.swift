@@ -1,4 +1,4 @@
-// The origin's types as far as the document rewriter needs them (SPEC section 4): which names are
+// The origin's types as far as the document rewriter needs them (README "The origin side"): which names are
 // objects, interfaces or unions, their fields' result types, and the root operation types.
 
 /// A schema reduced to what adding `__typename` and key fields to selection sets requires.

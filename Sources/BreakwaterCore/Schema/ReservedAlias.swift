@@ -1,5 +1,5 @@
 // The response names Breakwater adds to documents it sends upstream and removes from the answers
-// (SPEC section 4): a client can never ask for them, so they never collide with its own fields.
+// (README "The origin side"): a client can never ask for them, so they never collide with its own fields.
 
 /// Aliases starting with `__bw_`, for `__typename` and each key field the rewriter adds.
 package enum ReservedAlias {

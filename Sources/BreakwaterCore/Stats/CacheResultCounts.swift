@@ -1,4 +1,4 @@
-// How many requests got each `X-Cache` answer, and the SPEC's hit ratio over them: the part the
+// How many requests got each `X-Cache` answer, and the hit ratio over them (README "Watching it: the admin endpoints"): the part the
 // whole-process figures and each operation's row have in common.
 
 /// Counts of HIT, STALE, MISS and BYPASS answers.
@@ -11,7 +11,7 @@ package struct CacheResultCounts: Sendable, Equatable {
     package init() {}
 
     /// (hits + stale) / (hits + stale + misses), or 0 before any of them; BYPASS is not counted
-    /// (SPEC section 6).
+    /// (README "Watching it: the admin endpoints").
     package var hitRatio: Double {
         let decided = hits + stale + misses
         return decided == 0 ? 0 : Double(hits + stale) / Double(decided)

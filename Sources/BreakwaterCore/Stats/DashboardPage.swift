@@ -1,4 +1,4 @@
-// The operators' live dashboard, served by the admin listener at `GET /` (SPEC section 6).
+// The operators' live dashboard, served by the admin listener at `GET /` (README "Watching it: the admin endpoints").
 
 /// The HTML dashboard: one self-contained document that polls `./stats` every two seconds and
 /// draws the figures, so an operator reads the proxy's health at a glance.
@@ -277,7 +277,7 @@ package enum DashboardPage {
         el.textContent = text;
         if (bad !== undefined) el.classList.toggle("bad", bad);
       }
-      // (hits + stale) / (hits + stale + misses), SPEC section 6; null when nothing was cacheable.
+      // (hits + stale) / (hits + stale + misses), README "Watching it: the admin endpoints"; null when nothing was cacheable.
       function ratioOf(hits, stale, misses) {
         const served = (hits || 0) + (stale || 0), total = served + (misses || 0);
         return total > 0 ? served / total : null;

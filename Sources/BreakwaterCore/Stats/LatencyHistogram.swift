@@ -1,4 +1,4 @@
-// Latency distributions for the request statistics (SPEC section 6): one per event loop, recorded
+// Latency distributions for the request statistics (README "Watching it: the admin endpoints"): one per event loop, recorded
 // on the loop's own thread, copied and added together when the admin endpoint reads them.
 
 /// Durations from 1 µs to 60 s in fixed log-linear buckets, read back within 0.8% of the truth.

@@ -1,4 +1,4 @@
-// The bytes a cache entry is kept as in a shared tier (SPEC section 7): compact, binary (the body
+// The bytes a cache entry is kept as in a shared tier (docs/FLEET.md): compact, binary (the body
 // is stored as it is, never re-encoded as JSON), versioned, and read back only when every field
 // is whole and well-formed.
 

@@ -1,4 +1,4 @@
-// The persisted-query registry a fleet shares (SPEC section 7), as the flow sees it.
+// The persisted-query registry a fleet shares (docs/FLEET.md), as the flow sees it.
 
 /// A shared registry bound to one event loop: completions run on that loop, exactly once.
 package protocol DocumentTier: AnyObject {

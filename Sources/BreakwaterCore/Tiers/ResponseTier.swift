@@ -1,4 +1,4 @@
-// The second-level response cache a fleet shares (SPEC section 7), as the flow sees it. Redis
+// The second-level response cache a fleet shares (docs/FLEET.md), as the flow sees it. Redis
 // implements it; without a shared tier there is none and the flow goes from local miss to origin.
 
 /// A shared response cache bound to one event loop: every completion runs on that loop, exactly

@@ -1,4 +1,4 @@
-// The demo GraphQL origin of `breakwater demo` and of the integration tests (SPEC section 9).
+// The demo GraphQL origin of `breakwater demo` and of the integration tests (README "Two commands").
 
 import BreakwaterCore
 import GraphQL

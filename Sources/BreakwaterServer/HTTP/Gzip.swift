@@ -1,4 +1,4 @@
-// gzip content coding with zlib (SPEC section 5, "Compression"): a cache entry's body compressed
+// gzip content coding with zlib (README "The response cache", "Compression"): a cache entry's body compressed
 // once, and an origin answer that came gzipped decoded before it is parsed or stored.
 
 import BreakwaterCore

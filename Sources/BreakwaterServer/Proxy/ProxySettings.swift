@@ -52,7 +52,7 @@ struct ProxySettings: Sendable {
     }
 }
 
-/// The shared tiers (SPEC section 7) one event loop talks to; none without `redis.url`.
+/// The shared tiers (docs/FLEET.md) one event loop talks to; none without `redis.url`.
 struct LoopTiers {
     var responses: (any ResponseTier)?
     var documents: (any DocumentTier)?

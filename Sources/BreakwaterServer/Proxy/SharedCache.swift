@@ -2,7 +2,7 @@
 
 import BreakwaterCore
 
-/// The response cache as the proxy uses it (SPEC section 5).
+/// The response cache as the proxy uses it (README "The response cache").
 final class SharedCache: Sendable {
     let store: ResponseStore
     /// Clients waiting for a fetch in flight, answered on their own loops (responders hop there).

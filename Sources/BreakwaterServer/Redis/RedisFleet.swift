@@ -1,4 +1,4 @@
-// The shared tier of one process (SPEC section 7): a Redis connection per event loop, one
+// The shared tier of one process (docs/FLEET.md): a Redis connection per event loop, one
 // subscriber for the purge channel, the purge generation and log check, the registry write-back,
 // and the tiers the request flow uses.
 

@@ -1,4 +1,4 @@
-// The fleet's second-level response cache and its fetch leases (SPEC section 7), on one event
+// The fleet's second-level response cache and its fetch leases (docs/FLEET.md), on one event
 // loop's Redis connection: local miss -> here -> origin. Every failure reads as a miss, and so
 // does an entry whose signature is wrong when `redis.signing_key` is set (docs/FLEET.md).
 

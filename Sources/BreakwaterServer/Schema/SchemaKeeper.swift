@@ -1,4 +1,4 @@
-// Keeps the proxy's knowledge of the origin's schema current (`origin.schema`, SPEC section 2):
+// Keeps the proxy's knowledge of the origin's schema current (`origin.schema`, README "Configuration"):
 // an SDL file read at start and on reload, or the origin introspected at start and every 5 minutes
 // through an origin pool of its own. A failed introspection is logged with its reason and the last
 // good schema stays; with a fleet, a proxy that has none takes the fleet's last good one from

@@ -1,4 +1,4 @@
-// Batched POSTs (SPEC section 3): each element of a JSON-array body goes through the whole
+// Batched POSTs (README "GraphQL over HTTP rules"): each element of a JSON-array body goes through the whole
 // proxy path as a request of its own (APQ, safelist, cache, coalescing), and the answers come
 // back as one JSON array in the same order. One bad element gets its own error object; X-Cache
 // is HIT only when every element was a hit, else MISS.

@@ -1,4 +1,4 @@
-// The access log of the proxy (SPEC section 6) as the event loops see it: one ProxyLogBuffer per
+// The access log of the proxy (README "Watching it: the admin endpoints") as the event loops see it: one ProxyLogBuffer per
 // loop, the format (or off) as the last reload set it, and a way to wake the log writer thread
 // (BreakwaterService's LogWriter), which takes the buffers' records in batches, has them spelled
 // as lines here and writes them to `logging.access_log`'s destination.

@@ -17,7 +17,7 @@ package final class ProxyStack: @unchecked Sendable {
     /// The reloads `/stats` and `/metrics` report.
     private let reloads: ConfigReloadCounter
     private let registry: PersistedQueryRegistry
-    /// The Redis shared tier (SPEC section 7), when `redis.url` is set.
+    /// The Redis shared tier (docs/FLEET.md), when `redis.url` is set.
     private let fleet: RedisFleet?
     /// Keeps the origin's schema current (`origin.schema`), on the first loop.
     private var schemaKeeper: SchemaKeeper?

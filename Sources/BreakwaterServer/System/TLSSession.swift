@@ -75,7 +75,7 @@ final class TLSSession {
     }
 
     /// Why the peer's certificate was refused (": certificate has expired", ": hostname mismatch",
-    /// ": self-signed certificate"), or "" when verification did not fail (SPEC section 4's 502 names it).
+    /// ": self-signed certificate"), or "" when verification did not fail (README "The origin side"'s 502 names it).
     private var verifyFailure: String {
         let result = SSL_get_verify_result(ssl)
         guard result != X509_V_OK, let text = X509_verify_cert_error_string(result) else { return "" }

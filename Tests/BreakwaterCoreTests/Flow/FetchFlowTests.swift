@@ -1,4 +1,4 @@
-// One fetch's rules (SPEC sections 4, 5 and 7) in-process: what is stored, what is passed
+// One fetch's rules (README "The origin side" and "The response cache", docs/FLEET.md) in-process: what is stored, what is passed
 // through and why, what stands in when the origin fails, and the shared tier's steps.
 
 @testable import BreakwaterCore

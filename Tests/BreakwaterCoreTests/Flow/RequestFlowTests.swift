@@ -1,4 +1,4 @@
-// The request flow's rules (SPEC sections 3 and 5) decided in-process: no sockets, no sleeps,
+// The request flow's rules (README "GraphQL over HTTP rules" and "The response cache") decided in-process: no sockets, no sleeps,
 // time moved by a manual clock.
 
 @testable import BreakwaterCore
@@ -152,7 +152,7 @@ struct RequestFlowTests {
         #expect(alice.key == aliceAgain.key)
     }
 
-    /// SPEC section 4: an answer fetched for one Accept-Language is never served for another,
+    /// README "The origin side": an answer fetched for one Accept-Language is never served for another,
     /// nor is one fetch coalesced across values.
     @Test func forwardedAcceptLanguageIsPartOfTheKey() throws {
         let fixture = FlowFixture()

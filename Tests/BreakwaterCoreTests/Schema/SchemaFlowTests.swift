@@ -1,4 +1,4 @@
-// The schema wired into the request and fetch flows, in-process (SPEC sections 4, 5, 5.2): the
+// The schema wired into the request and fetch flows, in-process (README "The origin side" and "The response cache"): the
 // rewritten document goes upstream while the registry keeps the client's, answers are stripped
 // before storing and serving, `cache.types` decides TTL and scope, and the tag header is stored.
 
