@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Redis shared tier's cost (SPEC sections 7 and 8): a local hit, an L2 (Redis) hit and an
+# The Redis shared tier's cost (docs/FLEET.md, README "Performance"): a local hit, an L2 (Redis) hit and an
 # origin fetch side by side (req/s, p50, p99 with wrk), then the origin requests per key when a
 # burst of misses is spread over three proxies sharing one Redis.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Breakwater's memory (SPEC section 8): called by bench/run.sh, or on its own.
+# Breakwater's memory (README "Performance"): called by bench/run.sh, or on its own.
 #
 # (i)  resident memory with BENCH_MEMORY_ENTRIES (default 100000) cached answers of ~1 KiB:
 #      VmRSS against the payload (the sum of the stored body sizes); target RSS/payload <= 1.3.
@@ -10,7 +10,7 @@
 # Environment: BENCH_BIN (binary; else built), BENCH_MEMORY_ENTRIES, BENCH_CHURN_SECONDS,
 # BENCH_MD_OUT (a Markdown file to append the results to), BENCH_KEEP_TMP=1,
 # BENCH_MEMORY_PAGE (launches per answer, default 5: ~1 KiB answers, the headline; 23 gives ~4 KiB,
-# a second, labelled line: not the SPEC's figure).
+# a second, labelled line: not the headline figure).
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

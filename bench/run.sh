@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench`: Breakwater against nginx proxy_cache, side by side, in one run (SPEC section 8).
+# `make bench`: Breakwater against nginx proxy_cache, side by side, in one run (README "Performance").
 #
 # Starts the demo origin, Breakwater and nginx (as an equivalent proxy_cache) on loopback,
 # checks that both serve the same body bytes, then runs each scenario with wrk, interleaved

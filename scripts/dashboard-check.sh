@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the operators' HTML dashboard (SPEC section 6, admin `GET /`) in a real browser: starts the
+# Checks the operators' HTML dashboard (README "Watching it: the admin endpoints", admin `GET /`) in a real browser: starts the
 # demo origin and the proxy on loopback, sends traffic, renders the page in headless Chromium, and
 # asserts from the rendered DOM that the figures match the traffic. Leaves a screenshot behind.
 #
