@@ -102,16 +102,8 @@ import Testing
         #expect(await b.waitUntilUp())
         let document = "query Signed { launches { cursor } }"
         let hash = RedisTestEntries.hasher.sha256(document)
-        await a.onLoop { (member, done: @escaping (Bool) -> Void) in
-            member.documentTier.publish(hash, document: document)
-            done(true)
-        }
-        var found: String?
-        for _ in 0..<50 where found == nil {
-            found = await b.onLoop { member, done in member.documentTier.lookup(hash, completion: done) }
-            if found == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(found == document)
+        await a.publish(document, hash: hash)
+        #expect(try await b.awaitDocument(hash) == document)
 
         // A document written straight into Redis: its hash is right, its signature missing.
         let planted = "query Planted { launches { cursor } }"

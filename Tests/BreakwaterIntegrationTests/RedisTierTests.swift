@@ -53,16 +53,8 @@ struct RedisTierTests {
         #expect(await b.waitUntilUp())
         let document = "query Shared { launches { cursor } }"
         let hash = RedisTestEntries.hasher.sha256(document)
-        await a.onLoop { (member, done: @escaping (Bool) -> Void) in
-            member.documentTier.publish(hash, document: document)
-            done(true)
-        }
-        var found: String?
-        for _ in 0..<50 where found == nil {
-            found = await b.onLoop { member, done in member.documentTier.lookup(hash, completion: done) }
-            if found == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(found == document)
+        await a.publish(document, hash: hash)
+        #expect(try await b.awaitDocument(hash) == document)
         let unknown = RedisTestEntries.hasher.sha256("query Unknown { x }")
         let missing: String? = await b.onLoop { member, done in member.documentTier.lookup(unknown, completion: done) }
         #expect(missing == nil)

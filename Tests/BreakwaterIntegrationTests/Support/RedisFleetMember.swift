@@ -70,6 +70,24 @@ final class RedisFleetMember: @unchecked Sendable {
         return condition()
     }
 
+    /// Writes `document` to the shared registry under `hash`, from this member's loop.
+    func publish(_ document: String, hash: SHA256Digest) async {
+        await onLoop { (member, done: @escaping (Bool) -> Void) in
+            member.documentTier.publish(hash, document: document)
+            done(true)
+        }
+    }
+
+    /// The shared registry's document for `hash`, looked up until it comes (at most about 0.5 s).
+    func awaitDocument(_ hash: SHA256Digest) async throws -> String? {
+        for _ in 0..<50 {
+            let found: String? = await onLoop { member, done in member.documentTier.lookup(hash, completion: done) }
+            if found != nil { return found }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
     func lookup(_ key: CacheKey) async -> CacheEntry? {
         await onLoop { member, done in member.responseTier.lookup(key, completion: done) }
     }

@@ -63,6 +63,11 @@ final class RedisServerProcess: @unchecked Sendable {
 
     @discardableResult
     func cli(_ arguments: [String]) throws -> String {
+        try Self.cli(port: port, arguments)
+    }
+
+    /// Runs `redis-cli -p port arguments` (a server or a sentinel) and returns its output, trimmed.
+    static func cli(port: Int, _ arguments: [String]) throws -> String {
         let cli = Process()
         cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
         cli.arguments = ["-p", String(port)] + arguments

@@ -86,16 +86,7 @@ final class SentinelCluster: @unchecked Sendable {
     }
 
     private static func cli(_ port: Int, _ arguments: [String]) throws -> String {
-        let cli = Process()
-        cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        cli.arguments = ["-p", String(port)] + arguments
-        let output = Pipe()
-        cli.standardOutput = output
-        cli.standardError = output
-        try cli.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        cli.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try RedisServerProcess.cli(port: port, arguments)
     }
 
     deinit {
