@@ -108,16 +108,18 @@ package final class Service: @unchecked Sendable {
         do {
             next = try loadConfiguration()
         } catch {
-            logger.error("reload failed, keeping the running configuration: \(error)")
+            // Counted before it is logged: whoever reads the line finds it in /metrics already.
             proxy?.recordReload(succeeded: false)
+            logger.error("reload failed, keeping the running configuration: \(error)")
             return
         }
         let applied = running.reloadable(from: next)
         do {
             try proxy?.apply(applied)
         } catch {
-            logger.error("reload failed, keeping the running configuration: \(error)")
+            // Counted before it is logged: whoever reads the line finds it in /metrics already.
             proxy?.recordReload(succeeded: false)
+            logger.error("reload failed, keeping the running configuration: \(error)")
             return
         }
         proxy?.recordReload(succeeded: true)
