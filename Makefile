@@ -62,7 +62,7 @@ bench-miss-side:
 link-order:
 	bash bench/link-order.sh
 
-## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
+## Reliability (RELIABILITY.md) ------------------------------------------------------------------------
 FUZZ_SECONDS ?= 60
 CI_FUZZ_SECONDS ?= 5
 DURATION ?= 5m
@@ -108,7 +108,7 @@ ci: test deploy-check ci-sanitizers
 soak: build
 	bash scripts/soak.sh $(DURATION)
 
-## HTTP/1.1 engine (issue 12): the request and response parsers' libFuzzer harnesses for
+## HTTP/1.1 engine: the request and response parsers' libFuzzer harnesses for
 ## FUZZ_HTTP1_SECONDS each (default 60) from their seed corpora, and the differential test against llhttp.
 .PHONY: fuzz-http1 http1-differential
 fuzz-http1: deps
@@ -131,7 +131,7 @@ bench-callgrind:
 bench-tls:
 	bash bench/tls/run.sh
 
-## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
+## Deploy files: hadolint, kubernetes-validate --strict, systemd-analyze verify,
 ## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
 .PHONY: deploy-check deploy-build
 deploy-check: deps

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the access log costs on the hit path (issue 14, docs/OPERATING.md "Access log cost").
+# What the access log costs on the hit path (docs/OPERATING.md "Access log cost").
 #  1. callgrind: instructions per hashed-GET hit with the access log off, text and JSON (to a
 #     file). Each mode runs the proxy (one loop) under valgrind twice, with N1 and N2 hits on one
 #     keep-alive connection; (Ir(N2) - Ir(N1)) / (N2 - N1) is the cost of one hit, start-up and
