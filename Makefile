@@ -102,7 +102,7 @@ ci-sanitizers: deps
 	CI_FUZZ_SECONDS=$(CI_FUZZ_SECONDS) bash scripts/ci-sanitizers.sh
 
 ## Everything CI runs (.ci/run): the tests, the deploy files, the sanitizers and the short fuzz.
-ci: test deploy-check ci-sanitizers
+ci: check-words test deploy-check ci-sanitizers
 
 ## Mixed traffic for DURATION against a small cache; RSS and fds sampled into .build/soak/soak.csv and .png.
 soak: build
@@ -140,3 +140,9 @@ deploy-check: deps
 ## The Dockerfile's build stage run here on exactly its COPY sources (a release build: slow).
 deploy-build: deps
 	bash scripts/deploy-build.sh
+
+## The repository speaks of the product only: no outside contract, tracker numbers, dated work
+## logs, branches or roles in tracked files (scripts/check-words.sh).
+.PHONY: check-words
+check-words:
+	bash scripts/check-words.sh

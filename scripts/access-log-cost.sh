@@ -173,7 +173,7 @@ writer_ticks() {
 # System time of the whole process, to tell the kernel's share from the proxy's own code.
 sys_ticks() { awk '{ print $15 }' "/proc/$1/stat"; }
 # CPU 0's busy time (every process, interrupts and kernel threads such as writeback included):
-# minus the proxy's own, what else ran on the loop's CPU (other engineers' work too: noise
+# minus the proxy's own, what else ran on the loop's CPU (other builds too: noise
 # unless the load is low).
 cpu0_ticks() { awk '$1 == "cpu0" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
