@@ -56,7 +56,6 @@ let breakwaterLinkerSettings: [LinkerSetting] = [
 
 let package = Package(
     name: "Breakwater",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "breakwater", targets: ["breakwater"]),
     ],
