@@ -177,10 +177,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Fixtures of the in-process tests: a SHA-256 in Swift, a seeded generator, entries
+        .target(
+            name: "BreakwaterFixtures",
+            dependencies: ["BreakwaterCore"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
+        // The core's rules in-process: no C library, no server (digests are passed in).
         .testTarget(
             name: "BreakwaterCoreTests",
-            dependencies: ["BreakwaterCore", "BreakwaterServer", "BreakwaterDemoOrigin"],
+            dependencies: ["BreakwaterCore", "BreakwaterDemoOrigin", "BreakwaterFixtures"],
+            swiftSettings: swiftSettings
+        ),
+        // The server's in-process parts: OpenSSL's digests, gzip, the access log, header text.
+        .testTarget(
+            name: "BreakwaterServerTests",
+            dependencies: ["BreakwaterCore", "BreakwaterServer", "BreakwaterFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -204,9 +218,9 @@ let package = Package(
 )
 
 // MARK: - Sanitizer and fuzzing shapes (RELIABILITY.md)
-// `BREAKWATER_UNIT_ONLY=1` keeps only what the core and HTTP/1 unit tests need (BreakwaterCore,
-// BreakwaterHTTP1, BreakwaterServer and the demo origin that some core tests use, the C module maps,
-// the two unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
+// `BREAKWATER_UNIT_ONLY=1` keeps only what the unit tests need (BreakwaterCore, BreakwaterHTTP1,
+// BreakwaterServer, the demo origin that some core tests use, the in-process tests'
+// fixtures, the C module maps, the three unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
 // service, the live tests nor the benchmarks (and their plugin) under a sanitizer.
 // `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
 // the HTTP/1.1 request and response parsers' in Fuzz/HTTP1*Parser) and keeps only the targets they need,
@@ -222,8 +236,8 @@ if unitOnly || fuzzing {
     var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
     if unitOnly {
         kept.formUnion([
-            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
-            "BreakwaterHTTP1Tests",
+            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterFixtures",
+            "BreakwaterCoreTests", "BreakwaterServerTests", "BreakwaterHTTP1Tests",
         ])
     }
     package.targets.removeAll { !kept.contains($0.name) }
