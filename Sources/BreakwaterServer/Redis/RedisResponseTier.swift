@@ -242,20 +242,16 @@ final class RedisWait {
     let deadline: ContinuousClock.Instant
     /// A poll already found the lease gone without an entry.
     var sawLeaseGone = false
-    private var completion: ((CacheEntry?) -> Void)?
+    private var completion: OneShotCompletion<CacheEntry?>
 
     init(deadline: ContinuousClock.Instant, completion: @escaping (CacheEntry?) -> Void) {
         self.deadline = deadline
-        self.completion = completion
+        self.completion = OneShotCompletion(completion)
     }
 
-    var isFinished: Bool { completion == nil }
+    var isFinished: Bool { completion.isFinished }
 
-    func finish(_ entry: CacheEntry?) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(entry)
-    }
+    func finish(_ entry: CacheEntry?) { completion.finish(entry) }
 }
 
 /// A lease this loop took: its value, and when Redis last confirmed it (taken or renewed).
