@@ -29,7 +29,7 @@ import Testing
         let proxy = try cachingProxy(origin: origin)
         let body = Array(#"{"query":\#(APQ.jsonString(Self.slow))}"#.utf8)
         // The first client starts the fetch and hangs up at once.
-        let first = try HTTPConnection(port: proxy.port)
+        let first = try KeepAliveClient(port: proxy.port)
         try first.write(Array("POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
         Thread.sleep(forTimeInterval: 0.1)
         first.close()
