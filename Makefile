@@ -146,3 +146,9 @@ deploy-build: deps
 .PHONY: check-words
 check-words:
 	bash scripts/check-words.sh
+
+## CI's guard on the hot paths: instructions per request (callgrind) for the hashed-GET hit, POST
+## hit, gzip hit, miss and connection churn against bench/perf-budgets.txt; fails past +10 %.
+.PHONY: perf-guard
+perf-guard: deps
+	bash bench/perf-guard.sh
