@@ -86,7 +86,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let context = RequestContext(
             responder: responder, client: flow.client, started: started, method: flow.request.method,
             operationName: flow.operation?.operationName, requestedOperationName: flow.requested.operationName,
-            documentHash: flow.operation?.document.digest ?? flow.requested.digest,
+            documentHash: flow.operation?.document.digest ?? flow.requested.digest, identity: flow.request.identity,
             statistics: statistics, accessLog: accessLog)
         switch step {
         case .reply(let reply):

@@ -51,18 +51,19 @@ final class BatchHandler: HTTPHandler, Sendable {
         do {
             elements = try BatchBody.elements(of: request.body, maxElements: settings.maxBatch)
         } catch {
-            return responder.respond(error.response)
+            var refusal = error.response
+            refusal.requestID = request.requestID
+            return responder.respond(refusal)
         }
-        let batch = BatchAnswer(count: elements.count, responder: responder)
-        let identity = (responder as? IdentifiedResponder)?.identity
+        // Every element carries the batch's identity: one id for the batch and its elements.
+        let batch = BatchAnswer(count: elements.count, requestID: request.requestID, responder: responder)
         for (index, element) in elements.enumerated() {
             var single = copy request
             single.body = element
             // An element's answer is a JSON object in the array: never a 304 or a gzip stream.
             single.headers.remove("If-None-Match")
             single.headers.remove("Accept-Encoding")
-            let slot = BatchSlot(batch: batch, index: index)
-            inner.handle(single, responder: identity.map { IdentifiedResponder(identity: $0, inner: slot) } ?? slot)
+            inner.handle(single, responder: BatchSlot(batch: batch, index: index))
         }
     }
 }
@@ -71,15 +72,19 @@ final class BatchHandler: HTTPHandler, Sendable {
 /// array once all are in.
 private final class BatchAnswer: Sendable {
     private let answers: Mutex<BatchAnswers>
+    private let requestID: String?
     private let responder: any HTTPResponder
 
-    init(count: Int, responder: any HTTPResponder) {
+    init(count: Int, requestID: String?, responder: any HTTPResponder) {
         answers = Mutex(BatchAnswers(count: count))
+        self.requestID = requestID
         self.responder = responder
     }
 
     func deliver(_ response: HTTPResponse?, at index: Int) {
-        if let complete = answers.withLock({ $0.deliver(response, at: index) }) { responder.respond(complete) }
+        guard var complete = answers.withLock({ $0.deliver(response, at: index) }) else { return }
+        complete.requestID = requestID
+        responder.respond(complete)
     }
 }
 
