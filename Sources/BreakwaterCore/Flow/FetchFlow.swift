@@ -55,7 +55,7 @@ package struct FetchFlow {
     }
 
     package func start() -> Step {
-        guard let key = plan.key, environment.sharesResponses else { return .send(plan) }
+        guard let key = plan.key, environment.sharesResponses, plan.sampledETag == nil else { return .send(plan) }
         return .lookupTier(key)
     }
 
@@ -153,6 +153,10 @@ package struct FetchFlow {
                 tagHeader: environment.policy.tagHeader?.field(
                     for: (operation.operationName, operation.document.digest, tags), isPerUser: plan.isPerUser))
             guard entry.cost <= environment.store.maxEntryCost else { return .finish(.bypassed(response, .tooLarge)) }
+            // A freshness sample that found the answer unchanged leaves the entry as it is.
+            if let sampled = plan.sampledETag, sampled == entry.etag {
+                return .finish(.stored(entry, originStatus: response.status))
+            }
             environment.store.store(entry, now: now)
             storedEntry = entry
             if environment.sharesResponses && !isUnchecked { effects.append(.storeInTier(key)) }

@@ -17,6 +17,7 @@ package final class ProxyStack: @unchecked Sendable {
     /// The reloads `/stats` and `/metrics` report.
     private let reloads: ConfigReloadCounter
     private let registry: PersistedQueryRegistry
+    private let cache: SharedCache
     /// The Redis shared tier (docs/FLEET.md), when `redis.url` is set.
     private let fleet: RedisFleet?
     /// Keeps the origin's schema current (`origin.schema`), on the first loop.
@@ -44,7 +45,7 @@ package final class ProxyStack: @unchecked Sendable {
         rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
         let settings = ProxySettings(
             configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
-        let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
+        let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness)
         let statistics = group.loops.map { _ in LoopStatistics() }
         let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
         self.accessLog = accessLog
@@ -65,6 +66,8 @@ package final class ProxyStack: @unchecked Sendable {
         }
         self.handlers = handlers
         self.batches = batches
+        self.cache = cache
+        if let first = handlers.first { Self.sampleFreshness(cache.freshness, on: first) }
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
             redis: fleet)
@@ -121,10 +124,21 @@ package final class ProxyStack: @unchecked Sendable {
         if let keeper = schemaKeeper {
             keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
+        cache.freshness.apply(configuration.cache.freshness)
         proxyServer.updateLimits(limits)
         accessLog.apply(configuration.logging)
         for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
         admin.update(AdminSettings(configuration))
+    }
+
+    /// Takes the due freshness samples on `handler`'s loop and fetches them there, for as long
+    /// as the loop runs: every `FreshnessSampling.tick` while samples wait, else ten times slower.
+    private static func sampleFreshness(_ sampling: FreshnessSampling, on handler: ProxyHandler) {
+        let waiting = sampling.pendingCount > 0
+        handler.loop.schedule(after: waiting ? FreshnessSampling.tick : FreshnessSampling.tick * 10) {
+            for candidate in sampling.takeDue(now: .now) { handler.sample(candidate) }
+            sampleFreshness(sampling, on: handler)
+        }
     }
 
     /// The listener limits of `configuration`: the HTTP engine answers 414, 431 and 413 (with

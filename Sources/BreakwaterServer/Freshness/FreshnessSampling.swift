@@ -1,0 +1,86 @@
+// Freshness sampling as the proxy performs it (docs/FRESHNESS.md): entries are offered as they
+// are stored, a timer on the first loop takes the due samples and fetches them through that
+// loop's handler (the normal origin path), and the answers are recorded per operation. The
+// decisions are `FreshnessSampler`'s and the estimate `FreshnessEstimate`'s (BreakwaterCore).
+
+import BreakwaterCore
+import Synchronization
+
+/// The proxy's freshness sampler and samples, shared by every loop.
+final class FreshnessSampling: Sendable {
+    /// The due-sample check's period: a sample fires at most this late.
+    static let tick = Duration.milliseconds(10)
+    /// The request header that marks a sampling fetch for the origin.
+    static let header = (name: "Breakwater-Sample", value: "freshness")
+
+    private struct State {
+        var sampler: FreshnessSampler<FetchPlan>
+        var ledger = FreshnessLedger()
+        var random = SystemRandomNumberGenerator()
+    }
+
+    private let state: Mutex<State>
+    /// Read without the lock on the miss path: whether to offer at all, and the share.
+    private let quick: Mutex<FreshnessSettings>
+
+    init(settings: FreshnessSettings) {
+        state = Mutex(State(sampler: FreshnessSampler(settings: settings)))
+        quick = Mutex(settings)
+    }
+
+    var settings: FreshnessSettings { quick.withLock { $0 } }
+
+    /// Takes new settings (a reload): samples scheduled under the old ones are dropped, those
+    /// taken are kept.
+    func apply(_ settings: FreshnessSettings) {
+        guard settings != self.settings else { return }
+        quick.withLock { $0 = settings }
+        state.withLock { $0.sampler = FreshnessSampler(settings: settings) }
+    }
+
+    /// A fetch stored `entry` for `plan`: schedules its sample when its key is sampled.
+    func offer(_ entry: CacheEntry, plan: FetchPlan) {
+        let settings = self.settings
+        guard settings.isOn, !plan.isPerUser, plan.sampledETag == nil,
+            FreshnessSelection.isSampled(entry.key, share: settings.share),
+            let operationName = RecordedName.operation(resolved: entry.operationName)
+        else { return }
+        let candidate = FreshnessCandidate(
+            key: entry.key, operationName: operationName, etag: entry.etag, storedAt: entry.storedAt, ttl: entry.ttl,
+            payload: plan)
+        state.withLock { state in
+            _ = state.sampler.offer(candidate, isPerUser: entry.isPerUser, using: &state.random)
+        }
+    }
+
+    /// Samples scheduled and not yet due.
+    var pendingCount: Int { state.withLock { $0.sampler.pendingCount } }
+
+    /// The samples to fetch now, each marked under way.
+    func takeDue(now: ContinuousClock.Instant) -> [FreshnessCandidate<FetchPlan>] {
+        state.withLock { $0.sampler.takeDue(now: now) }
+    }
+
+    /// The sampling fetch of `candidate` ended: with the answer's entity tag at `answeredAt`
+    /// (recorded), or without an answer to compare (nil: a failure, not stored, key busy).
+    @discardableResult
+    func finished(_ candidate: FreshnessCandidate<FetchPlan>, answeredWith etag: String?, at answeredAt: ContinuousClock.Instant)
+        -> FreshnessSample?
+    {
+        let sample = etag.map { candidate.sample(answeredWith: $0, at: answeredAt) }
+        state.withLock { state in
+            state.sampler.finished(candidate.key)
+            if let sample { state.ledger.record(sample) }
+        }
+        return sample
+    }
+
+    /// The samples taken, per operation.
+    var ledger: FreshnessLedger { state.withLock { $0.ledger } }
+
+    /// The `/stats` and `/metrics` figures (estimated outside the lock).
+    func report() -> FreshnessReport {
+        let settings = self.settings
+        return FreshnessReport(settings: settings, estimates: ledger.estimates(target: settings.target))
+    }
+}
