@@ -81,7 +81,6 @@ import Testing
             if enough("GetSite", 1000) && enough("GetMission", 800) && enough("GetRocket", 300) { break traffic }
         }
         let elapsed = ContinuousClock.now - started
-        print("FRESHNESS-DEBUG \(elapsed) \(freshness)")
         for (name, mean) in [("GetSite", 2.0), ("GetMission", 10.0)] {
             let row = try #require(freshness[name], "no freshness row for \(name) after \(elapsed)")
             let theory = Self.theoreticalTTL(mean: mean, target: Self.target)
