@@ -14,10 +14,6 @@ package struct FetchPlan: Sendable {
     /// Fetched for its own client alone because the key's answers may not be shared
     /// (hit-for-miss): no fleet-wide lease, and its answer goes to that client only.
     package var isHitForMiss = false
-    /// A freshness sample (docs/FRESHNESS.md): the stored answer's entity tag. The fetch goes
-    /// straight to the origin (a shared tier would answer with what it holds), and an answer
-    /// with this same tag is not stored again (the entry is unchanged, its age stands).
-    package var sampledETag: String?
 
     package init(
         key: CacheKey?, bypass: BypassReason?, operation: PreparedOperation, isPerUser: Bool,

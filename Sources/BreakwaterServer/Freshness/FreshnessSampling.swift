@@ -1,6 +1,7 @@
 // Freshness sampling as the proxy performs it (docs/FRESHNESS.md): entries are offered as they
 // are stored, a timer on the first loop takes the due samples and fetches them through that
-// loop's handler (the normal origin path), and the answers are recorded per operation. The
+// loop's handler (the normal origin path), and the answers are recorded per operation. The timer
+// runs only while samples are scheduled: a proxy serving hits alone never wakes for it. The
 // decisions are `FreshnessSampler`'s and the estimate `FreshnessEstimate`'s (BreakwaterCore).
 
 import BreakwaterCore
@@ -9,7 +10,7 @@ import Synchronization
 /// The proxy's freshness sampler and samples, shared by every loop.
 final class FreshnessSampling: Sendable {
     /// The due-sample check's period: a sample fires at most this late.
-    static let tick = Duration.milliseconds(10)
+    static let period = Duration.milliseconds(10)
     /// The request header that marks a sampling fetch for the origin.
     static let header = (name: "Breakwater-Sample", value: "freshness")
 
@@ -17,6 +18,9 @@ final class FreshnessSampling: Sendable {
         var sampler: FreshnessSampler<FetchPlan>
         var ledger = FreshnessLedger()
         var random = SystemRandomNumberGenerator()
+        /// The timer is armed (or being armed): set by the offer that schedules into an empty
+        /// schedule, cleared by the tick that leaves it empty.
+        var isTicking = false
     }
 
     private let state: Mutex<State>
@@ -38,27 +42,41 @@ final class FreshnessSampling: Sendable {
         state.withLock { $0.sampler = FreshnessSampler(settings: settings) }
     }
 
-    /// A fetch stored `entry` for `plan`: schedules its sample when its key is sampled.
+    /// A client's fetch stored `entry` for `plan`: schedules its sample when its key is sampled.
     func offer(_ entry: CacheEntry, plan: FetchPlan) {
         let settings = self.settings
-        guard settings.isOn, !plan.isPerUser, plan.sampledETag == nil,
+        guard settings.isOn, !plan.isPerUser,
             FreshnessSelection.isSampled(entry.key, share: settings.share),
             let operationName = RecordedName.operation(resolved: entry.operationName)
         else { return }
         let candidate = FreshnessCandidate(
             key: entry.key, operationName: operationName, etag: entry.etag, storedAt: entry.storedAt, ttl: entry.ttl,
             payload: plan)
-        state.withLock { state in
-            _ = state.sampler.offer(candidate, isPerUser: entry.isPerUser, using: &state.random)
+        let wakes = state.withLock { state in
+            guard case .scheduled = state.sampler.offer(candidate, isPerUser: entry.isPerUser, using: &state.random),
+                !state.isTicking
+            else { return false }
+            state.isTicking = true
+            return true
         }
+        if wakes { startTicking.withLock { $0 }?() }
     }
 
-    /// Samples scheduled and not yet due.
-    var pendingCount: Int { state.withLock { $0.sampler.pendingCount } }
+    /// Arms the timer that calls `tick` (set once by the proxy's assembly).
+    private let startTicking = Mutex<(@Sendable () -> Void)?>(nil)
 
-    /// The samples to fetch now, each marked under way.
-    func takeDue(now: ContinuousClock.Instant) -> [FreshnessCandidate<FetchPlan>] {
-        state.withLock { $0.sampler.takeDue(now: now) }
+    func onStartTicking(_ start: @escaping @Sendable () -> Void) {
+        startTicking.withLock { $0 = start }
+    }
+
+    /// The samples to fetch now, each marked under way, and whether the timer should tick again
+    /// (samples are still scheduled).
+    func tick(now: ContinuousClock.Instant) -> (due: [FreshnessCandidate<FetchPlan>], again: Bool) {
+        state.withLock { state in
+            let due = state.sampler.takeDue(now: now)
+            state.isTicking = state.sampler.pendingCount > 0
+            return (due, state.isTicking)
+        }
     }
 
     /// The sampling fetch of `candidate` ended: with the answer's entity tag at `answeredAt`

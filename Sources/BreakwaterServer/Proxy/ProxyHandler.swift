@@ -163,7 +163,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .finish(let outcome):
             // A stored answer may be sampled for freshness later (docs/FRESHNESS.md); the miss
             // path pays a settings read and, for the sampled share of keys, one schedule insert.
-            if case .stored(let entry, _) = outcome { cache.freshness.offer(entry, plan: run.flow.plan) }
+            if case .stored(let entry, _) = outcome, run.flow.sampledETag == nil {
+                cache.freshness.offer(entry, plan: run.flow.plan)
+            }
             run.answer(outcome, now: environment.clock.now)
             run.onFinish?(outcome)
         }
@@ -182,10 +184,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             return
         }
         var plan = candidate.payload
-        plan.sampledETag = candidate.etag
         plan.upstreamHeaders.remove("X-Request-Id")
         plan.upstreamHeaders.replace(FreshnessSampling.header.name, with: FreshnessSampling.header.value)
-        let flow = FetchFlow(plan: plan, environment: environment)
+        let flow = FetchFlow(plan: plan, environment: environment, sampledETag: candidate.etag)
         let run = FetchRun(flow: flow, answering: .waiters(of: candidate.key, in: cache.inFlight))
         let started = ContinuousClock.now
         run.onFinish = { [self, run] outcome in

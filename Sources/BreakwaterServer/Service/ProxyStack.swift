@@ -67,7 +67,10 @@ package final class ProxyStack: @unchecked Sendable {
         self.handlers = handlers
         self.batches = batches
         self.cache = cache
-        if let first = handlers.first { Self.sampleFreshness(cache.freshness, on: first) }
+        if let first = handlers.first {
+            let sampling = cache.freshness
+            sampling.onStartTicking { first.loop.execute { Self.sampleFreshness(sampling, on: first) } }
+        }
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
             redis: fleet)
@@ -131,13 +134,13 @@ package final class ProxyStack: @unchecked Sendable {
         admin.update(AdminSettings(configuration))
     }
 
-    /// Takes the due freshness samples on `handler`'s loop and fetches them there, for as long
-    /// as the loop runs: every `FreshnessSampling.tick` while samples wait, else ten times slower.
+    /// Takes the due freshness samples on `handler`'s loop every `FreshnessSampling.period` and
+    /// fetches them there, while samples are scheduled (an offer into an empty schedule starts it).
     private static func sampleFreshness(_ sampling: FreshnessSampling, on handler: ProxyHandler) {
-        let waiting = sampling.pendingCount > 0
-        handler.loop.schedule(after: waiting ? FreshnessSampling.tick : FreshnessSampling.tick * 10) {
-            for candidate in sampling.takeDue(now: .now) { handler.sample(candidate) }
-            sampleFreshness(sampling, on: handler)
+        handler.loop.schedule(after: FreshnessSampling.period) {
+            let (due, again) = sampling.tick(now: .now)
+            for candidate in due { handler.sample(candidate) }
+            if again { sampleFreshness(sampling, on: handler) }
         }
     }
 
