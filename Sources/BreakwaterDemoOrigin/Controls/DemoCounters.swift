@@ -15,7 +15,8 @@ struct DemoCounters: Sendable, Equatable {
     var lastHeaders: [String: String] = [:]
 
     /// Requests marked as freshness sampling fetches (`Breakwater-Sample: freshness`), and the
-    /// most of them that arrived within one second of the monotonic clock.
+    /// most of them that arrived within one second of the monotonic clock. They are counted here
+    /// only, so that the other counters show the clients' demand (what tests and demos count).
     var samplingFetches = 0
     var samplingPeakPerSecond = 0
     /// The arrival times of the sampling fetches of the last second.
@@ -32,6 +33,7 @@ struct DemoCounters: Sendable, Equatable {
             recentSamplingFetches.removeAll { now - $0 >= .seconds(1) }
             recentSamplingFetches.append(now)
             samplingPeakPerSecond = max(samplingPeakPerSecond, recentSamplingFetches.count)
+            return
         }
         requests += 1
         byOperation[operationName ?? Self.anonymous, default: 0] += 1
