@@ -58,6 +58,21 @@ package struct FreshnessLedger: Sendable, Equatable {
         operations[name] = row
     }
 
+    /// Takes `name`'s row as read from elsewhere (the fleet's pool), replacing this ledger's.
+    package mutating func adopt(
+        _ name: String, samples: Int, changed: Int, observations: [FreshnessEstimate.Observation],
+        currentTTLSeconds: Double?
+    ) {
+        var row = Operation()
+        row.samples = samples
+        row.changed = changed
+        row.currentTTLSeconds = currentTTLSeconds
+        for observation in observations.suffix(kept) {
+            row.record(age: observation.age, changed: observation.changed, kept: kept)
+        }
+        operations[name] = row
+    }
+
     /// The estimate of every operation for `target`, by name.
     package func estimates(target: Double) -> [String: FreshnessEstimate] {
         operations.mapValues { row in

@@ -90,15 +90,39 @@ final class FreshnessSampling: Sendable {
             state.sampler.finished(candidate.key)
             if let sample { state.ledger.record(sample) }
         }
+        if let sample { publish.withLock { $0 }?(sample) }
         return sample
     }
 
-    /// The samples taken, per operation.
+    /// The samples this proxy took, per operation.
     var ledger: FreshnessLedger { state.withLock { $0.ledger } }
 
+    /// With a fleet: where each sample goes besides the local ledger (the fleet's pool).
+    private let publish = Mutex<(@Sendable (FreshnessSample) -> Void)?>(nil)
+    /// The fleet's pool as last read, and when.
+    private let pooled = Mutex<(ledger: FreshnessLedger, readAt: ContinuousClock.Instant)?>(nil)
+    /// A pool read older than this no longer counts (Redis is down or slow): local samples are shown.
+    static let poolLifetime = Duration.seconds(10)
+
+    func onSample(_ publish: @escaping @Sendable (FreshnessSample) -> Void) {
+        self.publish.withLock { $0 = publish }
+    }
+
+    /// The fleet's pool was read at `readAt`.
+    func adoptPool(_ ledger: FreshnessLedger, readAt: ContinuousClock.Instant) {
+        pooled.withLock { $0 = (ledger, readAt) }
+    }
+
+    /// The ledger the figures come from: the fleet's pool while it is being read, else this
+    /// proxy's own samples.
+    func currentLedger(now: ContinuousClock.Instant) -> FreshnessLedger {
+        if let pool = pooled.withLock({ $0 }), now - pool.readAt < Self.poolLifetime { return pool.ledger }
+        return ledger
+    }
+
     /// The `/stats` and `/metrics` figures (estimated outside the lock).
-    func report() -> FreshnessReport {
+    func report(now: ContinuousClock.Instant = .now) -> FreshnessReport {
         let settings = self.settings
-        return FreshnessReport(settings: settings, estimates: ledger.estimates(target: settings.target))
+        return FreshnessReport(settings: settings, estimates: currentLedger(now: now).estimates(target: settings.target))
     }
 }

@@ -87,6 +87,9 @@ package final class ProxyStack: @unchecked Sendable {
                 digests: { [registry] in registry.registeredDigests },
                 document: { [registry] digest in registry.document(for: digest) })
             fleet.start()
+            let (sampling, pool) = (cache.freshness, fleet.freshnessPool)
+            sampling.onSample { pool.publish($0) }
+            pool.start { ledger in sampling.adoptPool(ledger, readAt: .now) }
         }
         let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in
             for handler in handlers { handler.loop.execute { handler.schemaChanged() } }
