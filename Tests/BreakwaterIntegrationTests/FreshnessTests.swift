@@ -117,6 +117,61 @@ import Testing
         #expect(advice.output.contains("GetRocket: ") && advice.output.contains("no change seen"), "\(advice.output)")
     }
 
+    @Test func aFleetPoolsItsSamplesInRedisAndFallsBackToItsOwnWhenRedisIsGone() throws {
+        let redis = try RedisServerProcess()
+        let origin = try DemoOriginProcess(extraArguments: ["--churn", "Launch.site=1s"])
+        let prefix = "bwfresh-\(UUID().uuidString.prefix(8)):"
+        let yaml = """
+            origin:
+              schema: "off"
+            persisted_queries:
+              store: ""
+            cache:
+              freshness:
+                sample: 1
+                max_fetches_per_second: 200
+              rules:
+                - operation: GetSite
+                  ttl: 2s
+            redis:
+              url: \(redis.url)
+              key_prefix: "\(prefix)"
+              timeout: 500ms
+            logging:
+              access_log: "off"
+            """
+        let sampling = try ProxyProcess(origin: origin.url, yaml: yaml)
+        let watching = try ProxyProcess(origin: origin.url, yaml: yaml)
+        let query = Self.json(Self.documents[0].query)
+        let connection = try HTTPConnection(port: sampling.port)
+        func drive() throws {
+            for id in 1...50 {
+                let body = #"{"query":\#(query),"operationName":"GetSite","variables":{"id":"\#(id)"}}"#
+                _ = try connection.post("/graphql", json: body)
+            }
+        }
+        func samples(_ proxy: ProxyProcess) throws -> Int {
+            let freshness = try proxy.stats()["freshness"] as? [String: [String: Any]]
+            return freshness?["GetSite"]?["samples"] as? Int ?? 0
+        }
+        // The proxy without traffic takes no samples of its own: what it shows is the fleet's pool.
+        var deadline = ContinuousClock.now + .seconds(30)
+        while try samples(watching) < 30 && ContinuousClock.now < deadline { try drive() }
+        #expect(try samples(watching) >= 30, "the pool never reached the other proxy")
+        let pooled = try redis.cli("LLEN", "\(prefix)fresh:s:GetSite")
+        #expect((Int(pooled) ?? 0) >= 30, "LLEN \(pooled)")
+
+        // Redis gone: each proxy falls back to its own samples once the pool's last read is old.
+        redis.kill()
+        deadline = ContinuousClock.now + .seconds(30)
+        while try samples(watching) > 0 && ContinuousClock.now < deadline { try drive() }
+        #expect(try samples(watching) == 0, "still showing the pool after Redis went away")
+        #expect(try samples(sampling) > 0)
+        let response = try connection.post(
+            "/graphql", json: #"{"query":\#(query),"operationName":"GetSite","variables":{"id":"1"}}"#)
+        #expect(response.status == 200)
+    }
+
     /// A JSON number as decoded (an integer-valued one comes back as `Int`).
     private static func number(_ value: Any?) -> Double? {
         if let value = value as? Double { return value }
