@@ -3,6 +3,7 @@
 // must land near the theoretical ones, the static operation must show no change, and the
 // origin must never see more sampling fetches than `max_fetches_per_second`.
 
+import BreakwaterCore
 import BreakwaterTesting
 import Foundation
 import Testing
@@ -11,16 +12,8 @@ import Testing
     static let target = 0.8
     static let bound = 80
 
-    /// The TTL at which `target` of hits uniform in age are fresh, for exponential change times
-    /// with mean `mean` seconds: (m/T)(1 - e^(-T/m)) = target, by bisection.
     static func theoreticalTTL(mean: Double, target: Double) -> Double {
-        var low = 1e-9
-        var high = 100 * mean
-        for _ in 0..<200 {
-            let middle = (low + high) / 2
-            if mean / middle * (1 - exp(-middle / mean)) >= target { low = middle } else { high = middle }
-        }
-        return low
+        FreshnessEstimate.exponentialTTL(meanSeconds: mean, target: target)
     }
 
     /// Each document's answer depends on exactly one launch's field, so its change process is

@@ -13,6 +13,8 @@
 // it never decreases with T). The suggested TTL is the longest sampled age at which that mean
 // stays within 1 - target.
 
+import Foundation
+
 /// The estimate for one operation, from its samples.
 package struct FreshnessEstimate: Sendable, Equatable {
     /// Samples taken (all time) and how many of them found a change.
@@ -67,6 +69,19 @@ package struct FreshnessEstimate: Sendable, Equatable {
         let allowed = 1 - target
         let fresh = runningMeans.partitionIndex { $0 > allowed + 1e-12 }
         suggestedTTLSeconds = fresh == 0 ? 0 : ages[fresh - 1]
+    }
+
+    /// The TTL at which `target` of hits, spread evenly over entries' lives, are fresh when
+    /// answers change after exponential times with mean `meanSeconds` (a Poisson process): solves
+    /// (m/T)(1 - e^(-T/m)) = target by bisection. The truth the tests hold the estimate to.
+    package static func exponentialTTL(meanSeconds mean: Double, target: Double) -> Double {
+        var low = 1e-9
+        var high = 100 * mean
+        for _ in 0..<200 {
+            let middle = (low + high) / 2
+            if mean / middle * (1 - exp(-middle / mean)) >= target { low = middle } else { high = middle }
+        }
+        return low
     }
 
     /// The non-decreasing sequence closest to `values` in least squares (pool adjacent

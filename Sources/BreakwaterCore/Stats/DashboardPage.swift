@@ -414,6 +414,12 @@ package enum DashboardPage {
         row.appendChild(td);
         return td;
       }
+      function emptyRow(body, text, columns) {
+        const row = document.createElement("tr");
+        row.className = "empty";
+        cell(row, text).colSpan = columns;
+        body.appendChild(row);
+      }
       function renderOperations(operations, requests) {
         const names = Object.keys(operations);
         names.sort((a, b) => (operations[b].requests || 0) - (operations[a].requests || 0) || (a < b ? -1 : 1));
@@ -444,12 +450,7 @@ package enum DashboardPage {
           cell(row, ms(o.p99_ms), "n p99");
           body.appendChild(row);
         }
-        if (!names.length) {
-          const row = document.createElement("tr");
-          row.className = "empty";
-          cell(row, "no operations yet").colSpan = 8;
-          body.appendChild(row);
-        }
+        if (!names.length) emptyRow(body, "no operations yet", 8);
         $("ops-rows").replaceWith(body);
         set("ops-count", names.length > topOperations ? "(top " + topOperations + " of " + names.length + ")" : "");
       }
@@ -476,12 +477,7 @@ package enum DashboardPage {
           if (num(f.stale_hit_ratio) !== null && f.stale_hit_ratio > 0.05) stale.classList.add("bad");
           body.appendChild(row);
         }
-        if (!names.length) {
-          const row = document.createElement("tr");
-          row.className = "empty";
-          cell(row, "no samples yet").colSpan = 6;
-          body.appendChild(row);
-        }
+        if (!names.length) emptyRow(body, "no samples yet", 6);
         $("fresh-rows").replaceWith(body);
       }
 

@@ -19,16 +19,8 @@ import Testing
         }
     }
 
-    /// The TTL at which `target` of hits uniform in age are fresh, for exponential change times
-    /// with mean `mean`: solves (m/T)(1 - e^(-T/m)) = target by bisection.
     static func theoreticalTTL(mean: Double, target: Double) -> Double {
-        var low = 1e-9
-        var high = 100 * mean
-        for _ in 0..<200 {
-            let middle = (low + high) / 2
-            if mean / middle * (1 - exp(-middle / mean)) >= target { low = middle } else { high = middle }
-        }
-        return low
+        FreshnessEstimate.exponentialTTL(meanSeconds: mean, target: target)
     }
 
     static func estimate(_ observations: [FreshnessEstimate.Observation], ttl: Double?, target: Double)
