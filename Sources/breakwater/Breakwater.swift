@@ -1,4 +1,4 @@
-// The `breakwater` command: run (default), demo, validate, hash (README.md, "Running it in front
+// The `breakwater` command: run (default), demo, validate, hash, advise (README.md, "Running it in front
 // of your origin").
 
 import ArgumentParser
@@ -10,6 +10,6 @@ struct Breakwater: ParsableCommand {
         commandName: "breakwater",
         abstract: "A caching edge proxy for GraphQL with Automatic Persisted Queries.",
         version: "breakwater \(BuildInfo.version)",
-        subcommands: [Run.self, Demo.self, Validate.self, Hash.self],
+        subcommands: [Run.self, Demo.self, Validate.self, Hash.self, Advise.self],
         defaultSubcommand: Run.self)
 }

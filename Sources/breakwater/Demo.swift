@@ -40,10 +40,22 @@ struct Demo: ParsableCommand {
     @Option(name: .customLong("origin-tls-key"), help: "The PEM private key for --origin-tls-cert.")
     var originTLSKey: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A field of every launch that changes as a Poisson process with this mean interval, e.g. Launch.site=30s (repeatable; fields: \(DemoChurn.Field.allCases.map(\.rawValue).joined(separator: ", "))).",
+            valueName: "FIELD=INTERVAL"))
+    var churn: [String] = []
+
     @Option(name: .customLong("log-level"), help: "Log level.")
     var logLevel = "info"
 
     func run() throws {
+        let churnRules: [DemoChurn.Rule]
+        do {
+            churnRules = try churn.map { text throws(DemoChurnError) in try DemoChurn.Rule(parsing: text) }
+        } catch {
+            throw ValidationError(error.description)
+        }
         Service.blockProcessSignals()
         guard let proxyGiven = HostPort(parsing: listen ?? "127.0.0.1:8080"),
             let originGiven = HostPort(parsing: originListen ?? "127.0.0.1:4000"),
@@ -75,7 +87,9 @@ struct Demo: ParsableCommand {
         let service: Service
         do {
             service = try Service(threads: threads, logger: logger)
-            let demo = DemoOrigin(graphqlPath: settings.server.graphqlPath, testControls: testControls)
+            let demo = DemoOrigin(
+                graphqlPath: settings.server.graphqlPath, testControls: testControls,
+                churn: churnRules.isEmpty ? nil : DemoChurn(rules: churnRules))
             var originLimits = HTTPLimits()
             if let originTLSCert, let originTLSKey {
                 originLimits.tls = try TLSServerContext(certificateFile: originTLSCert, keyFile: originTLSKey)

@@ -307,7 +307,7 @@ import Testing
         let counters = try await send(origin, HTTPRequest(method: "GET", target: "/_demo/counters"))
         #expect(
             counters.text
-                == #"{"requests":0,"byOperation":{},"byMethod":{"GET":0,"POST":0},"lastQuery":null,"lastHeaders":{}}"#
+                == #"{"requests":0,"byOperation":{},"byMethod":{"GET":0,"POST":0},"lastQuery":null,"lastHeaders":{},"samplingFetches":0,"samplingPeakPerSecond":0}"#
         )
     }
 

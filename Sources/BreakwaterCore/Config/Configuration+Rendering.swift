@@ -73,6 +73,10 @@ extension Configuration {
         add(1, "entity_tags", cache.entityTags.rawValue)
         add(1, "tag_header", yamlQuoted(cache.tagHeader))
         add(1, "downstream_age", cache.downstreamAge.rawValue)
+        add(1, "freshness")
+        add(2, "sample", "\(cache.freshness.share)")
+        add(2, "max_fetches_per_second", "\(cache.freshness.maxFetchesPerSecond)")
+        add(2, "target", "\(cache.freshness.target)")
         add(1, "types", cache.types.isEmpty ? "{}" : nil)
         for (name, policy) in cache.types.sorted(by: { $0.key < $1.key }) {
             add(2, yamlQuoted(name))
@@ -121,7 +125,7 @@ private func yamlList(_ values: [String]) -> String {
 
 /// A YAML double-quoted scalar; control and line-separator characters are escaped, because YAML
 /// would fold or reject them inside quotes.
-private func yamlQuoted(_ text: String) -> String {
+func yamlQuoted(_ text: String) -> String {
     var quoted = "\""
     for scalar in text.unicodeScalars {
         switch scalar {

@@ -139,6 +139,8 @@ public struct Configuration: Sendable, Equatable {
         public var tagHeader = ""
         /// How `max-age` and `Age` tell a cache in front how old an answer is.
         public var downstreamAge = DownstreamAge.rfc
+        /// Freshness sampling and the suggested TTLs (docs/FRESHNESS.md).
+        public var freshness = FreshnessSettings()
         /// Per-type policy, applied when an answer holds that type.
         public var types: [String: TypePolicy] = [:]
         /// First match wins.

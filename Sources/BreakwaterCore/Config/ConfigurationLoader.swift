@@ -362,9 +362,27 @@ private final class ConfigurationReader {
         read(f["entity_tags"], into: &cache.entityTags) { choice($0) }
         read(f["tag_header"], into: &cache.tagHeader, tagHeader)
         read(f["downstream_age"], into: &cache.downstreamAge) { choice($0) }
+        read(f["freshness"], into: &cache.freshness, freshness)
         read(f["types"], into: &cache.types, types)
         read(f["rules"], into: &cache.rules, rules)
         return cache
+    }
+
+    /// `cache.freshness` (docs/FRESHNESS.md).
+    private func freshness(_ section: Field) -> FreshnessSettings? {
+        var freshness = FreshnessSettings()
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
+        var valid = read(f["sample"], into: &freshness.share) { number($0, in: 0...1, expecting: "a share from 0 to 1") }
+        valid =
+            read(f["max_fetches_per_second"], into: &freshness.maxFetchesPerSecond) {
+                number($0, in: 0...1_000_000, expecting: "a rate of at least 0")
+            } && valid
+        valid =
+            read(f["target"], into: &freshness.target) {
+                number($0, in: 0.01...0.9999, expecting: "a share above 0 and below 1 (e.g. 0.99)")
+            } && valid
+        return valid ? freshness : nil
     }
 
     /// "" or one of `Configuration.tagHeaders`, spelled as listed there.
@@ -714,6 +732,16 @@ private final class ConfigurationReader {
             return nil
         }
         return atLeast(minimum, number, field, text: value)
+    }
+
+    /// A decimal number within `range` (a share, a rate).
+    private func number(_ field: Field, in range: ClosedRange<Double>, expecting expected: String) -> Double? {
+        guard let value = text(field, expecting: expected) else { return nil }
+        guard let number = Double(value), number.isFinite, range.contains(number) else {
+            report("\(field.path): \"\(value)\" is not \(expected)", at: field)
+            return nil
+        }
+        return number
     }
 
     private func size(_ field: Field, minimum: Int = 0) -> ByteSize? {

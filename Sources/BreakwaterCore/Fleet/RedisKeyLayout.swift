@@ -29,6 +29,11 @@ package struct RedisKeyLayout: Sendable, Equatable {
     /// The set of operations seen answering a per-user type, and its change counter.
     package var perUserOperations: String { prefix + "peruser" }
     package var perUserOperationsVersion: String { prefix + "peruser:n" }
+    /// The fleet's freshness samples of one operation, a list of the latest (docs/FRESHNESS.md).
+    package func freshnessSamples(_ operation: String) -> String { prefix + "fresh:s:" + operation }
+    /// Hashes of all-time sample counts and of changed-sample counts, by operation.
+    package var freshnessCounts: String { prefix + "fresh:n" }
+    package var freshnessChanges: String { prefix + "fresh:c" }
     /// The lease one proxy holds while it fetches a key from the origin for the fleet.
     package func lease(_ key: CacheKey) -> String { prefix + "lease:" + key.digest.hex }
 

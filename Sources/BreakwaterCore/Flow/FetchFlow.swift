@@ -37,15 +37,20 @@ package struct FetchFlow {
     }
 
     package let plan: FetchPlan
+    /// For a freshness sample (docs/FRESHNESS.md), the stored answer's entity tag: the fetch
+    /// goes straight to the origin (a shared tier would answer with what it holds), and an
+    /// answer with this same tag is not stored again (the entry is unchanged, its age stands).
+    package let sampledETag: String?
     private let environment: FlowEnvironment
     private var holdsLease = false
     private var effects: [Effect] = []
     /// The entry this fetch stored, for the `storeInTier` effect.
     package private(set) var storedEntry: CacheEntry?
 
-    package init(plan: FetchPlan, environment: FlowEnvironment) {
+    package init(plan: FetchPlan, environment: FlowEnvironment, sampledETag: String? = nil) {
         self.plan = plan
         self.environment = environment
+        self.sampledETag = sampledETag
     }
 
     /// The effects produced by the last step, once.
@@ -55,7 +60,7 @@ package struct FetchFlow {
     }
 
     package func start() -> Step {
-        guard let key = plan.key, environment.sharesResponses else { return .send(plan) }
+        guard let key = plan.key, environment.sharesResponses, sampledETag == nil else { return .send(plan) }
         return .lookupTier(key)
     }
 
@@ -153,6 +158,10 @@ package struct FetchFlow {
                 tagHeader: environment.policy.tagHeader?.field(
                     for: (operation.operationName, operation.document.digest, tags), isPerUser: plan.isPerUser))
             guard entry.cost <= environment.store.maxEntryCost else { return .finish(.bypassed(response, .tooLarge)) }
+            // A freshness sample that found the answer unchanged leaves the entry as it is.
+            if let sampledETag, sampledETag == entry.etag {
+                return .finish(.stored(entry, originStatus: response.status))
+            }
             environment.store.store(entry, now: now)
             storedEntry = entry
             if environment.sharesResponses && !isUnchecked { effects.append(.storeInTier(key)) }

@@ -24,6 +24,18 @@ package enum FetchOutcome: Sendable {
         }
     }
 
+    /// The origin's status when it answered, else the 502 or 504 Breakwater answers in its place.
+    package var originStatus: Int {
+        switch self {
+        case .stored(_, let status): status
+        case .sharedHit: 200
+        case .bypassed(let response, _): response.status
+        case .staleFallback(_, _, let status): status ?? 502
+        case .failed(.failed(let failure)): failure.status
+        case .failed(let outcome): outcome.status ?? 502
+        }
+    }
+
     /// The reply one waiting client gets.
     package func reply(for client: ClientView) -> FlowReply {
         switch self {

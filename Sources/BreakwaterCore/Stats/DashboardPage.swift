@@ -208,6 +208,15 @@ package enum DashboardPage {
           <tbody id="ops-rows"><tr class="empty"><td colspan="8">waiting for the first figures</td></tr></tbody>
         </table></div>
       </section>
+      <section class="card span8">
+        <h2>Freshness, measured (suggested TTLs)</h2>
+        <div class="table-wrap"><table id="fresh-table">
+          <thead><tr><th>Operation</th><th class="n">Samples</th><th class="n">Changed</th>
+            <th class="n">Current TTL</th><th class="n">Suggested TTL</th><th class="n">Stale hits (est.)</th>
+          </tr></thead>
+          <tbody id="fresh-rows"><tr class="empty"><td colspan="6">no samples yet</td></tr></tbody>
+        </table></div>
+      </section>
       <section class="card span4">
         <h2>Response cache</h2>
         <dl class="kv num">
@@ -372,6 +381,7 @@ package enum DashboardPage {
         set("apq-hash-mismatch", int(apq.hash_mismatch), (apq.hash_mismatch || 0) > 0);
 
         renderOperations(s.operations || {}, requests);
+        renderFreshness(s.freshness || {});
         renderChart(now);
       }
 
@@ -404,6 +414,12 @@ package enum DashboardPage {
         row.appendChild(td);
         return td;
       }
+      function emptyRow(body, text, columns) {
+        const row = document.createElement("tr");
+        row.className = "empty";
+        cell(row, text).colSpan = columns;
+        body.appendChild(row);
+      }
       function renderOperations(operations, requests) {
         const names = Object.keys(operations);
         names.sort((a, b) => (operations[b].requests || 0) - (operations[a].requests || 0) || (a < b ? -1 : 1));
@@ -434,14 +450,35 @@ package enum DashboardPage {
           cell(row, ms(o.p99_ms), "n p99");
           body.appendChild(row);
         }
-        if (!names.length) {
-          const row = document.createElement("tr");
-          row.className = "empty";
-          cell(row, "no operations yet").colSpan = 8;
-          body.appendChild(row);
-        }
+        if (!names.length) emptyRow(body, "no operations yet", 8);
         $("ops-rows").replaceWith(body);
         set("ops-count", names.length > topOperations ? "(top " + topOperations + " of " + names.length + ")" : "");
+      }
+
+      // Suggested TTLs from freshness samples (docs/FRESHNESS.md); "—" until enough samples.
+      function ttl(v) {
+        if (num(v) === null) return "—";
+        return v < 10 ? (Math.floor(v * 10) / 10) + "s" : duration(v);
+      }
+      function renderFreshness(freshness) {
+        const names = Object.keys(freshness).sort();
+        const body = document.createElement("tbody");
+        body.id = "fresh-rows";
+        for (const name of names) {
+          const f = freshness[name] || {};
+          const row = document.createElement("tr");
+          row.dataset.operation = name;
+          cell(row, name, "op").title = name;
+          cell(row, int(f.samples), "n samples");
+          cell(row, int(f.changed), "n changed");
+          cell(row, ttl(f.current_ttl_s), "n current-ttl");
+          cell(row, ttl(f.suggested_ttl_s), "n suggested-ttl");
+          const stale = cell(row, num(f.stale_hit_ratio) === null ? "—" : percent(f.stale_hit_ratio), "n stale-hits");
+          if (num(f.stale_hit_ratio) !== null && f.stale_hit_ratio > 0.05) stale.classList.add("bad");
+          body.appendChild(row);
+        }
+        if (!names.length) emptyRow(body, "no samples yet", 6);
+        $("fresh-rows").replaceWith(body);
       }
 
       const svgNS = "http://www.w3.org/2000/svg";

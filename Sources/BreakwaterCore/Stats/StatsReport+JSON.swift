@@ -73,13 +73,14 @@ extension StatsReport {
             writer.closeObject()
         }
         writer.closeObject()
+        if let freshness { writer.freshness(freshness) }
         writer.closeObject()
         return writer.bytes
     }
 }
 
 /// Appends object members with their commas; just enough JSON for a fixed shape.
-private struct CompactJSON {
+struct CompactJSON {
     var bytes: [UInt8] = []
     private var needsComma = false
 
@@ -103,6 +104,12 @@ private struct CompactJSON {
     mutating func string(_ key: String, _ value: String) {
         memberKey(key)
         JSONWriter.quotedString(value, into: &bytes)
+        needsComma = true
+    }
+
+    mutating func null(_ key: String) {
+        memberKey(key)
+        bytes.append(contentsOf: "null".utf8)
         needsComma = true
     }
 

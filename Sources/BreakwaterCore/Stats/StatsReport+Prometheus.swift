@@ -115,6 +115,7 @@ extension StatsReport {
         text.family("breakwater_build_info", .gauge, "Always 1; the version of this build.")
         text.sample("breakwater_build_info", labels: [("version", BuildInfo.version)], 1)
         if let process { text.process(process) }
+        if let freshness { text.freshness(freshness) }
         return String(decoding: text.bytes, as: UTF8.self)
     }
 
@@ -134,7 +135,7 @@ extension StatsReport {
 }
 
 /// Appends metric families and samples in the text exposition format.
-private struct Exposition {
+struct Exposition {
     enum Kind: String { case counter, gauge, histogram }
 
     var bytes: [UInt8] = []

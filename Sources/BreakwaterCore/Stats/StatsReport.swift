@@ -23,6 +23,8 @@ package struct StatsReport: Sendable {
     package var configuredOperations: Set<String>
     /// Reloads of the configuration file (`SIGHUP`).
     package var configReloads: ConfigReloadFigures
+    /// The freshness samples and estimates (docs/FRESHNESS.md), when sampling is configured.
+    package var freshness: FreshnessReport?
 
     /// Busiest operation names labelled in `/metrics` besides the configured ones; the rest are
     /// summed as `operation="other"`, so a client cannot grow the series count.

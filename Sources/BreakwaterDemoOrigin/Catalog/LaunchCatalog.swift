@@ -4,9 +4,12 @@
 struct LaunchCatalog: Sendable {
     /// In id order: `launches[0]` is launch "1".
     let launches: [Launch]
+    /// Fields that change as time passes (`--churn`); nil: the catalog never changes.
+    let churn: DemoChurn?
 
-    init(count: Int = 100) {
+    init(count: Int = 100, churn: DemoChurn? = nil) {
         launches = (1...count).map(Self.makeLaunch)
+        self.churn = churn
     }
 
     /// The launch with `id`, or nil for an id the catalog does not hold.
@@ -14,7 +17,12 @@ struct LaunchCatalog: Sendable {
         guard let number = Int(id), number >= 1, number <= launches.count, String(number) == id else {
             return nil
         }
-        return launches[number - 1]
+        return current(launches[number - 1])
+    }
+
+    /// `launch` as it is now (its churning fields changed).
+    private func current(_ launch: Launch) -> Launch {
+        churn?.applied(to: launch) ?? launch
     }
 
     /// A page of `size` launches, newest first as in the Apollo tutorial, starting after the
@@ -28,7 +36,7 @@ struct LaunchCatalog: Sendable {
             start = index + 1
         }
         let end = min(newestFirst.count, start + max(0, size))
-        let slice = Array(newestFirst[start..<end])
+        let slice = newestFirst[start..<end].map(current)
         return LaunchConnection(
             cursor: slice.last?.id.rawValue ?? cursor ?? "",
             hasMore: end < newestFirst.count,

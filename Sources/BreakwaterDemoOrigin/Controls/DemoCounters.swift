@@ -14,9 +14,27 @@ struct DemoCounters: Sendable, Equatable {
     /// Lower-case names; repeated fields joined with ", " as HTTP allows.
     var lastHeaders: [String: String] = [:]
 
+    /// Requests marked as freshness sampling fetches (`Breakwater-Sample: freshness`), and the
+    /// most of them that arrived within one second of the monotonic clock. They are counted here
+    /// only, so that the other counters show the clients' demand (what tests and demos count).
+    var samplingFetches = 0
+    var samplingPeakPerSecond = 0
+    /// The arrival times of the sampling fetches of the last second.
+    private var recentSamplingFetches: [ContinuousClock.Instant] = []
+
     static let anonymous = "(anonymous)"
 
-    mutating func record(method: String, operationName: String?, query: String?, headers: HTTPHeaders) {
+    mutating func record(
+        method: String, operationName: String?, query: String?, headers: HTTPHeaders,
+        now: ContinuousClock.Instant = .now
+    ) {
+        if headers["Breakwater-Sample"] != nil {
+            samplingFetches += 1
+            recentSamplingFetches.removeAll { now - $0 >= .seconds(1) }
+            recentSamplingFetches.append(now)
+            samplingPeakPerSecond = max(samplingPeakPerSecond, recentSamplingFetches.count)
+            return
+        }
         requests += 1
         byOperation[operationName ?? Self.anonymous, default: 0] += 1
         byMethod[method, default: 0] += 1
@@ -37,6 +55,8 @@ struct DemoCounters: Sendable, Equatable {
             "byMethod": Self.sortedMap(byMethod.mapValues(Map.int)),
             "lastQuery": lastQuery.map(Map.string) ?? .null,
             "lastHeaders": Self.sortedMap(lastHeaders.mapValues(Map.string)),
+            "samplingFetches": .int(samplingFetches),
+            "samplingPeakPerSecond": .int(samplingPeakPerSecond),
         ]
     }
 

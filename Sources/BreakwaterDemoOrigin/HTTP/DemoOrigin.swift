@@ -15,13 +15,15 @@ package final class DemoOrigin: HTTPHandler {
 
     let schema: Schema<LaunchesResolver, LaunchesContext>
     let resolver = LaunchesResolver()
-    let catalog = LaunchCatalog()
+    let catalog: LaunchCatalog
     let ledger = BookingLedger()
     let controls = DemoControls()
 
-    package init(graphqlPath: String = "/graphql", testControls: Bool) {
+    /// `churn`: fields that change at known rates (README "Measuring freshness").
+    package init(graphqlPath: String = "/graphql", testControls: Bool, churn: DemoChurn? = nil) {
         self.graphqlPath = graphqlPath
         self.testControls = testControls
+        catalog = LaunchCatalog(churn: churn)
         schema = Self.launchesSchema
     }
 

@@ -36,10 +36,12 @@ final class AdminState: Sendable {
     func report(configuredOperations: Set<String> = []) -> StatsReport {
         var merged = RequestStatistics()
         for loop in statistics { merged.merge(loop.snapshot) }
-        return StatsReport(
+        var report = StatsReport(
             uptime: .now - started, requests: merged, cache: cache.store.statistics,
             apqEntries: registry.entries, apqRegistered: registry.registered, coalesced: cache.inFlight.coalesced,
             process: process.sample(), configuredOperations: configuredOperations, configReloads: reloads.snapshot)
+        report.freshness = cache.freshness.report()
+        return report
     }
 }
 

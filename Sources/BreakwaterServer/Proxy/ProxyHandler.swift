@@ -169,8 +169,50 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .send(let plan):
             send(plan, for: run)
         case .finish(let outcome):
+            // A stored answer may be sampled for freshness later (docs/FRESHNESS.md); the miss
+            // path pays a settings read and, for the sampled share of keys, one schedule insert.
+            if case .stored(let entry, _) = outcome, run.flow.sampledETag == nil {
+                cache.freshness.offer(entry, plan: run.flow.plan)
+            }
             run.answer(outcome, now: environment.clock.now)
+            run.onFinish?(outcome)
         }
+    }
+
+    // MARK: - Freshness samples
+
+    /// Fetches `candidate`'s answer again through the normal origin path (coalesced with the
+    /// key's misses, under the origin deadline), compares its entity tag with the stored one,
+    /// records the sample and logs the fetch (`method=SAMPLE`). Call on this handler's loop.
+    func sample(_ candidate: FreshnessCandidate<FetchPlan>) {
+        let sampling = cache.freshness
+        // One fetch at a time per key: a miss or refresh under way takes precedence.
+        guard cache.inFlight.beginRefresh(candidate.key) == .startRefresh else {
+            sampling.finished(candidate, answeredWith: nil, at: environment.clock.now)
+            return
+        }
+        var plan = candidate.payload
+        plan.upstreamHeaders.remove("X-Request-Id")
+        plan.upstreamHeaders.replace(FreshnessSampling.header.name, with: FreshnessSampling.header.value)
+        let flow = FetchFlow(plan: plan, environment: environment, sampledETag: candidate.etag)
+        let run = FetchRun(flow: flow, answering: .waiters(of: candidate.key, in: cache.inFlight))
+        let started = ContinuousClock.now
+        run.onFinish = { [self, run] outcome in
+            let etag: String? = if case .stored(let entry, _) = outcome { entry.etag } else { nil }
+            sampling.finished(candidate, answeredWith: etag, at: environment.clock.now)
+            guard accessLog.isOn else { return }
+            let status = outcome.originStatus
+            let bytes: Int = if case .stored(let entry, _) = outcome { entry.body.count } else { 0 }
+            accessLog.append { buffer, format in
+                AccessLogRecord.append(
+                    to: &buffer, format: format, time: .now, client: nil, method: .other("SAMPLE"), status: status,
+                    cache: nil, operation: candidate.operationName, hash: plan.operation.document.digest,
+                    errorCode: nil, bypassReason: nil, duration: ContinuousClock.now - started,
+                    originStatus: status, originDuration: run.upstream, bytes: bytes, requestID: nil, userAgent: nil,
+                    clientName: nil, clientVersion: nil)
+            }
+        }
+        advance(run, flow.start())
     }
 
     private func perform(_ effect: FetchFlow.Effect, of run: FetchRun) {
@@ -253,6 +295,8 @@ private final class FetchRun {
     let answering: Answering
     /// How long the origin took, once it answered.
     var upstream: Duration?
+    /// Called after the waiters are answered (a freshness sample records itself).
+    var onFinish: ((FetchOutcome) -> Void)?
 
     init(flow: FetchFlow, answering: Answering) {
         self.flow = flow

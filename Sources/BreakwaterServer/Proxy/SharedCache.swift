@@ -11,9 +11,12 @@ final class SharedCache: Sendable {
     let purger: CachePurger
     let hasher = OpenSSLSHA256()
     let clock = SystemFlowClock()
+    /// Freshness sampling of stored entries (docs/FRESHNESS.md).
+    let freshness: FreshnessSampling
 
-    init(maxBytes: Int) {
+    init(maxBytes: Int, freshness: FreshnessSettings = FreshnessSettings(share: 0)) {
         store = ResponseStore(maxBytes: maxBytes)
+        self.freshness = FreshnessSampling(settings: freshness)
         purger = CachePurger(store: store, clock: clock)
     }
 }

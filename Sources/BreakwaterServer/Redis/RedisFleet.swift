@@ -20,6 +20,8 @@ package final class RedisFleet: @unchecked Sendable {
     private let documentTiers: [RedisDocumentTier]
     /// The schema and per-user operations the fleet shares, on loop 0's connection.
     let knowledge: RedisSharedKnowledge
+    /// The fleet's freshness samples (docs/FRESHNESS.md), on loop 0's connection.
+    let freshnessPool: RedisFreshnessPool
     /// Finds and follows the master with `redis.sentinels`; nil when `redis.url` names the Redis.
     private var sentinel: RedisSentinelWatcher?
 
@@ -56,6 +58,7 @@ package final class RedisFleet: @unchecked Sendable {
         knowledge = RedisSharedKnowledge(
             connection: connections[0], settings: settings, state: state, signer: signer, logger: logger)
         writeBack = RedisRegistryWriteBack(tier: documentTiers[0], state: state, logger: logger)
+        freshnessPool = RedisFreshnessPool(connection: connections[0], settings: settings)
         if settings.usesSentinel {
             sentinel = RedisSentinelWatcher(settings: settings, loop: loops[0], health: state.health, logger: logger) {
                 [weak self] master in self?.move(to: master)

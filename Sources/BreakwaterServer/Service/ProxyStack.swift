@@ -17,6 +17,7 @@ package final class ProxyStack: @unchecked Sendable {
     /// The reloads `/stats` and `/metrics` report.
     private let reloads: ConfigReloadCounter
     private let registry: PersistedQueryRegistry
+    private let cache: SharedCache
     /// The Redis shared tier (docs/FLEET.md), when `redis.url` is set.
     private let fleet: RedisFleet?
     /// Keeps the origin's schema current (`origin.schema`), on the first loop.
@@ -44,7 +45,7 @@ package final class ProxyStack: @unchecked Sendable {
         rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
         let settings = ProxySettings(
             configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
-        let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes)
+        let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness)
         let statistics = group.loops.map { _ in LoopStatistics() }
         let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
         self.accessLog = accessLog
@@ -65,6 +66,11 @@ package final class ProxyStack: @unchecked Sendable {
         }
         self.handlers = handlers
         self.batches = batches
+        self.cache = cache
+        if let first = handlers.first {
+            let sampling = cache.freshness
+            sampling.onStartTicking { first.loop.execute { Self.sampleFreshness(sampling, on: first) } }
+        }
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
             redis: fleet)
@@ -81,6 +87,9 @@ package final class ProxyStack: @unchecked Sendable {
                 digests: { [registry] in registry.registeredDigests },
                 document: { [registry] digest in registry.document(for: digest) })
             fleet.start()
+            let (sampling, pool) = (cache.freshness, fleet.freshnessPool)
+            sampling.onSample { pool.publish($0) }
+            pool.start { ledger in sampling.adoptPool(ledger, readAt: .now) }
         }
         let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in
             for handler in handlers { handler.loop.execute { handler.schemaChanged() } }
@@ -121,10 +130,21 @@ package final class ProxyStack: @unchecked Sendable {
         if let keeper = schemaKeeper {
             keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
+        cache.freshness.apply(configuration.cache.freshness)
         proxyServer.updateLimits(limits)
         accessLog.apply(configuration.logging)
         for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
         admin.update(AdminSettings(configuration))
+    }
+
+    /// Takes the due freshness samples on `handler`'s loop every `FreshnessSampling.period` and
+    /// fetches them there, while samples are scheduled (an offer into an empty schedule starts it).
+    private static func sampleFreshness(_ sampling: FreshnessSampling, on handler: ProxyHandler) {
+        handler.loop.schedule(after: FreshnessSampling.period) {
+            let (due, again) = sampling.tick(now: .now)
+            for candidate in due { handler.sample(candidate) }
+            if again { sampleFreshness(sampling, on: handler) }
+        }
     }
 
     /// The listener limits of `configuration`: the HTTP engine answers 414, 431 and 413 (with

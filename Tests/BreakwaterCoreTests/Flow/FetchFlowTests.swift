@@ -12,8 +12,10 @@ struct FetchFlowTests {
         return try #require(step.joinedPlan)
     }
 
-    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: OriginResult) -> (FetchFlow, FetchOutcome?) {
-        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: OriginResult, sampledETag: String? = nil)
+        -> (FetchFlow, FetchOutcome?)
+    {
+        var flow = FetchFlow(plan: plan, environment: fixture.environment, sampledETag: sampledETag)
         let outcome = flow.originAnswered(answer).outcome
         return (flow, outcome)
     }
@@ -50,6 +52,31 @@ struct FetchFlowTests {
         #expect(reply.bypassReason == reason)
         #expect(reply.response.headers.values(of: "Cache-Control") == ["private, no-store"])
         #expect(fixture.store.statistics.entries == 0)
+    }
+
+    @Test func aFreshnessSampleGoesToTheOriginAndKeepsAnUnchangedEntryAsItIs() throws {
+        let fixture = FlowFixture(sharesResponses: true)
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        _ = fetch(fixture, plan, answer: FlowFixture.answer())
+        let stored = try #require(fixture.store.lookup(key, now: fixture.clock.now).entry)
+        fixture.clock.advance(by: .seconds(12))
+        // Not the shared tier: it would answer with what it holds, not with the origin's answer now.
+        guard case .send = FetchFlow(plan: plan, environment: fixture.environment, sampledETag: stored.etag).start() else {
+            Issue.record("a sample must go to the origin")
+            return
+        }
+        let (unchangedFlow, unchanged) = fetch(fixture, plan, answer: FlowFixture.answer(), sampledETag: stored.etag)
+        guard case .stored(let same, _) = try #require(unchanged) else { Issue.record("expected an answer"); return }
+        #expect(same.etag == stored.etag)
+        #expect(unchangedFlow.storedEntry == nil)
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry?.storedAt == stored.storedAt)
+        // A changed answer replaces the entry: it was stale.
+        let changedBody = #"{"data":{"launch":{"id":"1","site":"moved"}}}"#
+        let (_, changed) = fetch(fixture, plan, answer: FlowFixture.answer(changedBody), sampledETag: stored.etag)
+        guard case .stored(let fresh, _) = try #require(changed) else { Issue.record("expected an answer"); return }
+        #expect(fresh.etag != stored.etag)
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry?.etag == fresh.etag)
     }
 
     @Test func answerLargerThanAnEntryMayBeIsBypassNotMiss() throws {

@@ -14,7 +14,7 @@ final class DemoOriginProcess: @unchecked Sendable {
     var client: HTTPClient { HTTPClient(port: port) }
 
     /// A plain-HTTP origin, or an https one when a certificate is given, on `listen`.
-    init(tls certificate: TestCertificate? = nil, listen: String = "127.0.0.1:0") throws {
+    init(tls certificate: TestCertificate? = nil, listen: String = "127.0.0.1:0", extraArguments: [String] = []) throws {
         scheme = certificate == nil ? "http" : "https"
         let tlsArguments = certificate.map { ["--origin-tls-cert", $0.certificate, "--origin-tls-key", $0.key] } ?? []
         process = ManagedProcess(
@@ -22,7 +22,7 @@ final class DemoOriginProcess: @unchecked Sendable {
             arguments: [
                 "demo", "--origin-only", "--test-controls", "--origin-listen", listen, "--threads", "1",
                 "--log-level", "warning",
-            ] + tlsArguments)
+            ] + tlsArguments + extraArguments)
         try process.start()
         let line = try process.waitForLine(containing: "demo origin listening on", timeout: .seconds(20))
         port = try #require(ManagedProcess.listeningPort(in: line))

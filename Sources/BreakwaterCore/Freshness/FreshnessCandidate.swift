@@ -1,0 +1,35 @@
+// An entry offered for freshness sampling: what the sampling fetch compares against, and what
+// the server needs to make that fetch (`Payload`, opaque to the core).
+
+/// A stored public entry that may be sampled.
+package struct FreshnessCandidate<Payload> {
+    package var key: CacheKey
+    package var operationName: String
+    /// The stored answer's strong entity tag (a digest of its body).
+    package var etag: String
+    package var storedAt: ContinuousClock.Instant
+    /// The entry's lifetime: the sample is taken at a random age below it.
+    package var ttl: Duration
+    /// What the server needs to fetch the answer again (its fetch plan).
+    package var payload: Payload
+
+    package init(
+        key: CacheKey, operationName: String, etag: String, storedAt: ContinuousClock.Instant, ttl: Duration,
+        payload: Payload
+    ) {
+        self.key = key
+        self.operationName = operationName
+        self.etag = etag
+        self.storedAt = storedAt
+        self.ttl = ttl
+        self.payload = payload
+    }
+
+    /// The sample this candidate yields when fetched again, answered with `etag` at `answeredAt`.
+    package func sample(answeredWith etag: String, at answeredAt: ContinuousClock.Instant) -> FreshnessSample {
+        FreshnessSample(
+            operationName: operationName, age: max(.zero, answeredAt - storedAt), changed: etag != self.etag, ttl: ttl)
+    }
+}
+
+extension FreshnessCandidate: Sendable where Payload: Sendable {}

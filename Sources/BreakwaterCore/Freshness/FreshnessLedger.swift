@@ -1,0 +1,84 @@
+// The samples of every operation, bounded (docs/FRESHNESS.md): all-time counts, and the latest
+// `kept` observations per operation for the estimate, so memory stays fixed and the estimate
+// follows a change of behaviour.
+
+/// Freshness samples per operation.
+package struct FreshnessLedger: Sendable, Equatable {
+    /// One operation's samples.
+    package struct Operation: Sendable, Equatable {
+        package var samples = 0
+        package var changed = 0
+        /// The TTL of the latest sampled entry, in seconds.
+        package var currentTTLSeconds: Double?
+        /// The latest observations, a ring of at most `kept`.
+        package var ages: [Double] = []
+        package var changes: [Bool] = []
+        var next = 0
+
+        mutating func record(age: Double, changed: Bool, kept: Int) {
+            if ages.count < kept {
+                ages.append(age)
+                changes.append(changed)
+            } else {
+                ages[next] = age
+                changes[next] = changed
+                next = (next + 1) % kept
+            }
+        }
+
+        /// The observations kept, for the estimator.
+        package var observations: [FreshnessEstimate.Observation] {
+            zip(ages, changes).map { (age: $0, changed: $1) }
+        }
+    }
+
+    /// Operations with their own row; samples of others are recorded under `other`.
+    package let maxOperations: Int
+    /// Observations kept per operation.
+    package let kept: Int
+    package private(set) var operations: [String: Operation] = [:]
+
+    /// The row that takes the operations beyond `maxOperations`.
+    package static let other = "other"
+
+    package init(maxOperations: Int = 50, kept: Int = 4096) {
+        self.maxOperations = maxOperations
+        self.kept = max(1, kept)
+    }
+
+    package mutating func record(_ sample: FreshnessSample) {
+        let name =
+            operations[sample.operationName] != nil || operations.count < maxOperations
+            ? sample.operationName : Self.other
+        var row = operations[name] ?? Operation()
+        row.samples += 1
+        if sample.changed { row.changed += 1 }
+        row.currentTTLSeconds = StatsReport.seconds(sample.ttl)
+        row.record(age: StatsReport.seconds(sample.age), changed: sample.changed, kept: kept)
+        operations[name] = row
+    }
+
+    /// Takes `name`'s row as read from elsewhere (the fleet's pool), replacing this ledger's.
+    package mutating func adopt(
+        _ name: String, samples: Int, changed: Int, observations: [FreshnessEstimate.Observation],
+        currentTTLSeconds: Double?
+    ) {
+        var row = Operation()
+        row.samples = samples
+        row.changed = changed
+        row.currentTTLSeconds = currentTTLSeconds
+        for observation in observations.suffix(kept) {
+            row.record(age: observation.age, changed: observation.changed, kept: kept)
+        }
+        operations[name] = row
+    }
+
+    /// The estimate of every operation for `target`, by name.
+    package func estimates(target: Double) -> [String: FreshnessEstimate] {
+        operations.mapValues { row in
+            FreshnessEstimate(
+                observations: row.observations, samples: row.samples, changed: row.changed,
+                currentTTLSeconds: row.currentTTLSeconds, target: target)
+        }
+    }
+}
