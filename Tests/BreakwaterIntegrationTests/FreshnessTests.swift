@@ -55,7 +55,7 @@ import Testing
                 #"{"query":\#(Self.json(document.query)),"operationName":"\#(document.operation)","variables":\#(document.variables(id))}"#
             }
         }
-        let connection = try HTTPConnection(port: proxy.port)
+        let connection = try KeepAliveClient(port: proxy.port)
         let started = ContinuousClock.now
         let deadline = started + .seconds(100)
         var nextPoll = started + .seconds(2)
@@ -136,7 +136,7 @@ import Testing
         let sampling = try ProxyProcess(origin: origin.url, yaml: yaml)
         let watching = try ProxyProcess(origin: origin.url, yaml: yaml)
         let query = Self.json(Self.documents[0].query)
-        let connection = try HTTPConnection(port: sampling.port)
+        let connection = try KeepAliveClient(port: sampling.port)
         func drive() throws {
             for id in 1...50 {
                 let body = #"{"query":\#(query),"operationName":"GetSite","variables":{"id":"\#(id)"}}"#

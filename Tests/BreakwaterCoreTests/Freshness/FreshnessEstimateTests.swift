@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import BreakwaterCore
+import BreakwaterFixtures
 
 @Suite struct FreshnessEstimateTests {
     /// Current-status samples of exponential change times with mean `mean`, taken at ages

@@ -3,6 +3,7 @@
 import Testing
 
 @testable import BreakwaterCore
+import BreakwaterFixtures
 
 @Suite struct FreshnessSamplerTests {
     static let start = ContinuousClock.now
