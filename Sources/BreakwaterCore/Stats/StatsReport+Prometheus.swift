@@ -134,7 +134,7 @@ extension StatsReport {
 }
 
 /// Appends metric families and samples in the text exposition format.
-private struct Exposition {
+struct Exposition {
     enum Kind: String { case counter, gauge, histogram }
 
     var bytes: [UInt8] = []

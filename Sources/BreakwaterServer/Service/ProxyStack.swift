@@ -19,6 +19,8 @@ package final class ProxyStack: @unchecked Sendable {
     private let registry: PersistedQueryRegistry
     /// The Redis shared tier (docs/FLEET.md), when `redis.url` is set.
     private let fleet: RedisFleet?
+    /// Purges the caches in front (docs/CDN.md), when `cdn.targets` is set.
+    private let cdn: CDNPurger?
     /// Keeps the origin's schema current (`origin.schema`), on the first loop.
     private var schemaKeeper: SchemaKeeper?
     private let logger: Logger
@@ -50,6 +52,9 @@ package final class ProxyStack: @unchecked Sendable {
         self.accessLog = accessLog
         let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
         self.fleet = fleet
+        let cdn = try CDNPurger.make(configuration.cdn, logger: logger)
+        self.cdn = cdn
+        if let cdn { cache.purger.forwardLocalPurges { cdn.submit($0) } }
         var handlers: [ProxyHandler] = []
         var batches: [BatchHandler] = []
         proxyServer = try HTTPServer(
@@ -67,7 +72,7 @@ package final class ProxyStack: @unchecked Sendable {
         self.batches = batches
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
-            redis: fleet)
+            redis: fleet, cdn: cdn)
         reloads = state.reloads
         let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
