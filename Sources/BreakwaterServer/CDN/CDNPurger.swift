@@ -44,7 +44,7 @@ package final class CDNPurger: @unchecked Sendable {
         }
         finished.enter()
         let thread = Thread { [loop, finished] in
-            loop.run()
+            loop.run(whileIdle: true)
             finished.leave()
         }
         thread.name = "breakwater-cdn"
