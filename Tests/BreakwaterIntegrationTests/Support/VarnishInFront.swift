@@ -50,19 +50,21 @@ final class VarnishInFront: @unchecked Sendable {
         }
     }
 
-    /// A counter of `varnishstat` (e.g. `MAIN.client_req`).
-    func counter(_ name: String) throws -> Int {
-        let stat = Process()
-        stat.executableURL = URL(fileURLWithPath: "/usr/bin/varnishstat")
-        stat.arguments = ["-n", directory.appendingPathComponent("work").path, "-1", "-f", name]
+    /// Requests Varnish logged with `method` so far (`varnishlog -d`: the whole shared-memory
+    /// log, read at once; counters in `varnishstat` are summed from the workers with a lag).
+    func loggedRequests(method: String) throws -> Int {
+        let log = Process()
+        log.executableURL = URL(fileURLWithPath: "/usr/bin/varnishlog")
+        log.arguments = ["-n", directory.appendingPathComponent("work").path, "-d", "-i", "ReqMethod"]
         let output = Pipe()
-        stat.standardOutput = output
-        stat.standardError = FileHandle.nullDevice
-        try stat.run()
+        log.standardOutput = output
+        log.standardError = FileHandle.nullDevice
+        try log.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        stat.waitUntilExit()
-        let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-        return try #require(fields.count >= 2 ? Int(fields[1]) : nil, "varnishstat \(name): \(fields)")
+        log.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").filter {
+            $0.split(whereSeparator: \.isWhitespace).last.map(String.init) == method
+        }.count
     }
 
     deinit {
