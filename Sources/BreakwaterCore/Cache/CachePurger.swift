@@ -9,8 +9,10 @@ package final class CachePurger: Sendable {
     private let store: any ResponseStoring
     private let clock: any FlowClock
     private let bus = Mutex<(any PurgeBus)?>(nil)
-    /// Takes each purge that starts on this proxy for the caches in front.
-    private let forward = Mutex<(@Sendable (PurgeRequest) -> Void)?>(nil)
+    /// Takes each purge that starts on this proxy for the caches in front. An object, not a
+    /// closure: a closure kept in a `Mutex` is wrapped in one more reabstraction thunk at every
+    /// `withLock` access, until calling it overflows the stack.
+    private let forwarding = Mutex<(any PurgeForwarding)?>(nil)
 
     package init(store: any ResponseStoring, clock: any FlowClock) {
         self.store = store
@@ -24,10 +26,10 @@ package final class CachePurger: Sendable {
         bus.setLocalEntryCount { [store] in store.statistics.entries }
     }
 
-    /// Hands every purge that starts on this proxy to `forward` (never those of other proxies:
+    /// Hands every purge that starts on this proxy to `forwarding` (never those of other proxies:
     /// each purge reaches a cache in front once, from the proxy where it started).
-    package func forwardLocalPurges(to forward: @escaping @Sendable (PurgeRequest) -> Void) {
-        self.forward.withLock { $0 = forward }
+    package func forwardLocalPurges(to forwarding: any PurgeForwarding) {
+        self.forwarding.withLock { $0 = forwarding }
     }
 
     /// Applies `purge` here and announces it; returns how many local entries it reached.
@@ -35,7 +37,7 @@ package final class CachePurger: Sendable {
     package func purge(_ purge: PurgeRequest) -> Int {
         let count = applyLocally(purge)
         bus.withLock { $0 }?.publish(purge)
-        forward.withLock { $0 }?(purge)
+        forwarding.withLock { $0 }?.forward(purge)
         return count
     }
 

@@ -9,7 +9,7 @@ import Logging
 import Synchronization
 
 /// The purges for the caches in front, on their own event loop.
-package final class CDNPurger: @unchecked Sendable {
+package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
     private let loop: EventLoop
     private let senders: [CDNTargetSender]
     private let board: Board
@@ -53,7 +53,7 @@ package final class CDNPurger: @unchecked Sendable {
     }
 
     /// Hands `purge` to every target; callable from any thread, returns at once.
-    package func submit(_ purge: PurgeRequest) {
+    package func forward(_ purge: PurgeRequest) {
         guard let cdnPurge = CDNPurge(purge) else { return }
         let senders = LoopBound(self.senders)
         loop.enqueue {

@@ -46,7 +46,7 @@ final class CDNTargetSender {
                 logger.warning(
                     "cdn purge failed",
                     metadata: [
-                        "cdn.target": "\(label)", "cdn.request": "\(call.request.method) \(call.request.url.path)",
+                        "cdn.target": "\(label)", "cdn.request": "\(call.request.method) \(call.request.url)",
                         "cdn.purges": .stringConvertible(call.request.purges),
                         "cdn.attempts": .stringConvertible(call.attempt), "error": "\(outcome.errorText)",
                     ])

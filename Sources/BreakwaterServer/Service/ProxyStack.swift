@@ -54,7 +54,7 @@ package final class ProxyStack: @unchecked Sendable {
         self.fleet = fleet
         let cdn = try CDNPurger.make(configuration.cdn, logger: logger)
         self.cdn = cdn
-        if let cdn { cache.purger.forwardLocalPurges { cdn.submit($0) } }
+        if let cdn { cache.purger.forwardLocalPurges(to: cdn) }
         var handlers: [ProxyHandler] = []
         var batches: [BatchHandler] = []
         proxyServer = try HTTPServer(
