@@ -142,6 +142,15 @@ struct VarnishPurgeTests {
         #expect(try stack.proxyRequests() > before, "Varnish revalidated with Breakwater")
     }
 
+    @Test func purgesWaitingForTheirWindowAreSentWhenTheProxyStops() throws {
+        let stack = try VarnishStack(batchWindow: "30s")
+        try stack.purge(#"{"type":"Launch","id":"3"}"#)
+        #expect(try stack.varnish.loggedRequests(method: "PURGE") == 0, "the window is still open")
+        stack.proxy.process.signal(SIGTERM)
+        #expect(stack.proxy.process.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(try stack.varnish.loggedRequests(method: "PURGE") == 1)
+    }
+
     @Test func aFailingVarnishIsRetriedCountedAndLogged() throws {
         let varnish = try VarnishInFront()  // never started: every call is refused
         let origin = try DemoOriginProcess()

@@ -102,6 +102,15 @@ package struct CDNPurgeQueue: Sendable {
         return actions
     }
 
+    /// Sends what waits without waiting for its window to close (the process is stopping).
+    package mutating func flush(now: ContinuousClock.Instant) -> [CDNQueueAction] {
+        if !pending.isEmpty { windowCloses = now }
+        return tick(now: now)
+    }
+
+    /// Nothing waits and no call is in flight (calls waiting for a retry aside).
+    package var isSettled: Bool { pending.isEmpty && inFlight.isEmpty }
+
     /// Takes the outcome of call `id`'s attempt: counted, retried after a backoff, or given up.
     package mutating func finished(_ id: Int, _ outcome: CDNCallOutcome, now: ContinuousClock.Instant)
         -> [CDNQueueAction]

@@ -14,6 +14,8 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
     private let senders: [CDNTargetSender]
     private let board: Board
     private let finished = DispatchGroup()
+    /// How long the stop waits for the last round (`cdn.timeout`).
+    private let timeout: Duration
 
     /// Nil when `cdn.targets` is empty.
     package static func make(_ settings: Configuration.CDN, logger: Logger) throws(ServerError) -> CDNPurger? {
@@ -34,13 +36,17 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
                 CDNTargetStatus(label: $0.0, kind: $0.1.kind, statistics: CDNTargetStatistics())
             })
         self.board = board
+        timeout = settings.timeout
         let queueSettings = CDNPurgeQueue.Settings(
             batchWindow: settings.batchWindow, retries: settings.retries, maxQueue: settings.maxQueue)
         senders = zip(labels, settings.targets).enumerated().map { index, pair in
             CDNTargetSender(
                 label: pair.0, target: pair.1, settings: queueSettings, timeout: settings.timeout, loop: loop,
                 logger: logger
-            ) { statistics in board.rows.withLock { $0[index].statistics = statistics } }
+            ) { statistics, isSettled in
+                board.rows.withLock { $0[index].statistics = statistics }
+                board.settled.withLock { $0[index] = isSettled }
+            }
         }
         finished.enter()
         let thread = Thread { [loop, finished] in
@@ -67,7 +73,30 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
     /// The figures `/stats` reads from any thread, written by the senders after every event.
     private final class Board: Sendable {
         let rows: Mutex<[CDNTargetStatus]>
-        init(_ rows: [CDNTargetStatus]) { self.rows = Mutex(rows) }
+        /// Per target: nothing waits, nothing in flight.
+        let settled: Mutex<[Bool]>
+        init(_ rows: [CDNTargetStatus]) {
+            self.rows = Mutex(rows)
+            settled = Mutex(rows.map { _ in true })
+        }
+    }
+
+    /// For the process's stop: sends the purges still waiting at once, waits up to `cdn.timeout`
+    /// for their answers, then stops the loop.
+    package func finish() {
+        let senders = LoopBound(self.senders)
+        let flushed = DispatchSemaphore(value: 0)
+        // After every purge handed over before it (the loop runs its queue in order).
+        loop.enqueue {
+            for sender in senders.value { sender.flush() }
+            flushed.signal()
+        }
+        let deadline = ContinuousClock.now + timeout
+        _ = flushed.wait(timeout: .now() + .milliseconds(Int(timeout.components.seconds * 1000)))
+        while ContinuousClock.now < deadline, !board.settled.withLock({ $0.allSatisfy { $0 } }) {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        stop()
     }
 
     /// Stops the loop (calls in flight are dropped) and waits for its thread.

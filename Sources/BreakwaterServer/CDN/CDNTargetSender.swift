@@ -16,14 +16,15 @@ final class CDNTargetSender {
     private var pools: [String: OriginPool] = [:]
     /// When the armed timer fires; nil when none is armed.
     private var armedFor: ContinuousClock.Instant?
-    /// Called after every event with the queue's figures (for `/stats`, from any thread).
-    private let publish: (CDNTargetStatistics) -> Void
+    /// Called after every event with the queue's figures (for `/stats`, from any thread) and
+    /// whether it is settled (for the stop).
+    private let publish: (CDNTargetStatistics, Bool) -> Void
     /// Connections per endpoint: a round's calls go out side by side.
     private static let maxConnections = 4
 
     init(
         label: String, target: CDNTarget, settings: CDNPurgeQueue.Settings, timeout: Duration, loop: EventLoop,
-        logger: Logger, publish: @escaping (CDNTargetStatistics) -> Void
+        logger: Logger, publish: @escaping (CDNTargetStatistics, Bool) -> Void
     ) {
         self.label = label
         self.loop = loop
@@ -35,6 +36,11 @@ final class CDNTargetSender {
 
     func enqueue(_ purge: CDNPurge) {
         perform(queue.enqueue(purge, now: .now))
+    }
+
+    /// Sends what waits now, without waiting for the batch window (the process is stopping).
+    func flush() {
+        perform(queue.flush(now: .now))
     }
 
     private func perform(_ actions: [CDNQueueAction]) {
@@ -56,7 +62,7 @@ final class CDNTargetSender {
                     metadata: ["cdn.target": "\(label)", "cdn.dropped": .stringConvertible(dropped)])
             }
         }
-        publish(queue.statistics)
+        publish(queue.statistics, queue.isSettled)
         arm()
     }
 

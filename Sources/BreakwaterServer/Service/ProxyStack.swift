@@ -99,6 +99,8 @@ package final class ProxyStack: @unchecked Sendable {
     /// backs); call once the loops have stopped.
     package func flush() {
         registry.flush()
+        // Purges still in a batch window go to the caches in front now (within cdn.timeout).
+        cdn?.finish()
     }
 
     /// Counts a configuration reload (`SIGHUP`) and its result for `/stats` and `/metrics`.

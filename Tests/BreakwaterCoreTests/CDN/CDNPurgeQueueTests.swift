@@ -156,3 +156,16 @@ struct CDNPurgeQueueTests {
         #expect((1...4).map(schedule.delay(after:)) == [.milliseconds(100), .milliseconds(200), .milliseconds(350), .milliseconds(350)])
     }
 }
+
+extension CDNPurgeQueueTests {
+    @Test func flushSendsWhatWaitsBeforeTheWindowCloses() throws {
+        var queue = Self.queue(window: .seconds(30))
+        _ = queue.enqueue(Self.tags("Launch:1"), now: Self.at(0))
+        #expect(!queue.isSettled)
+        let calls = Self.sent(queue.flush(now: Self.at(5)))
+        #expect(calls.map(\.request.headers["xkey-purge"]) == ["Launch:1"])
+        #expect(!queue.isSettled, "its answer is awaited")
+        _ = queue.finished(try #require(calls.first).id, .answered(status: 200), now: Self.at(6))
+        #expect(queue.isSettled)
+    }
+}
