@@ -37,7 +37,7 @@ final class CDNAPIRecorder: @unchecked Sendable {
 
     /// Waits until `count` requests arrived and returns them.
     func waitForRequests(_ count: Int) throws -> [[String: Any]] {
-        try waitUntil { requests.count >= count }
+        #expect(try eventually { requests.count >= count })
         return requests
     }
 
@@ -129,7 +129,7 @@ final class CDNAPIRecorder: @unchecked Sendable {
         #expect(Self.headers(request)["surrogate-key"] == "Launch:1 Launch:2 Launch:3 Launch:4 Launch:5")
         let figures = try Self.cdn(proxy, "fastly")
         #expect(figures["purges"] as? Int == 6)
-        try waitUntil { try Self.cdn(proxy, "fastly")["sent"] as? Int == 1 }
+        #expect(try eventually { try Self.cdn(proxy, "fastly")["sent"] as? Int == 1 })
         #expect(api.requests.count == 1)
     }
 
@@ -139,7 +139,7 @@ final class CDNAPIRecorder: @unchecked Sendable {
         try purge(proxy, #"{"type":"Launch","id":"7"}"#)
         let requests = try api.waitForRequests(2)
         #expect(requests.map { Self.headers($0)["surrogate-key"] } == ["Launch:7", "Launch:7"])
-        try waitUntil { try Self.cdn(proxy, "fastly")["sent"] as? Int == 1 }
+        #expect(try eventually { try Self.cdn(proxy, "fastly")["sent"] as? Int == 1 })
         let figures = try Self.cdn(proxy, "fastly")
         #expect(figures["retried"] as? Int == 1)
         #expect(figures["failed"] as? Int == 0)
@@ -150,7 +150,7 @@ final class CDNAPIRecorder: @unchecked Sendable {
         let api = try CDNAPIRecorder(failing: (5, 401))
         let proxy = try fastly(api)
         try purge(proxy, #"{"type":"Launch","id":"7"}"#)
-        try waitUntil { try Self.cdn(proxy, "fastly")["failed"] as? Int == 1 }
+        #expect(try eventually { try Self.cdn(proxy, "fastly")["failed"] as? Int == 1 })
         #expect(api.requests.count == 1)
         #expect(try Self.cdn(proxy, "fastly")["last_error"] as? String == "HTTP 401")
     }
@@ -161,7 +161,7 @@ final class CDNAPIRecorder: @unchecked Sendable {
         for id in 1...5 { try purge(proxy, #"{"type":"Launch","id":"\#(id)"}"#) }
         let request = try #require(try api.waitForRequests(1).first)
         #expect(request["path"] as? String == "/service/SU1Z0isxPaozGVKXdv0eY/purge_all")
-        try waitUntil { try Self.cdn(proxy, "fastly")["sent"] as? Int == 1 }
+        #expect(try eventually { try Self.cdn(proxy, "fastly")["sent"] as? Int == 1 })
         #expect(try Self.cdn(proxy, "fastly")["overflows"] as? Int == 1)
         #expect(api.requests.count == 1)
         _ = try proxy.process.waitForLine(containing: "cdn purge queue full", timeout: .seconds(5))
@@ -186,7 +186,7 @@ final class CDNAPIRecorder: @unchecked Sendable {
                   retries: 0
                 """, environment: ["SSL_CERT_DIR": "/nonexistent"])
         try purge(proxy, #"{"type":"Launch","id":"7"}"#)
-        try waitUntil { try Self.cdn(proxy, "fastly")["failed"] as? Int == 1 }
+        #expect(try eventually { try Self.cdn(proxy, "fastly")["failed"] as? Int == 1 })
         #expect((try Self.cdn(proxy, "fastly")["last_error"] as? String)?.contains("certificate") == true)
         #expect(api.requests.isEmpty, "the token never went to an unverified server")
     }

@@ -27,7 +27,7 @@ struct CDNFleetPurgeTests {
         let purged = try fleet.proxies[1].admin.post("/purge", json: #"{"type":"Launch","id":"7"}"#)
         #expect(purged.status == 200)
         // Sent by proxy 1, and applied by the two others through Redis.
-        try waitUntil {
+        #expect(try eventually {
             let sent = try Self.cdn(fleet.proxies[1])["sent"] as? Int == 1
             let applied = try [0, 2].allSatisfy { index in
                 let redis = try fleet.proxies[index].stats()["redis"] as? [String: Any]
@@ -35,7 +35,7 @@ struct CDNFleetPurgeTests {
             }
             let arrived = try varnish.loggedRequests(method: "PURGE") >= 1
             return sent && applied && arrived
-        }
+        })
         // The others applied it without handing it to their purgers: nothing more will come.
         for index in [0, 2] {
             #expect(try Self.cdn(fleet.proxies[index])["purges"] as? Int == 0, "proxy \(index) queued nothing")

@@ -180,8 +180,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// `run` with the answer (one closure per exchange: the pool's).
     private func send(_ plan: FetchPlan, for run: FetchRun) {
         let origin = plan.operation.origin
-        var headers = plan.upstreamHeaders
-        if origin.method == "GET" { headers.remove("Content-Type") }
+        let headers = plan.upstreamHeaders
         let upstream = UpstreamRequest(method: origin.method, target: origin.target, headers: headers, body: origin.body)
         let started = ContinuousClock.now
         let statistics = self.statistics

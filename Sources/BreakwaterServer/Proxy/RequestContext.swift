@@ -39,7 +39,7 @@ final class RequestContext: Sendable {
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
         // The identity is read where used, not copied whole (five strings retained and released).
         let identified = responder as? IdentifiedResponder
-        let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.completeBody) : nil)
+        let errorCode = reply.recordedErrorCode
         statistics.record {
             $0.recordRequest(
                 operationName: RecordedName.operation(resolved: operationName), cache: cache,

@@ -2,7 +2,7 @@
 // batches are split to fit each API.
 
 import BreakwaterCore
-import BreakwaterServer
+import BreakwaterFixtures
 import Testing
 
 struct CDNTargetRequestsTests {
@@ -128,7 +128,7 @@ struct CDNTargetRequestsTests {
     }
 
     @Test func documentPurgeUsesTheHashTag() {
-        let digest = OpenSSLSHA256().sha256("{ launches { id } }")
+        let digest = SoftwareSHA256().sha256("{ launches { id } }")
         #expect(CDNPurge(PurgeRequest(selector: .document(digest), soft: false)) == .tags(["hash:" + digest.hex], soft: false))
     }
 
