@@ -133,6 +133,7 @@ struct VarnishPurgeTests {
         #expect(try stack.edge(target).header("X-Edge-Cache") == "HIT")
         let before = try stack.proxyRequests()
         try stack.purge(#"{"type":"Launch","id":"10","soft":true}"#)
+        #expect(try eventually { try stack.cdnFigures()["sent"] as? Int == 1 }, "the soft purge reached Varnish")
         // Soft-purged in Varnish: served from grace while Varnish fetches it again from Breakwater.
         var edgeAnswers: [String?] = []
         let revalidated = try eventually {
@@ -140,7 +141,10 @@ struct VarnishPurgeTests {
             return try stack.proxyRequests() > before
         }
         #expect(revalidated, "Varnish revalidated with Breakwater")
-        #expect(edgeAnswers.allSatisfy { $0 == "HIT" }, "within grace, never a wait for Breakwater: \(edgeAnswers)")
+        // The first answer after the purge comes from grace at once. What Varnish does with the
+        // answer it fetched then depends on it: Breakwater's STALE one (max-age=0) makes Varnish's
+        // built-in VCL pass the next requests (hit-for-miss) until a fresh one is stored.
+        #expect(edgeAnswers.first == "HIT", "\(edgeAnswers)")
     }
 
     @Test func purgesWaitingForTheirWindowAreSentWhenTheProxyStops() throws {
