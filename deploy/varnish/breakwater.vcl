@@ -61,6 +61,16 @@ sub vcl_recv {
     return (hash);
 }
 
+sub vcl_backend_response {
+    # A STALE answer (soft-purged or past its TTL in Breakwater: max-age=0 with
+    # stale-while-revalidate) is kept in grace and served while Varnish fetches it again,
+    # rather than made a hit-for-miss object that sends every request through.
+    if (beresp.ttl <= 0s && beresp.grace > 0s && beresp.http.Cache-Control ~ "public"
+        && beresp.http.Cache-Control !~ "(?i)(private|no-store|no-cache)" && !beresp.http.Set-Cookie) {
+        return (deliver);
+    }
+}
+
 sub vcl_deliver {
     # Shows whether Varnish answered from its cache; the tags are for Varnish only.
     if (obj.hits > 0) {
