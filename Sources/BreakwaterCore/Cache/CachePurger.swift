@@ -1,5 +1,6 @@
 // The one way entries are purged (README.md, "The response cache"; docs/FLEET.md): by the admin endpoint, by a
-// mutation's answer, or by another proxy of the fleet. Applied locally first, then announced.
+// mutation's answer, or by another proxy of the fleet. Applied locally first, then announced;
+// a purge that starts here is also handed to the CDN purger (docs/CDN.md), one from the fleet never.
 
 import Synchronization
 
@@ -8,6 +9,10 @@ package final class CachePurger: Sendable {
     private let store: any ResponseStoring
     private let clock: any FlowClock
     private let bus = Mutex<(any PurgeBus)?>(nil)
+    /// Takes each purge that starts on this proxy for the caches in front. An object, not a
+    /// closure: a closure kept in a `Mutex` is wrapped in one more reabstraction thunk at every
+    /// `withLock` access, until calling it overflows the stack.
+    private let forwarding = Mutex<(any PurgeForwarding)?>(nil)
 
     package init(store: any ResponseStoring, clock: any FlowClock) {
         self.store = store
@@ -21,11 +26,18 @@ package final class CachePurger: Sendable {
         bus.setLocalEntryCount { [store] in store.statistics.entries }
     }
 
+    /// Hands every purge that starts on this proxy to `forwarding` (never those of other proxies:
+    /// each purge reaches a cache in front once, from the proxy where it started).
+    package func forwardLocalPurges(to forwarding: any PurgeForwarding) {
+        self.forwarding.withLock { $0 = forwarding }
+    }
+
     /// Applies `purge` here and announces it; returns how many local entries it reached.
     @discardableResult
     package func purge(_ purge: PurgeRequest) -> Int {
         let count = applyLocally(purge)
         bus.withLock { $0 }?.publish(purge)
+        forwarding.withLock { $0 }?.forward(purge)
         return count
     }
 

@@ -38,6 +38,8 @@ extension Configuration {
         .init("redis.l2_max_entry_bytes", \.redis.l2MaxEntryBytes),
         // The fleet's tiers sign and check with the key they were built with.
         .init("redis.signing_key", \.redis.signingKey),
+        // The purger's targets, clients and queues are built at start.
+        .init("cdn", \.cdn),
     ]
 
     /// The config names of the keys that need a restart (the rest reload); a key's sub-keys

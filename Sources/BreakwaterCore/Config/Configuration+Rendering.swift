@@ -107,6 +107,32 @@ extension Configuration {
         add(1, "sentinels", yamlList(redis.sentinels))
         add(1, "master_name", yamlQuoted(redis.masterName))
 
+        add(0, "cdn")
+        add(1, "targets", cdn.targets.isEmpty ? "[]" : nil)
+        for target in cdn.targets {
+            add(2, "- kind", target.kind.rawValue)
+            switch target {
+            case .varnish(let urls):
+                add(3, "urls", yamlList(urls.map(\.description)))
+            case .fastly(let service, let token, let soft, let api):
+                add(3, "service_id", yamlQuoted(service))
+                add(3, "token", yamlQuoted(token))
+                add(3, "soft", "\(soft)")
+                add(3, "api_url", yamlQuoted(api.description))
+            case .cloudflare(let zone, let token, let api):
+                add(3, "zone_id", yamlQuoted(zone))
+                add(3, "token", yamlQuoted(token))
+                add(3, "api_url", yamlQuoted(api.description))
+            case .http(let url, let token):
+                add(3, "url", yamlQuoted(url.description))
+                add(3, "token", yamlQuoted(token))
+            }
+        }
+        add(1, "batch_window", cdn.batchWindow.configText)
+        add(1, "timeout", cdn.timeout.configText)
+        add(1, "retries", "\(cdn.retries)")
+        add(1, "max_queue", "\(cdn.maxQueue)")
+
         add(0, "logging")
         add(1, "level", logging.level.rawValue)
         add(1, "format", logging.format.rawValue)

@@ -1,17 +1,18 @@
 // What `breakwater validate` must never print (README "Running it in front of your origin"): the admin token, the Redis
-// password and the Redis signing key, shown as `***` so the output can be pasted into a ticket.
+// password, the Redis signing key and the CDN tokens, shown as `***` so the output can be pasted into a ticket.
 
 extension Configuration {
     /// The spelling secrets are replaced with.
     public static let secretMask = "***"
 
-    /// This configuration with `admin.token`, `redis.signing_key` and the password in
-    /// `redis.url` masked.
+    /// This configuration with `admin.token`, `redis.signing_key`, the password in `redis.url`
+    /// and each `cdn.targets` token masked.
     public func maskingSecrets() -> Configuration {
         var masked = self
         if !admin.token.isEmpty { masked.admin.token = Self.secretMask }
         if !redis.signingKey.isEmpty { masked.redis.signingKey = Self.secretMask }
         masked.redis.url = Self.maskingPassword(in: redis.url)
+        masked.cdn.targets = cdn.targets.map(\.maskingToken)
         return masked
     }
 

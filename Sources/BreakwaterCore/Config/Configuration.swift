@@ -10,6 +10,7 @@ public struct Configuration: Sendable, Equatable {
     public var cache = Cache()
     public var admin = Admin()
     public var redis = Redis()
+    public var cdn = CDN()
     public var logging = Logging()
 
     public init() {}

@@ -208,7 +208,15 @@ private final class ConfigurationReader {
         if let section = sections["cache"] { configuration.cache = cache(section) }
         if let section = sections["admin"] { configuration.admin = admin(section) }
         if let section = sections["redis"] { configuration.redis = redis(section) }
+        if let section = sections["cdn"] { configuration.cdn = cdn(section) }
         if let section = sections["logging"] { configuration.logging = logging(section) }
+        // A cache in front learns an answer's tags only from the tag header: without it a purge
+        // by tag reaches nothing there (docs/CDN.md).
+        if !configuration.cdn.targets.isEmpty && configuration.cache.tagHeader.isEmpty {
+            report(
+                "cdn.targets needs cache.tag_header (xkey for Varnish, Surrogate-Key for Fastly, Cache-Tag for "
+                    + "Cloudflare): a cache in front can only purge by the tags it was told", at: sections["cdn"] ?? top)
+        }
 
         let typesUnseen: String? =
             configuration.origin.schema == .off
@@ -568,6 +576,133 @@ private final class ConfigurationReader {
                 "redis.master_name needs redis.sentinels (the sentinels to ask for it)", at: f["master_name"] ?? section)
         }
         return redis
+    }
+
+    private func cdn(_ section: Field) -> Configuration.CDN {
+        var cdn = Configuration.CDN()
+        let f = settings(of: section)
+        defer { reportUnknownKeys(in: f) }
+        read(f["targets"], into: &cdn.targets, cdnTargets)
+        read(f["batch_window"], into: &cdn.batchWindow) { duration($0) }
+        read(f["timeout"], into: &cdn.timeout) { duration($0, positive: true) }
+        read(f["retries"], into: &cdn.retries) { integer($0, minimum: 0) }
+        read(f["max_queue"], into: &cdn.maxQueue) { integer($0, minimum: 1) }
+        return cdn
+    }
+
+    /// `- kind: varnish` (`urls`), `fastly` (`service_id`, `token`, `soft`, `api_url`),
+    /// `cloudflare` (`zone_id`, `token`, `api_url`) or `http` (`url`, `token`).
+    private func cdnTargets(_ field: Field) -> [CDNTarget]? {
+        if field.node.isNull { return [] }
+        guard case let .sequence(items) = field.node else {
+            report("\(field.path): expected a list of targets (- kind: varnish, ...), found \(field.node.kind)", at: field)
+            return nil
+        }
+        var targets: [CDNTarget] = []
+        for (index, item) in items.enumerated() {
+            let entry = Field(path: "\(field.path)[\(index)]", line: item.line, node: item)
+            let f = settings(of: entry)
+            defer { reportUnknownKeys(in: f) }
+            guard let kindField = f["kind"] else {
+                report("\(entry.path) needs kind (varnish, fastly, cloudflare or http)", at: entry)
+                continue
+            }
+            var kind = CDNTarget.Kind.varnish
+            guard read(kindField, into: &kind, { choice($0) }) else { continue }
+            let target: CDNTarget?
+            switch kind {
+            case .varnish:
+                var urls: [OriginURL] = []
+                if let list = required(f, "urls", in: entry), read(list, into: &urls, cdnURLs) {
+                    target = urls.isEmpty ? nil : .varnish(urls: urls)
+                    if urls.isEmpty { report("\(list.path) must name at least one Varnish URL", at: list) }
+                } else {
+                    target = nil
+                }
+            case .fastly:
+                let service = required(f, "service_id", in: entry).flatMap(cdnIdentifier)
+                let token = required(f, "token", in: entry).flatMap(cdnToken)
+                var soft = false, api = CDNTarget.fastlyAPI
+                let valid = read(f["soft"], into: &soft, boolean) && read(f["api_url"], into: &api, originURL)
+                target = service.flatMap { service in
+                    token.flatMap { valid ? .fastly(serviceID: service, token: $0, soft: soft, apiURL: api) : nil }
+                }
+            case .cloudflare:
+                let zone = required(f, "zone_id", in: entry).flatMap(cdnIdentifier)
+                let token = required(f, "token", in: entry).flatMap(cdnToken)
+                var api = CDNTarget.cloudflareAPI
+                let valid = read(f["api_url"], into: &api, originURL)
+                target = zone.flatMap { zone in token.flatMap { valid ? .cloudflare(zoneID: zone, token: $0, apiURL: api) : nil } }
+            case .http:
+                let url = required(f, "url", in: entry).flatMap(originURL)
+                var token = ""
+                let valid = read(f["token"], into: &token) { tokenField in
+                    self.string(tokenField).flatMap { $0.isEmpty ? "" : self.cdnToken($0, at: tokenField) }
+                }
+                target = url.flatMap { valid ? .http(url: $0, token: token) : nil }
+            }
+            if let target { targets.append(target) }
+        }
+        return targets.count == items.count ? targets : nil
+    }
+
+    /// The setting `name` of a target, reported when it is missing.
+    private func required(_ f: Settings, _ name: String, in entry: Field) -> Field? {
+        guard let field = f[name] else {
+            report("\(entry.path) needs \(name)", at: entry)
+            return nil
+        }
+        return field
+    }
+
+    private func cdnURLs(_ field: Field) -> [OriginURL]? {
+        guard let texts = strings(field) else { return nil }
+        var urls: [OriginURL] = []
+        for text in texts {
+            guard let url = OriginURL(parsing: text) else {
+                report("\(field.path): \"\(text)\" is not an http:// or https:// URL", at: field)
+                return nil
+            }
+            urls.append(url)
+        }
+        return urls
+    }
+
+    /// A service or zone id: it goes into the API's path, so letters, digits, `-` and `_` only.
+    private func cdnIdentifier(_ field: Field) -> String? {
+        guard let value = nonEmptyString(field) else { return nil }
+        let allowed = { (byte: UInt8) in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_")
+        }
+        guard value.utf8.allSatisfy(allowed) else {
+            report("\(field.path): \"\(value)\" is not an id (letters, digits, - and _)", at: field)
+            return nil
+        }
+        return value
+    }
+
+    /// An API token: set, expanded, and a single header-safe line. Messages never hold it.
+    private func cdnToken(_ field: Field) -> String? {
+        guard let token = string(field) else { return nil }
+        guard !token.isEmpty else {
+            report("\(field.path) must be set (e.g. token: \"${CDN_TOKEN}\")", at: field)
+            return nil
+        }
+        return cdnToken(token, at: field)
+    }
+
+    private func cdnToken(_ token: String, at field: Field) -> String? {
+        if token.contains("${") || token.contains("$(") {
+            report("\(field.path) holds an environment reference left unexpanded: the secret never reached Breakwater", at: field)
+            return nil
+        }
+        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            report("\(field.path) must be printable ASCII without spaces (it goes in a header)", at: field)
+            return nil
+        }
+        return token
     }
 
     private func logging(_ section: Field) -> Configuration.Logging {

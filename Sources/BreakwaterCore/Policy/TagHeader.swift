@@ -27,8 +27,7 @@ package struct TagHeader: Sendable, Equatable {
         var value = ""
         value.reserveCapacity(96 + tags.count * 16)
         func append(_ tag: String) {
-            guard !tag.isEmpty, tag.utf8.allSatisfy(Self.isCarried),
-                value.utf8.count + 1 + tag.utf8.count <= Self.maxValueBytes
+            guard Self.isCarried(tag), value.utf8.count + 1 + tag.utf8.count <= Self.maxValueBytes
             else { return }
             if !value.isEmpty { value.append(separator) }
             value += tag
@@ -40,6 +39,9 @@ package struct TagHeader: Sendable, Equatable {
         for tag in tags where tag.contains(":") { append(tag) }
         return value
     }
+
+    /// Whether `tag` can be carried in the header (and so be purged in a cache in front).
+    package static func isCarried(_ tag: String) -> Bool { !tag.isEmpty && tag.utf8.allSatisfy(isCarried) }
 
     /// A byte a tag may hold in the header: visible ASCII except the comma.
     private static func isCarried(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: ",") }

@@ -164,6 +164,8 @@ package enum DashboardPage {
         <div class="note">origin: <b id="origin-health">—</b></div>
         <div class="note num">shared tier (Redis): <b id="redis-state">none</b>
           <span id="redis-figures"></span></div>
+        <div class="note num">CDN purges: <b id="cdn-state">none</b>
+          <span id="cdn-figures"></span></div>
       </section>
       </div>
 
@@ -370,6 +372,14 @@ package enum DashboardPage {
           set("redis-figures", "· L2 " + int(r.l2_hits) + " hits / " + int(r.l2_misses) + " misses · registry "
             + int(r.registry_hits) + " hits · " + int(r.errors) + " errors · p50 " + ms(rl.p50) + " ms, p99 "
             + ms(rl.p99) + " ms");
+        }
+        if (s.cdn) {
+          const targets = Object.entries(s.cdn);
+          const failing = targets.some(([, t]) => (t.failed || 0) > 0);
+          set("cdn-state", failing ? "failures" : "ok", failing);
+          set("cdn-figures", targets.map(([name, t]) => "· " + name + " " + int(t.sent) + " sent, "
+            + int(t.failed) + " failed, " + int(t.queued) + " queued, p99 " + ms((t.latency_ms || {}).p99) + " ms"
+            + (t.last_error ? " (last error: " + t.last_error + ")" : "")).join(" "));
         }
         renderCounts("error-codes", s.errors || {}, true);
         renderCounts("statuses", s.responses || {}, false);

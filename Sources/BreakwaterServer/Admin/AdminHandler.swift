@@ -18,12 +18,15 @@ final class AdminState: Sendable {
     let reloads = ConfigReloadCounter()
     /// The Redis shared tier, for the `redis` figures.
     let redis: RedisFleet?
+    /// The CDN purger, for the `cdn` figures.
+    let cdn: CDNPurger?
 
     init(
         cache: SharedCache, registry: PersistedQueryRegistry, statistics: [LoopStatistics],
-        started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil
+        started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil, cdn: CDNPurger? = nil
     ) {
         self.redis = redis
+        self.cdn = cdn
         self.cache = cache
         self.registry = registry
         self.statistics = statistics
@@ -100,12 +103,15 @@ final class AdminHandler: HTTPHandler, Sendable {
         }
         switch (request.method, request.path) {
         case (.get, "/stats"):
-            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: state.report().json(redis: state.redis?.status))
+            let json = StatsReport.appendingCDN(state.cdn?.status ?? [], to: state.report().json(redis: state.redis?.status))
+            return HTTPResponse(status: 200, headers: Self.headers("application/json"), body: json)
         case (.get, "/metrics"):
             return HTTPResponse(
                 status: 200, headers: Self.headers("text/plain; version=0.0.4; charset=utf-8"),
-                body: state.report(configuredOperations: access.configuredOperations).prometheus(
-                    redis: state.redis?.status))
+                body: StatsReport.appendingCDN(
+                    state.cdn?.status ?? [],
+                    to: state.report(configuredOperations: access.configuredOperations).prometheus(
+                        redis: state.redis?.status)))
         case (.get, "/"):
             return HTTPResponse(status: 200, headers: Self.headers("text/html; charset=utf-8"), body: DashboardPage.html)
         case (.get, "/healthz"):

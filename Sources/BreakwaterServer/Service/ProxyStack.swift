@@ -20,6 +20,8 @@ package final class ProxyStack: @unchecked Sendable {
     private let cache: SharedCache
     /// The Redis shared tier (docs/FLEET.md), when `redis.url` is set.
     private let fleet: RedisFleet?
+    /// Purges the caches in front (docs/CDN.md), when `cdn.targets` is set.
+    private let cdn: CDNPurger?
     /// Keeps the origin's schema current (`origin.schema`), on the first loop.
     private var schemaKeeper: SchemaKeeper?
     private let logger: Logger
@@ -51,6 +53,9 @@ package final class ProxyStack: @unchecked Sendable {
         self.accessLog = accessLog
         let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
         self.fleet = fleet
+        let cdn = try CDNPurger.make(configuration.cdn, logger: logger)
+        self.cdn = cdn
+        if let cdn { cache.purger.forwardLocalPurges(to: cdn) }
         var handlers: [ProxyHandler] = []
         var batches: [BatchHandler] = []
         proxyServer = try HTTPServer(
@@ -73,7 +78,7 @@ package final class ProxyStack: @unchecked Sendable {
         }
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
-            redis: fleet)
+            redis: fleet, cdn: cdn)
         reloads = state.reloads
         let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
@@ -103,6 +108,8 @@ package final class ProxyStack: @unchecked Sendable {
     /// backs); call once the loops have stopped.
     package func flush() {
         registry.flush()
+        // Purges still in a batch window go to the caches in front now (within cdn.timeout).
+        cdn?.finish()
     }
 
     /// Counts a configuration reload (`SIGHUP`) and its result for `/stats` and `/metrics`.

@@ -81,10 +81,11 @@ package final class EventLoop: @unchecked Sendable {
         enqueue { bound.value() }
     }
 
-    /// Runs the loop on the calling thread until `stop()`.
-    package func run() {
+    /// Runs the loop on the calling thread until `stop()`; with `whileIdle`, also while it has no
+    /// event to wait for (a loop fed only through `enqueue`: the wake-up event alone does not count).
+    package func run(whileIdle: Bool = false) {
         threadID.store(pthread_self(), ordering: .releasing)
-        event_base_loop(base, 0)
+        event_base_loop(base, whileIdle ? EVLOOP_NO_EXIT_ON_EMPTY : 0)
         threadID.store(0, ordering: .releasing)
     }
 

@@ -17,9 +17,16 @@ final class FleetStack: @unchecked Sendable {
     let prefix = "bwfleet-\(UUID().uuidString.prefix(8)):"
     /// Every member's `redis.signing_key`; nil for none.
     let signingKey: String?
+    /// Lines added to every member's `cache:` section, and sections added after `redis:`.
+    let extraCache: String, extraSections: String
 
-    init(proxies count: Int, redisArguments: [String] = [], redisURL: String? = nil, signingKey: String? = nil) throws {
+    init(
+        proxies count: Int, redisArguments: [String] = [], redisURL: String? = nil, signingKey: String? = nil,
+        extraCache: String = "", extraSections: String = ""
+    ) throws {
         self.signingKey = signingKey
+        self.extraCache = extraCache
+        self.extraSections = extraSections
         origin = try DemoOriginProcess()
         redis = try RedisServerProcess(extraArguments: redisArguments)
         proxies = []
@@ -45,11 +52,12 @@ final class FleetStack: @unchecked Sendable {
               ttl: 30s
             - operation: Slow
               ttl: 30s
+        \(extraCache)
         redis:
           url: \(redisURL ?? redis.url)
           key_prefix: "\(prefix)"
           timeout: 500ms   # generous: on a loaded CI machine a lease call must not become a miss
-        """ + (signingKey.map { "\n  signing_key: \"\($0)\"" } ?? "")
+        """ + (signingKey.map { "\n  signing_key: \"\($0)\"" } ?? "") + extraSections
     }
 
     func makeProxy(redisURL: String? = nil) throws -> ProxyProcess {
