@@ -86,33 +86,27 @@ final class HTTPConnection: IOEventHandler {
         }
         // Read until the socket is empty (level-triggered, but a second pass saves a wake-up),
         // a bounded number of times so one connection cannot starve the loop.
-        for _ in 0..<4 {
-            let space = buffer.freeSpace()
-            if space.isEmpty {
-                if machine.bufferFull() { readEvent?.remove() }
-                return
-            }
-            let result: SocketIO
-            do {
-                result = try transport.read(into: space)
-            } catch {
-                return close()
-            }
-            switch result {
-            case .done(let count):
-                buffer.didFill(count)
+        let end: ReadBuffer.ReadEnd
+        do {
+            end = try buffer.read(from: transport, passes: 4) { count, space in
                 let now = MonotonicTime.now.nanoseconds
-                machine.bytesRead(count, space: space.count, now: now)
+                machine.bytesRead(count, space: space, now: now)
                 parseBuffered(now: now)
-                guard machine.readsAgain(afterReading: count, space: space.count) else { return }
-            case .wouldBlock:
-                machine.socketDrained()
-                return
-            case .closed:
-                if machine.readEOF(unsent: output.unsentBytes) { return close() }
-                readEvent?.remove()
-                return
+                return machine.readsAgain(afterReading: count, space: space)
             }
+        } catch {
+            return close()
+        }
+        switch end {
+        case .full:
+            if machine.bufferFull() { readEvent?.remove() }
+        case .wouldBlock:
+            machine.socketDrained()
+        case .closed:
+            if machine.readEOF(unsent: output.unsentBytes) { return close() }
+            readEvent?.remove()
+        case .stopped:
+            break
         }
     }
 
@@ -303,13 +297,13 @@ final class HTTPConnection: IOEventHandler {
     /// reset the connection before the client read the answer.
     private func drainLingering() {
         buffer.discard(buffer.count)
-        let space = buffer.freeSpace()
-        for _ in 0..<16 {
-            switch try? transport.read(into: space) {
-            case .done: continue
-            case .wouldBlock: return
-            default: return close()
-            }
+        let end = try? buffer.read(from: transport, passes: 16) { _, _ in
+            buffer.discard(buffer.count)
+            return true
+        }
+        switch end {
+        case .wouldBlock, .stopped: return
+        case .closed, .full, nil: close()
         }
     }
 
