@@ -45,8 +45,7 @@ package struct HTTP1ClientConnection {
     }
 
     package private(set) var state = State.connecting(nil)
-    /// The response parser; its `head` is valid from `.head` to `.complete`.
-    package private(set) var parser: HTTP1ResponseParser
+    private var parser: HTTP1ResponseParser
 
     /// `maxResponseBytes` bounds an answer's body: a larger one is a malformed answer, not an
     /// out-of-memory.
@@ -54,8 +53,16 @@ package struct HTTP1ClientConnection {
         parser = HTTP1ResponseParser(maxBodyBytes: maxResponseBytes)
     }
 
-    package var isIdle: Bool { state == .idle }
-    package var isClosed: Bool { state == .closed }
+    package var isIdle: Bool { if case .idle = state { true } else { false } }
+    package var isClosed: Bool { if case .closed = state { true } else { false } }
+
+    /// The answer's head, valid from `.head` to `.complete`. (Read through here: reading the
+    /// parser, a struct, from another module would copy all of it.)
+    package var head: HTTP1ResponseHead { parser.head }
+
+    /// The first buffer offset the parser may still read; the caller may drop the bytes before
+    /// it and then calls `discard(_:)` with their count.
+    package var retainedFrom: Int { parser.retainedFrom }
 
     // MARK: Exchanges
 
@@ -164,7 +171,7 @@ package struct HTTP1ClientConnection {
         }
     }
 
-    /// The connection is dropped after the buffer's first `count` bytes were discarded.
+    /// The buffer lost its first `count` bytes (all before `retainedFrom`).
     package mutating func discard(_ count: Int) { parser.discard(count) }
 
     // MARK: Failing

@@ -432,7 +432,7 @@ package struct HTTP1ServerConnection {
     /// The connection is closed (by the handler, an I/O error, or an action).
     package mutating func close() { state = .closed }
 
-    package var isClosed: Bool { state == .closed }
+    package var isClosed: Bool { if case .closed = state { true } else { false } }
 
     /// `time + span`, saturating.
     private static func adding(_ time: Int64, _ span: Int64) -> Int64 {

@@ -20,6 +20,8 @@ final class HTTPConnection: IOEventHandler {
     private var armedDeadline: Int64?
     private let buffer: ReadBuffer
     private var machine: HTTP1ServerConnection
+    /// The machine's request parser, held here too: read through the `var`, each use retained it.
+    private let parser: HTTP1RequestParser
     private var output = OutputQueue()
     /// The answers outstanding, in request order (nil: not answered yet); the machine holds
     /// which are ready and how each is framed.
@@ -41,6 +43,7 @@ final class HTTPConnection: IOEventHandler {
         configuration.canLinger = tls == nil
         machine = HTTP1ServerConnection(
             configuration: configuration, limits: limits.parserLimits, now: MonotonicTime.now.nanoseconds)
+        parser = machine.parser
         answers.reserveCapacity(configuration.maxOutstanding)
         readEvent = try IOEvent(loop: loop, fd: fd, kind: .read, handler: self)
         writeEvent = try IOEvent(loop: loop, fd: fd, kind: .write, handler: self)
@@ -138,14 +141,14 @@ final class HTTPConnection: IOEventHandler {
     }
 
     private func compact() {
-        let unneeded = machine.parser.retainedFrom
+        let unneeded = parser.retainedFrom
         guard unneeded > 0 else { return }
         buffer.discard(unneeded)
-        machine.parser.discard(unneeded)
+        parser.discard(unneeded)
     }
 
     private func beginRequest() {
-        let head = machine.parser.head
+        let head = parser.head
         request = buffer.withBytes { bytes -> HTTPRequest in
             func text(_ range: Range<Int>) -> String { FieldText.string(bytes, range) }
             // One more than sent: the identity layer adds X-Request-Id without regrowing the array.

@@ -129,7 +129,7 @@ final class OriginConnection: IOEventHandler {
             if case .stop = step { break }
             perform(step)
         }
-        let unneeded = machine.parser.retainedFrom
+        let unneeded = machine.retainedFrom
         buffer.discard(unneeded)
         machine.discard(unneeded)
     }
@@ -141,7 +141,7 @@ final class OriginConnection: IOEventHandler {
         case .stop:
             close()
         case .head:
-            let head = machine.parser.head
+            let head = machine.head
             status = head.status
             buffer.withBytes { bytes in
                 func text(_ range: Range<Int>) -> String { FieldText.string(bytes, range) }

@@ -51,7 +51,7 @@ private struct ClientDriver {
             if step == .needMore || step == .stop { break }
             perform(step)
         }
-        let unneeded = machine.parser.retainedFrom
+        let unneeded = machine.retainedFrom
         buffer.removeFirst(unneeded)
         machine.discard(unneeded)
     }
@@ -65,7 +65,7 @@ private struct ClientDriver {
         switch step {
         case .needMore: break
         case .stop: outcome.end = "closed"
-        case .head: outcome.status = machine.parser.head.status
+        case .head: outcome.status = machine.head.status
         case .body(let range): outcome.body += String(decoding: buffer[range], as: UTF8.self)
         case .complete(let reuses): outcome.end = reuses ? "reused" : "closed"
         case .fail(let failure):
