@@ -5,7 +5,10 @@
 // socket; the origin connection that owns the socket performs what each event returns.
 
 /// One origin connection's protocol decisions, event in, action out.
-package struct HTTP1ClientConnection {
+///
+/// A class, not a struct, as `HTTP1RequestParser` is: its connection asks it questions between
+/// events, and each such read of a struct from another module copied all of it.
+package final class HTTP1ClientConnection {
     package enum State: Equatable {
         /// The connect is under way; the exchange waits for it when one was given.
         case connecting(Exchange?)
@@ -56,8 +59,7 @@ package struct HTTP1ClientConnection {
     package var isIdle: Bool { if case .idle = state { true } else { false } }
     package var isClosed: Bool { if case .closed = state { true } else { false } }
 
-    /// The answer's head, valid from `.head` to `.complete`. (Read through here: reading the
-    /// parser, a struct, from another module would copy all of it.)
+    /// The answer's head, valid from `.head` to `.complete`.
     package var head: HTTP1ResponseHead { parser.head }
 
     /// The first buffer offset the parser may still read; the caller may drop the bytes before
@@ -68,7 +70,7 @@ package struct HTTP1ClientConnection {
 
     /// An exchange is given to this connection. Returns whether its request is written now
     /// (else once connected).
-    package mutating func exchangeStarted(toHEAD: Bool) -> Bool {
+    package func exchangeStarted(toHEAD: Bool) -> Bool {
         parser.expectResponse(toHEAD: toHEAD)
         switch state {
         case .connecting:
@@ -92,7 +94,7 @@ package struct HTTP1ClientConnection {
     }
 
     /// The connect finished (`succeeded` false: the socket reported an error).
-    package mutating func connected(succeeded: Bool) -> ConnectAction {
+    package func connected(succeeded: Bool) -> ConnectAction {
         guard case .connecting(let exchange) = state else { return .becomeIdle }
         guard succeeded else { return .fail(.cannotConnect) }
         guard let exchange else {
@@ -106,7 +108,7 @@ package struct HTTP1ClientConnection {
     // MARK: Reading
 
     /// Bytes arrived. Returns false when nobody asked for them (idle): the connection closes.
-    package mutating func bytesRead() -> Bool {
+    package func bytesRead() -> Bool {
         guard case .exchanging(var exchange) = state else {
             state = .closed
             return false
@@ -134,13 +136,13 @@ package struct HTTP1ClientConnection {
     }
 
     /// Parses on in `bytes` (the whole read buffer).
-    package mutating func nextResponseStep(in bytes: UnsafeBufferPointer<UInt8>) -> ResponseStep {
+    package func nextResponseStep(in bytes: UnsafeBufferPointer<UInt8>) -> ResponseStep {
         guard case .exchanging = state else { return .stop }
         return step(parser.next(in: bytes), buffered: bytes.count)
     }
 
     /// The origin closed the connection, with `buffered` bytes read and not parsed.
-    package mutating func readEOF(buffered: Int) -> ResponseStep {
+    package func readEOF(buffered: Int) -> ResponseStep {
         guard case .exchanging = state else {
             // Closed while idle in the pool (or before any exchange): no exchange is hurt.
             state = .closed
@@ -149,7 +151,7 @@ package struct HTTP1ClientConnection {
         return step(parser.finishAtClose(), buffered: buffered)
     }
 
-    private mutating func step(_ event: HTTP1ParseEvent, buffered: Int) -> ResponseStep {
+    private func step(_ event: HTTP1ParseEvent, buffered: Int) -> ResponseStep {
         switch event {
         case .needMore:
             return .needMore
@@ -172,7 +174,7 @@ package struct HTTP1ClientConnection {
     }
 
     /// The buffer lost its first `count` bytes (all before `retainedFrom`).
-    package mutating func discard(_ count: Int) { parser.discard(count) }
+    package func discard(_ count: Int) { parser.discard(count) }
 
     // MARK: Failing
 
@@ -181,7 +183,7 @@ package struct HTTP1ClientConnection {
     /// exchange may go once more on a new connection: only when this one was reused and the
     /// origin sent no byte of the answer (it closed the idle connection as the request went),
     /// and `mayRetry` (the exchange was not retried already).
-    package mutating func failed(mayRetry: Bool) -> Bool {
+    package func failed(mayRetry: Bool) -> Bool {
         defer { state = .closed }
         guard mayRetry, case .exchanging(let exchange) = state else { return false }
         return exchange.connection == .reused && exchange.received == .nothing
@@ -191,5 +193,5 @@ package struct HTTP1ClientConnection {
     package var isConnecting: Bool { if case .connecting = state { true } else { false } }
 
     /// The connection is closed (abandoned, shut down, or after an action).
-    package mutating func close() { state = .closed }
+    package func close() { state = .closed }
 }

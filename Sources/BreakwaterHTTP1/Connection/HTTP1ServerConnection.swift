@@ -5,9 +5,12 @@
 // ends (at once, or shut for writing and drained: a lingering close). Pure: no socket, the clock
 // passed in as a value; the connection that owns the socket performs what each event returns.
 
-/// One client connection's protocol decisions. Events are `mutating func`s returning the action
-/// the I/O layer performs, as swift-nio's state machines do.
-package struct HTTP1ServerConnection {
+/// One client connection's protocol decisions. Each event is a method returning the one action
+/// the I/O layer performs, as in swift-nio's state machines.
+///
+/// A class, not a struct, as `HTTP1RequestParser` is: its connection asks it questions between
+/// events, and each such read of a struct from another module copied all of it.
+package final class HTTP1ServerConnection {
     /// Bounds and timeouts, in nanoseconds of the caller's monotonic clock.
     package struct Configuration: Sendable {
         package var idleTimeout: Int64
@@ -133,20 +136,20 @@ package struct HTTP1ServerConnection {
     }
 
     /// A read begins: answers completed meanwhile are written at its end (`readEnded`).
-    package mutating func readStarted() { isInsideRead = true }
+    package func readStarted() { isInsideRead = true }
 
     /// The read is over: the caller flushes what is queued.
-    package mutating func readEnded() { isInsideRead = false }
+    package func readEnded() { isInsideRead = false }
 
     /// `count` bytes arrived into a space of `space` bytes.
-    package mutating func bytesRead(_ count: Int, space: Int, now: Int64) {
+    package func bytesRead(_ count: Int, space: Int, now: Int64) {
         lastActivity = now
         // A short read took all the socket had (nginx's heuristic too).
         lastRead = count < space ? .drained : .filled
     }
 
     /// The socket had nothing more (`EAGAIN`).
-    package mutating func socketDrained() { lastRead = .drained }
+    package func socketDrained() { lastRead = .drained }
 
     /// Whether to read again at once after a read of `count` bytes into `space` bytes.
     package func readsAgain(afterReading count: Int, space: Int) -> Bool {
@@ -155,12 +158,12 @@ package struct HTTP1ServerConnection {
     }
 
     /// The read buffer is full at its largest: reading pauses. Returns whether it was on.
-    package mutating func bufferFull() -> Bool { pause() }
+    package func bufferFull() -> Bool { pause() }
 
     /// The client closed its side, with `unsent` answer bytes queued. Returns whether the
     /// connection closes now (nothing left to answer); else reading goes off and the answers
     /// outstanding are still written (a half-closed client reads them).
-    package mutating func readEOF(unsent: Int) -> Bool {
+    package func readEOF(unsent: Int) -> Bool {
         switch state {
         case .reading, .finishing:
             state = .finishing(Finishing(reason: .peerClosed, interest: .paused))
@@ -197,7 +200,7 @@ package struct HTTP1ServerConnection {
     }
 
     /// Parses on in `bytes` (the whole read buffer) and says what to do with what it found.
-    package mutating func nextRequestStep(in bytes: UnsafeBufferPointer<UInt8>, now: Int64) -> RequestStep {
+    package func nextRequestStep(in bytes: UnsafeBufferPointer<UInt8>, now: Int64) -> RequestStep {
         guard case .reading(var reading) = state, reading.interest == .on else { return .stop }
         if answers.count >= configuration.maxOutstanding && parser.isIdle {
             reading.interest = .paused
@@ -255,7 +258,7 @@ package struct HTTP1ServerConnection {
     }
 
     /// More answers outstanding than the queue holds (a configuration past its capacity).
-    private mutating func refuseOverflow() -> RequestStep {
+    private func refuseOverflow() -> RequestStep {
         state = .finishing(Finishing(reason: .refused, interest: .paused))
         answers.removeAll()
         return .stop
@@ -281,7 +284,7 @@ package struct HTTP1ServerConnection {
     }
 
     /// The handler's answer to request `sequence` is ready.
-    package mutating func answerReady(_ sequence: Int) -> AnswerPlacement {
+    package func answerReady(_ sequence: Int) -> AnswerPlacement {
         switch state {
         case .reading, .finishing: break
         case .lingering, .closed: return .ignore
@@ -296,7 +299,7 @@ package struct HTTP1ServerConnection {
     /// The framing of the first outstanding answer when it is ready, which the caller writes
     /// now; nil when it is not. After an answer that does not keep the connection, nothing
     /// more is written: the caller drops the answers after it.
-    package mutating func nextAnswer() -> HTTP1AnswerFraming? {
+    package func nextAnswer() -> HTTP1AnswerFraming? {
         guard let framing = answers.popReady() else { return nil }
         firstSequence += 1
         if !framing.keepAlive {
@@ -309,7 +312,7 @@ package struct HTTP1ServerConnection {
     // MARK: Writing
 
     /// Bytes went out at `now` (the idle deadline counts from the last activity).
-    package mutating func wrote(now: Int64) { lastActivity = now }
+    package func wrote(now: Int64) { lastActivity = now }
 
     /// What to do once the queued bytes are written as far as the socket took them.
     package enum WriteAction: Equatable {
@@ -326,13 +329,13 @@ package struct HTTP1ServerConnection {
     }
 
     /// The socket would block with `unsent` bytes still queued.
-    package mutating func wouldBlock(unsent: Int, now: Int64) -> WriteAction {
+    package func wouldBlock(unsent: Int, now: Int64) -> WriteAction {
         unsentBytes = unsent
         return backpressure()
     }
 
     /// Everything queued is written. `buffered`: bytes read and not parsed.
-    package mutating func wroteAll(buffered: Int, now: Int64) -> WriteAction {
+    package func wroteAll(buffered: Int, now: Int64) -> WriteAction {
         unsentBytes = 0
         guard case .finishing(let finishing) = state, answers.isEmpty else { return backpressure() }
         if finishing.reason == .peerClosed || !configuration.canLinger {
@@ -352,7 +355,7 @@ package struct HTTP1ServerConnection {
         return .linger(until: until)
     }
 
-    private mutating func backpressure() -> WriteAction {
+    private func backpressure() -> WriteAction {
         let overloaded = unsentBytes > configuration.maxUnsentBytes || answers.count >= configuration.maxOutstanding
         if overloaded {
             guard pause() else { return .armDeadline(nextDeadline()?.at) }
@@ -367,7 +370,7 @@ package struct HTTP1ServerConnection {
     }
 
     /// Turns reading off; returns whether it was on.
-    private mutating func pause() -> Bool {
+    private func pause() -> Bool {
         switch state {
         case .reading(var reading):
             guard reading.interest == .on else { return false }
@@ -415,7 +418,7 @@ package struct HTTP1ServerConnection {
     }
 
     /// The connection's timer fired at `now`.
-    package mutating func deadline(now: Int64) -> DeadlineAction {
+    package func deadline(now: Int64) -> DeadlineAction {
         guard let (at, timesOutRequest) = nextDeadline() else { return .armDeadline(nil) }
         guard at <= now else { return .armDeadline(at) }
         guard timesOutRequest, case .reading(let reading) = state else {
@@ -430,7 +433,7 @@ package struct HTTP1ServerConnection {
     // MARK: Ending
 
     /// The connection is closed (by the handler, an I/O error, or an action).
-    package mutating func close() { state = .closed }
+    package func close() { state = .closed }
 
     package var isClosed: Bool { if case .closed = state { true } else { false } }
 

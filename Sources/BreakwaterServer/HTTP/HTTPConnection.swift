@@ -19,9 +19,7 @@ final class HTTPConnection: IOEventHandler {
     private var timer: IOEvent?
     private var armedDeadline: Int64?
     private let buffer: ReadBuffer
-    private var machine: HTTP1ServerConnection
-    /// The machine's request parser, held here too: read through the `var`, each use retained it.
-    private let parser: HTTP1RequestParser
+    private let machine: HTTP1ServerConnection
     private var output = OutputQueue()
     /// The answers outstanding, in request order (nil: not answered yet); the machine holds
     /// which are ready and how each is framed.
@@ -43,7 +41,6 @@ final class HTTPConnection: IOEventHandler {
         configuration.canLinger = tls == nil
         machine = HTTP1ServerConnection(
             configuration: configuration, limits: limits.parserLimits, now: MonotonicTime.now.nanoseconds)
-        parser = machine.parser
         answers.reserveCapacity(configuration.maxOutstanding)
         readEvent = try IOEvent(loop: loop, fd: fd, kind: .read, handler: self)
         writeEvent = try IOEvent(loop: loop, fd: fd, kind: .write, handler: self)
@@ -141,14 +138,14 @@ final class HTTPConnection: IOEventHandler {
     }
 
     private func compact() {
-        let unneeded = parser.retainedFrom
+        let unneeded = machine.parser.retainedFrom
         guard unneeded > 0 else { return }
         buffer.discard(unneeded)
-        parser.discard(unneeded)
+        machine.parser.discard(unneeded)
     }
 
     private func beginRequest() {
-        let head = parser.head
+        let head = machine.parser.head
         request = buffer.withBytes { bytes -> HTTPRequest in
             func text(_ range: Range<Int>) -> String { FieldText.string(bytes, range) }
             // One more than sent: the identity layer adds X-Request-Id without regrowing the array.

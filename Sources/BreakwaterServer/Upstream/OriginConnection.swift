@@ -16,7 +16,7 @@ final class OriginConnection: IOEventHandler {
     private var transport: Transport
     private var readEvent: IOEvent?
     private var writeEvent: IOEvent?
-    private var machine = HTTP1ClientConnection(maxResponseBytes: OriginConnection.maxResponseBytes)
+    private let machine = HTTP1ClientConnection(maxResponseBytes: OriginConnection.maxResponseBytes)
     private let buffer = ReadBuffer(maxCapacity: 1 << 20)
     private var output = OutputQueue()
     private var exchange: OriginExchange?

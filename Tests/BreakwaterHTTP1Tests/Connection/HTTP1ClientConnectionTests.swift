@@ -149,7 +149,7 @@ private struct ClientDriver {
     /// The origin closing a connection that waits in the pool hurts no exchange.
     @Test func closeWhileIdleInThePoolJustCloses() {
         var driver = ClientDriver(previous: 1)
-        var idle = HTTP1ClientConnection(maxResponseBytes: 64)
+        let idle = HTTP1ClientConnection(maxResponseBytes: 64)
         _ = idle.connected(succeeded: true)
         #expect(idle.isIdle)
         let result4 = idle.readEOF(buffered: 0)
@@ -159,7 +159,7 @@ private struct ClientDriver {
     }
 
     @Test func bytesWhileIdleCloseTheConnection() {
-        var idle = HTTP1ClientConnection(maxResponseBytes: 64)
+        let idle = HTTP1ClientConnection(maxResponseBytes: 64)
         _ = idle.connected(succeeded: true)
         let result5 = idle.bytesRead()
         #expect(result5 == false)
@@ -167,7 +167,7 @@ private struct ClientDriver {
     }
 
     @Test func failedConnectIsNotRetried() {
-        var connection = HTTP1ClientConnection(maxResponseBytes: 64)
+        let connection = HTTP1ClientConnection(maxResponseBytes: 64)
         let result6 = connection.exchangeStarted(toHEAD: false)
         #expect(result6 == false)
         let result7 = connection.connected(succeeded: false)

@@ -281,7 +281,7 @@ private func post(_ target: String, _ body: String) -> String {
         let driver = ServerConnectionDriver()
         driver.send([get("/a")])
         driver.advance(by: seconds(1))
-        var machine = driver.machine
+        let machine = driver.machine
         machine.close()
         #expect(machine.answerReady(0) == .ignore)
         #expect(machine.readable() == .ignore)

@@ -42,7 +42,7 @@ final class ServerConnectionDriver {
         case closed
     }
 
-    private(set) var machine: HTTP1ServerConnection
+    let machine: HTTP1ServerConnection
     private var buffer: [UInt8] = []
     private(set) var now: Int64 = 0
     /// Targets of the requests dispatched, by sequence.
