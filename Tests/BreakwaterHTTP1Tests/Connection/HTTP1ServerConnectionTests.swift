@@ -269,6 +269,19 @@ private func post(_ target: String, _ body: String) -> String {
         #expect(driver.end == .closed)
     }
 
+    /// An answer still queued for the socket is written before the close.
+    @Test func aHalfClosedClientGetsTheAnswerStillQueued() {
+        let driver = ServerConnectionDriver()
+        driver.socketRoom = 0
+        driver.send([get("/a")])
+        driver.answer(0)
+        driver.clientCloses()
+        #expect(driver.end == .open)
+        driver.clientReads(100)
+        #expect(driver.unsent == 0)
+        #expect(driver.end == .closed)
+    }
+
     @Test func aClientClosingWithNothingOutstandingClosesAtOnce() {
         let driver = ServerConnectionDriver()
         driver.send([get("/a")])
