@@ -62,7 +62,7 @@ bench-miss-side:
 link-order:
 	bash bench/link-order.sh
 
-## Reliability (issue 13, RELIABILITY.md) ---------------------------------------------------------
+## Reliability (RELIABILITY.md) ------------------------------------------------------------------------
 FUZZ_SECONDS ?= 60
 CI_FUZZ_SECONDS ?= 5
 DURATION ?= 5m
@@ -102,13 +102,13 @@ ci-sanitizers: deps
 	CI_FUZZ_SECONDS=$(CI_FUZZ_SECONDS) bash scripts/ci-sanitizers.sh
 
 ## Everything CI runs (.ci/run): the tests, the deploy files, the sanitizers and the short fuzz.
-ci: test deploy-check ci-sanitizers
+ci: check-words test deploy-check ci-sanitizers
 
 ## Mixed traffic for DURATION against a small cache; RSS and fds sampled into .build/soak/soak.csv and .png.
 soak: build
 	bash scripts/soak.sh $(DURATION)
 
-## HTTP/1.1 engine (issue 12): the request and response parsers' libFuzzer harnesses for
+## HTTP/1.1 engine: the request and response parsers' libFuzzer harnesses for
 ## FUZZ_HTTP1_SECONDS each (default 60) from their seed corpora, and the differential test against llhttp.
 .PHONY: fuzz-http1 http1-differential
 fuzz-http1: deps
@@ -131,7 +131,7 @@ bench-callgrind:
 bench-tls:
 	bash bench/tls/run.sh
 
-## Deploy files (issue 11): hadolint, kubernetes-validate --strict, systemd-analyze verify,
+## Deploy files: hadolint, kubernetes-validate --strict, systemd-analyze verify,
 ## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
 .PHONY: deploy-check deploy-build
 deploy-check: deps
@@ -140,3 +140,15 @@ deploy-check: deps
 ## The Dockerfile's build stage run here on exactly its COPY sources (a release build: slow).
 deploy-build: deps
 	bash scripts/deploy-build.sh
+
+## The repository speaks of the product only: no outside contract, tracker numbers, dated work
+## logs, branches or roles in tracked files (scripts/check-words.sh).
+.PHONY: check-words
+check-words:
+	bash scripts/check-words.sh
+
+## CI's guard on the hot paths: instructions per request (callgrind) for the hashed-GET hit, POST
+## hit, gzip hit, miss and connection churn against bench/perf-budgets.txt; fails past +10 %.
+.PHONY: perf-guard
+perf-guard: deps
+	bash bench/perf-guard.sh

@@ -11,34 +11,34 @@ let swiftSettings: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-function-sections"]),
 ]
 
-// The request path's targets (issue 12): in release builds, no dynamic exclusivity checks (about
+// The request path's targets: in release builds, no dynamic exclusivity checks (about
 // 4 % of a cache hit's instructions under callgrind); debug builds and the tests keep them.
 let requestPathSettings: [SwiftSetting] = swiftSettings + [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
-// MARK: - Memory (issue 12 item 4): the Swift runtime and Foundation linked into the binary
+// MARK: - Memory: the Swift runtime and Foundation linked into the binary
 // Linked statically, the runtime and Foundation bring only the code the proxy uses, without the
 // shared libraries' own relocations, GOT and PLT: the empty process is about 5 MiB smaller. The
 // modules were compiled against the shared Foundation, whose link entries do not name
 // CoreFoundation and ICU: they are named here.
 //
-// The code the proxy runs, together (issue 12 item 4, the empty process): linked by lld, the
+// The code the proxy runs, together (the empty process): linked by lld, the
 // functions named in Sources/breakwater/link.order (the ones a run executes, `make link-order`)
 // come first in .text, so that the pages the process maps are mostly code it runs, not code
 // around it; `pack-relative-relocs` stores the position-independent binary's relocations in
 // about 16 KiB instead of 2 MiB that every start read (glibc 2.36, Debian 12, reads them); and
 // the binary exports no symbols, which no library looks up, so the dynamic linker's searches do
 // not page in its symbol tables. Together about 8 MiB less resident in the empty process
-// (BENCHMARKS.md, eighth session).
+// (BENCHMARKS.md, "Memory").
 let linkOrder = Context.packageDirectory + "/Sources/breakwater/link.order"
 
-// The C libraries linked into the binary too (issue 12 item 4, the empty process): the directory
+// The C libraries linked into the binary too (the empty process): the directory
 // holds links to the Debian packages' static archives (libssl-dev, libevent-dev, libhiredis-dev,
 // zlib1g-dev, libstdc++-12-dev) and is searched first, so `-lssl` and the others find the archive
 // before the shared library. The binary then holds only the parts it calls, and the process does
 // not map each library's symbol and relocation tables: 2.6 MiB less resident (BENCHMARKS.md,
-// tenth session). glibc (libc, libm) stays shared.
+// "Memory"). glibc (libc, libm) stays shared.
 let staticLibraries = Context.packageDirectory + "/Libraries/static"
 let breakwaterLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([
@@ -56,7 +56,6 @@ let breakwaterLinkerSettings: [LinkerSetting] = [
 
 let package = Package(
     name: "Breakwater",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "breakwater", targets: ["breakwater"]),
     ],
@@ -83,13 +82,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
-        // MARK: Redis shared tier: hiredis 0.14 with its libevent adapter (issue 11)
+        // MARK: Redis shared tier: hiredis 0.14 with its libevent adapter (docs/FLEET.md)
         .systemLibrary(
             name: "CHiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
 
-        // MARK: gzip content coding (SPEC 5 "Compression"): zlib, for the HTTP engine (issue 15 item 6)
+        // MARK: gzip content coding (README "Configuration", `server.compression`): zlib, for the HTTP engine
         .systemLibrary(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -147,7 +146,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // MARK: Demo origin (SPEC section 9): pure handler, served through BreakwaterServer by main
+        // MARK: Demo origin (README "Running it in front of your origin", `breakwater demo`): pure handler, served through BreakwaterServer by main
         .target(
             name: "BreakwaterDemoOrigin",
             dependencies: [
@@ -178,10 +177,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Fixtures of the in-process tests: a SHA-256 in Swift, a seeded generator, entries
+        .target(
+            name: "BreakwaterFixtures",
+            dependencies: ["BreakwaterCore"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
+        // The core's rules in-process: no C library, no server (digests are passed in).
         .testTarget(
             name: "BreakwaterCoreTests",
-            dependencies: ["BreakwaterCore", "BreakwaterServer", "BreakwaterDemoOrigin"],
+            dependencies: ["BreakwaterCore", "BreakwaterDemoOrigin", "BreakwaterFixtures"],
+            swiftSettings: swiftSettings
+        ),
+        // The server's in-process parts: OpenSSL's digests, gzip, the access log, header text.
+        .testTarget(
+            name: "BreakwaterServerTests",
+            dependencies: ["BreakwaterCore", "BreakwaterServer", "BreakwaterFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -204,10 +217,10 @@ let package = Package(
     ]
 )
 
-// MARK: - Sanitizer and fuzzing shapes (issue 13)
-// `BREAKWATER_UNIT_ONLY=1` keeps only what the core and HTTP/1 unit tests need (BreakwaterCore,
-// BreakwaterHTTP1, BreakwaterServer and the demo origin that some core tests use, the C module maps,
-// the two unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
+// MARK: - Sanitizer and fuzzing shapes (RELIABILITY.md)
+// `BREAKWATER_UNIT_ONLY=1` keeps only what the unit tests need (BreakwaterCore, BreakwaterHTTP1,
+// BreakwaterServer, the demo origin that some core tests use, the in-process tests'
+// fixtures, the C module maps, the three unit-test targets): `make test-asan` / `make test-tsan` build neither the CLI, the
 // service, the live tests nor the benchmarks (and their plugin) under a sanitizer.
 // `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
 // the HTTP/1.1 request and response parsers' in Fuzz/HTTP1*Parser) and keeps only the targets they need,
@@ -223,8 +236,8 @@ if unitOnly || fuzzing {
     var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
     if unitOnly {
         kept.formUnion([
-            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterCoreTests",
-            "BreakwaterHTTP1Tests",
+            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterFixtures",
+            "BreakwaterCoreTests", "BreakwaterServerTests", "BreakwaterHTTP1Tests",
         ])
     }
     package.targets.removeAll { !kept.contains($0.name) }

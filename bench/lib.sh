@@ -282,7 +282,7 @@ start_origin_nginx() { # VAR_HOSTPORT
     echo "worker_processes 1;"
     # On CPU 1 with wrk, the load-generating side: CPU 0 stays the server's under test. Left to
     # the scheduler, the origin moved between the CPUs from run to run, and row (f) moved with it
-    # (Breakwater 32.7k-50.9k req/s by the origin's CPU alone; BENCHMARKS.md, seventh session).
+    # (Breakwater 32.7k-50.9k req/s by the origin's CPU alone; BENCHMARKS.md, "Misses").
     [ "$(nproc)" -ge 2 ] && echo "worker_cpu_affinity 10;"
     [ "$(id -u)" -eq 0 ] && echo "user root;"
     nginx_preamble "$dir"

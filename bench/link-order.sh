@@ -5,7 +5,7 @@
 # A process maps its binary's code from the page cache in 64 KiB windows (the kernel's fault-
 # around), so a function run once pulls in the 64 KiB around it. With the functions a run
 # executes side by side, the empty process maps about 5 MiB of .text instead of 11 (BENCHMARKS.md,
-# eighth session). Which functions run is counted, not guessed: the release binary runs under
+# "Memory"). Which functions run is counted, not guessed: the release binary runs under
 # callgrind from its start through a mix of traffic (hits, misses, APQ, batches, gzip, bad
 # requests, the admin endpoints, purges) and stops cleanly; every function of the binary that
 # ran is listed, the costliest first. A stale list costs memory, not correctness: a function

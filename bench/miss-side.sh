@@ -8,8 +8,8 @@
 # CPU time per request (from /proc) says the same thing below saturation.
 #
 # Why: bench/run.sh measures the two one after the other, and a process's speed on this shared
-# VM holds for its life and differs between processes by up to 30 % (BENCHMARKS.md, "A process's
-# speed persists for its life"): its (f) ratio ranged 0.71-1.10 for one binary. Side by side, a
+# VM holds for its life and differs between processes by up to 30 % (BENCHMARKS.md, "The machine
+# and the layout"): its (f) ratio ranged 0.71-1.10 for one binary. Side by side, a
 # slow spell of the host hits both at once, and new processes every round sample the placement.
 #   MISS_ROUNDS=10  MISS_SECONDS=4  MISS_DELAY_MS=N (wrk's delay(): each connection waits N ms)
 #   BENCH_BIN=PATH (else .build/release/breakwater is built)

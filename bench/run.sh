@@ -396,7 +396,7 @@ for run in $(seq 1 "$RUNS"); do
 done
 # (f) misses: distinct variables per request, TTL 0, a fast origin (nginx return 200). Each
 # server's CPU time per request (/proc) is kept too: the proxy's own cost, which neither the
-# scheduler nor the origin moves (BENCHMARKS.md, seventh session).
+# scheduler nor the origin moves (BENCHMARKS.md, "Misses").
 F_CPU_BW="" F_CPU_NGINX=""
 if wanted f; then
   NGINX1_WORKER=$(pgrep -P "$NGINX1_PID" -f "worker process" | head -1)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the access log costs on the hit path (issue 14, docs/OPERATING.md "Access log cost").
+# What the access log costs on the hit path (docs/OPERATING.md "Access log cost").
 #  1. callgrind: instructions per hashed-GET hit with the access log off, text and JSON (to a
 #     file). Each mode runs the proxy (one loop) under valgrind twice, with N1 and N2 hits on one
 #     keep-alive connection; (Ir(N2) - Ir(N1)) / (N2 - N1) is the cost of one hit, start-up and
@@ -173,7 +173,7 @@ writer_ticks() {
 # System time of the whole process, to tell the kernel's share from the proxy's own code.
 sys_ticks() { awk '{ print $15 }' "/proc/$1/stat"; }
 # CPU 0's busy time (every process, interrupts and kernel threads such as writeback included):
-# minus the proxy's own, what else ran on the loop's CPU (other engineers' work too: noise
+# minus the proxy's own, what else ran on the loop's CPU (other builds too: noise
 # unless the load is low).
 cpu0_ticks() { awk '$1 == "cpu0" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))

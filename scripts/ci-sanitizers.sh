@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI's sanitizer pass (issue 13):
+# CI's sanitizer pass (RELIABILITY.md):
 #   1. `make test-asan`: the core and HTTP/1 unit tests under AddressSanitizer with LeakSanitizer,
 #      the package shaped by BREAKWATER_UNIT_ONLY=1 (only what those tests need is built);
 #   2. `make fuzz` for CI_FUZZ_SECONDS (5) per harness, the HTTP/1 request parser's included, the

@@ -4,8 +4,8 @@
 set -euo pipefail
 
 # libstdc++-12-dev: the binary links its static archive (Libraries/static). nginx: a live test
-# puts a real proxy_cache in front.
-packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libstdc++-12-dev redis-server nginx pkg-config openssl ca-certificates "$@")
+# puts a real proxy_cache in front. prometheus: its promtool checks /metrics and the alert rules.
+packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libstdc++-12-dev redis-server nginx prometheus pkg-config openssl ca-certificates "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -16,5 +16,13 @@ echo "installing: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
+# The packages' own services (redis-server, nginx, prometheus) are not started: the tests and
+# benchmarks start their own on free ports. policy-rc.d refuses every start while installing.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+  $sudo chmod +x "$policy"
+  trap '$sudo rm -f "$policy"' EXIT
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

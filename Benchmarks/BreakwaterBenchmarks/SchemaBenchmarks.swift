@@ -1,4 +1,4 @@
-// Micro-benchmarks of schema-aware caching (SPEC section 4): rewriting a document once per hash,
+// Micro-benchmarks of schema-aware caching (docs/SCHEMA.md): rewriting a document once per hash,
 // and stripping the reserved members from an answer, beside what a miss costs without a schema
 // (the JSON parse and entity-tag walk of the storage decision), which the strip replaces: with a
 // rewritten document the storage decision reads the stripper's facts and parses nothing.

@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// One connected TCP socket; not thread-safe, owned by a single HTTPConnection.
+/// One connected TCP socket; not thread-safe, owned by a single KeepAliveClient.
 final class ClientSocket {
     private var descriptor: Int32
     private let peer: String

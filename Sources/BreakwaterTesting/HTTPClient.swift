@@ -13,12 +13,12 @@ public struct HTTPClient: Sendable, HTTPRequestSending {
     /// Sends one request on a fresh connection and returns the response, all within `timeout`.
     ///
     /// Adds `Connection: close` unless `headers` has a `Connection` field, and `Host` and
-    /// `Content-Length` as `HTTPConnection.send` does.
+    /// `Content-Length` as `KeepAliveClient.send` does.
     public func send(
         method: String, target: String, headers: [(String, String)], body: [UInt8], timeout: Duration
     ) throws -> HTTPClientResponse {
         let deadline = Deadline(after: timeout)
-        let connection = try HTTPConnection(host: host, port: port, timeout: timeout)
+        let connection = try KeepAliveClient(host: host, port: port, timeout: timeout)
         defer { connection.close() }
         let hasConnectionField = headers.contains { $0.0.caseInsensitiveCompare("Connection") == .orderedSame }
         return try connection.send(
@@ -34,7 +34,7 @@ public struct HTTPClient: Sendable, HTTPRequestSending {
         _ bytes: [UInt8], closeWrite: Bool = false, timeout: Duration = .seconds(10)
     ) throws -> HTTPClientResponse? {
         let deadline = Deadline(after: timeout)
-        let connection = try HTTPConnection(host: host, port: port, timeout: timeout)
+        let connection = try KeepAliveClient(host: host, port: port, timeout: timeout)
         defer { connection.close() }
         do {
             try connection.write(bytes, timeout: deadline.remaining)

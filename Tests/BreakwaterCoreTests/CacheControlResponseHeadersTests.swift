@@ -2,6 +2,7 @@
 
 import BreakwaterCore
 import Testing
+import BreakwaterFixtures
 
 struct CacheControlResponseHeadersTests {
     @Test(arguments: [

@@ -2,12 +2,12 @@
 // and no two inputs collide by shifting bytes from one field to the next.
 
 import BreakwaterCore
-import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 struct CacheKeyTests {
     struct Parts {
-        var document = OpenSSLSHA256().sha256("{ launches { id } }")
+        var document = SoftwareSHA256().sha256("{ launches { id } }")
         var operationName: String? = "GetLaunches"
         var variables: [UInt8] = Array(#"{"a":1}"#.utf8)
         var scope: [UInt8]? = nil
@@ -15,7 +15,7 @@ struct CacheKeyTests {
         var key: CacheKey {
             CacheKey.make(
                 document: document, operationName: operationName, canonicalVariables: variables, scope: scope,
-                hasher: OpenSSLSHA256()
+                hasher: SoftwareSHA256()
             )
         }
     }
@@ -34,7 +34,7 @@ struct CacheKeyTests {
             var first = Parts()
             var second = Parts()
             switch self {
-            case .document: second.document = OpenSSLSHA256().sha256("{ me { id } }")
+            case .document: second.document = SoftwareSHA256().sha256("{ me { id } }")
             case .operationName: second.operationName = "GetLaunch"
             case .nilVersusEmptyOperationName: (first.operationName, second.operationName) = (nil, "")
             case .variables: second.variables = Array(#"{"a":2}"#.utf8)

@@ -3,6 +3,7 @@
 
 import BreakwaterCore
 import Testing
+import BreakwaterFixtures
 
 /// glibc's size of the allocation at `pointer` (not in Swift's Glibc module).
 @_silgen_name("malloc_usable_size")

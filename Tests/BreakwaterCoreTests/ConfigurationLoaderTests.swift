@@ -850,15 +850,19 @@ private func problems(_ yaml: String) -> [ConfigurationError.Problem] {
         next.logging.level = .debug
         next.admin.token = "t"
         next.redis.signingKey = "0123456789abcdef"
+        next.redis.timeout = .milliseconds(80)
+        next.redis.l2MaxEntryBytes = ByteSize(4096)
         #expect(
             running.restartOnlyChanges(to: next) == [
-                "server.threads", "persisted_queries.max_entries", "redis.url", "redis.signing_key",
+                "server.threads", "persisted_queries.max_entries", "redis.url", "redis.timeout",
+                "redis.l2_max_entry_bytes", "redis.signing_key",
             ])
         let applied = running.reloadable(from: next)
         #expect(applied.server.threads == 0)
         #expect(applied.persistedQueries.maxEntries == 100_000)
         #expect(applied.redis.url == "")
         #expect(applied.redis.signingKey == "")
+        #expect(applied.redis.timeout == .milliseconds(50))
         #expect(applied.cache.defaultTTL == .seconds(5))
         #expect(applied.logging.level == .debug)
         #expect(applied.admin.token == "t")

@@ -2,11 +2,11 @@
 // canonically equivalent spellings too, and bounded by the text they hold.
 
 @testable import BreakwaterCore
-import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 @Suite struct DocumentDigestsTests {
-    let hasher = OpenSSLSHA256()
+    let hasher = SoftwareSHA256()
 
     @Test func aRememberedDigestIsTheOneHashingGives() {
         let digests = DocumentDigests()

@@ -2,6 +2,7 @@
 // ratio): Zipf(0.9) over 10,000 keys, 200,000 requests, room for 10% of the keys, equal costs.
 
 import BreakwaterCore
+import BreakwaterFixtures
 import Foundation
 import Testing
 

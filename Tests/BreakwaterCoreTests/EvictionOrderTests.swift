@@ -3,6 +3,7 @@
 
 import BreakwaterCore
 import Testing
+import BreakwaterFixtures
 
 struct EvictionOrderTests {
     /// A one-shard store that holds exactly `capacity` entries of the fixture's default size.

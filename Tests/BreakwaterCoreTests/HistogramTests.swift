@@ -2,6 +2,7 @@
 // exact counts and sums, and cumulative counts for Prometheus buckets.
 
 import BreakwaterCore
+import BreakwaterFixtures
 import Testing
 
 struct LatencyHistogramTests {

@@ -2,6 +2,7 @@
 // no input (truncated, invalid UTF-8, hostile nesting, random bytes) can crash it.
 
 import BreakwaterCore
+import BreakwaterFixtures
 import Testing
 
 struct JSONParserTests {

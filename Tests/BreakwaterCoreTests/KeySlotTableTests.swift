@@ -2,6 +2,7 @@
 // (runs that wrap around the end, colliding hashes), growth, against a plain dictionary as model.
 
 import BreakwaterCore
+import BreakwaterFixtures
 import Testing
 
 struct KeySlotTableTests {

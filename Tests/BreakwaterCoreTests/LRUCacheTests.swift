@@ -1,6 +1,7 @@
 // LRUCache: recency order, eviction, slot reuse, and agreement with a naive model under random use.
 
 import BreakwaterCore
+import BreakwaterFixtures
 import Testing
 
 struct LRUCacheTests {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import BreakwaterCore
+import BreakwaterFixtures
 
 @Suite struct LoggingFormatTests {
     @Test(arguments: [
@@ -68,10 +69,7 @@ import Testing
         )
     }
 
-    static let entry = AccessLogEntry(
-        time: LogTimestamp(millisecondsSinceEpoch: 0), client: "10.0.0.1", method: "GET", status: 200, cache: .hit,
-        operation: "GetLaunches", hash: SHA256Digest(hex: String(repeating: "ab", count: 32)), duration: .microseconds(412),
-        bytes: 1234, requestID: "r-1", userAgent: String(repeating: "u", count: 300), clientName: "ios")
+    static let entry = LogFixture.accessEntry
 
     @Test func accessEntryJSONHoldsEveryField() throws {
         let object = try #require(
@@ -100,6 +98,17 @@ import Testing
         let tricky = GraphQLErrorResponse(status: 400, message: #"bad "code":"EVIL" here"#, code: "BAD_REQUEST")
         #expect(AnswerErrorCode.code(in: tricky.body) == "BAD_REQUEST")
         #expect(AnswerErrorCode.code(in: []) == nil)
+    }
+
+    /// What the statistics and the access log record: the flow's code first; the body's only for
+    /// answers the flow did not make (no `X-Cache`), never for an origin's answer it relayed.
+    @Test func recordedErrorCodeIsTheFlowsOwnElseAnEngineAnswersBody() {
+        let refusal = GraphQLErrorResponse(status: 431, message: "headers too large", code: "REQUEST_HEADER_FIELDS_TOO_LARGE")
+        #expect(FlowReply(response: refusal.response).recordedErrorCode == "REQUEST_HEADER_FIELDS_TOO_LARGE")
+        #expect(FlowReply(response: refusal.response, errorCode: "OTHER").recordedErrorCode == "OTHER")
+        let relayed = HTTPResponse(status: 200, body: #"{"errors":[{"message":"m","extensions":{"code":"ORIGIN_SAID"}}]}"#)
+        #expect(FlowReply(response: relayed, cache: .bypass).recordedErrorCode == nil)
+        #expect(FlowReply(response: relayed, cache: .hit).recordedErrorCode == nil)
     }
 
     @Test(arguments: ["abc", "3f2a-01:z", "0af7651916cd43dd8448eb211c80319c", "a/b+c=", String(repeating: "x", count: 128)])

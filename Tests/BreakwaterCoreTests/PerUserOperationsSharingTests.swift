@@ -2,12 +2,12 @@
 // others learned is adopted without being announced again, and the shared form round-trips.
 
 import BreakwaterCore
-import BreakwaterServer
 import Synchronization
 import Testing
+import BreakwaterFixtures
 
 struct PerUserOperationsSharingTests {
-    private let digest = OpenSSLSHA256().sha256("query Me { me { id } }")
+    private let digest = SoftwareSHA256().sha256("query Me { me { id } }")
 
     @Test func anOperationLearnedHereIsAnnouncedOnce() {
         let operations = PerUserOperations()

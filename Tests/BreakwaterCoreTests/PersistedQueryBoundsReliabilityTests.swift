@@ -3,11 +3,11 @@
 // `persisted_queries.max_bytes` (the registry's documents bounded in bytes, least recently used evicted).
 
 import BreakwaterCore
-import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 struct PersistedQueryBoundsReliabilityTests {
-    private static let hasher = OpenSSLSHA256()
+    private static let hasher = SoftwareSHA256()
 
     // MARK: - max_document_bytes
 

@@ -1,11 +1,11 @@
 // PersistedQueryManifest: Apollo's manifest and Relay's map, and each way a manifest is refused.
 
 import BreakwaterCore
-import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 struct PersistedQueryManifestTests {
-    static let hasher = OpenSSLSHA256()
+    static let hasher = SoftwareSHA256()
     static let launches = "query GetLaunches { launches { cursor } }"
     static let book = "mutation BookTrips($ids: [ID]!) { bookTrips(launchIds: $ids) { success } }"
 

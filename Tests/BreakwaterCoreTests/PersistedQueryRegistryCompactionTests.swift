@@ -3,12 +3,12 @@
 // are registered and after a restart, and a file already past the bound is compacted at start.
 
 import BreakwaterCore
-import BreakwaterServer
 import Foundation
 import Testing
+import BreakwaterFixtures
 
 struct PersistedQueryRegistryCompactionTests {
-    static let hasher = OpenSSLSHA256()
+    static let hasher = SoftwareSHA256()
 
     /// Documents of exactly `bytes` UTF-8 bytes, distinct by `number`.
     static func document(_ number: Int, bytes: Int = 5_000) -> String {

@@ -2,12 +2,12 @@
 // the store, and exact counts under concurrent registration.
 
 import BreakwaterCore
-import BreakwaterServer
 import Foundation
 import Testing
+import BreakwaterFixtures
 
 struct PersistedQueryRegistryTests {
-    static let hasher = OpenSSLSHA256()
+    static let hasher = SoftwareSHA256()
 
     static func document(_ number: Int) -> String { "query Q\(number) { field\(number) }" }
     static func digest(_ number: Int) -> SHA256Digest { hasher.sha256(document(number)) }

@@ -3,9 +3,9 @@
 // untouched, and a store of the first format (no header) still loads and is migrated at start.
 
 import BreakwaterCore
-import BreakwaterServer
 import Foundation
 import Testing
+import BreakwaterFixtures
 
 struct PersistedQueryStoreReliabilityTests {
     private static let records = PersistedQueryStoreTests.sampleRecords
@@ -114,7 +114,7 @@ struct PersistedQueryStoreReliabilityTests {
             // Nor can the registry on top of it write it.
             #expect(throws: PersistedQueryStoreError.self) {
                 try PersistedQueryRegistry(
-                    maxEntries: 10, store: PersistedQueryStore(path: path), manifest: nil, hasher: OpenSSLSHA256())
+                    maxEntries: 10, store: PersistedQueryStore(path: path), manifest: nil, hasher: SoftwareSHA256())
             }
             #expect(PersistedQueryFixtures.bytes(of: path) == contents)
         }
@@ -155,7 +155,7 @@ struct PersistedQueryStoreReliabilityTests {
     @Test func registryCompactsAStoreWithSkippedRecords() throws {
         try PersistedQueryFixtures.withFolder { folder in
             let path = folder + "/store.log"
-            let hasher = OpenSSLSHA256()
+            let hasher = SoftwareSHA256()
             let documents = (0..<4).map { "query Q\($0) { launches { id } }" }
             do {
                 let store = try PersistedQueryStore(path: path)

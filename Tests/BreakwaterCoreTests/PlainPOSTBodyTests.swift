@@ -3,6 +3,7 @@
 // request; everywhere else the whole parse decides, so messages and verdicts cannot drift.
 
 @testable import BreakwaterCore
+import BreakwaterFixtures
 import Testing
 
 @Suite struct PlainPOSTBodyTests {

@@ -3,11 +3,11 @@
 // (`redis.signing_key`): a flipped byte, another key, another Redis key or no signature is refused.
 
 import BreakwaterCore
-import BreakwaterServer
+import BreakwaterFixtures
 import Testing
 
 struct RedisCacheEntryCodecTests {
-    static let hasher = OpenSSLSHA256()
+    static let hasher = SoftwareSHA256()
     static let start = ContinuousClock.now
     static let wallStart = WallClockTime(millisecondsSinceEpoch: 1_790_000_000_000)
 
@@ -116,7 +116,7 @@ struct RedisCacheEntryCodecTests {
 
     // MARK: Signed entries
 
-    static let signer = RedisValueSigner(hmac: OpenSSLHMACSHA256(key: Array("0123456789abcdef-fleet-key".utf8)))
+    static let signer = RedisValueSigner(hmac: SoftwareHMACSHA256(key: Array("0123456789abcdef-fleet-key".utf8)))
     static let redisKey = "bw:g0:e:" + hasher.sha256("key").hex
 
     static func decodeSigned(
@@ -146,7 +146,7 @@ struct RedisCacheEntryCodecTests {
     }
 
     @Test func anEntrySignedUnderAnotherKeyIsRefused() {
-        let other = RedisValueSigner(hmac: OpenSSLHMACSHA256(key: Array("0123456789abcdef-fleet-keY".utf8)))
+        let other = RedisValueSigner(hmac: SoftwareHMACSHA256(key: Array("0123456789abcdef-fleet-keY".utf8)))
         let signed = CacheEntryCodec.encode(Self.entry(), signedBy: other, storedUnder: Self.redisKey)
         #expect(throws: CacheEntryCodecError.signatureMismatch) { _ = try Self.decodeSigned(signed) }
     }

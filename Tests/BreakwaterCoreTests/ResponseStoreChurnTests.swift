@@ -2,6 +2,7 @@
 // four, never exceed the byte bound nor leave the queue, key map and indexes disagreeing.
 
 import BreakwaterCore
+import BreakwaterFixtures
 import Foundation
 import Synchronization
 import Testing

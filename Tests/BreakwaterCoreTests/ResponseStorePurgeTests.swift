@@ -3,6 +3,7 @@
 
 import BreakwaterCore
 import Testing
+import BreakwaterFixtures
 
 struct ResponseStorePurgeTests {
     /// Four entries: names are the keys' numbers, tags as `cache.invalidate_on_mutation` would set them.

@@ -3,6 +3,7 @@
 
 import BreakwaterCore
 import Testing
+import BreakwaterFixtures
 
 struct ResponseStoreReliabilityTests {
     @Test(arguments: [

@@ -2,8 +2,8 @@
 // cost. Purges, churn and threads have their own files; `StoreFixture` below serves them all.
 
 import BreakwaterCore
-import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 struct ResponseStoreTests {
     /// An entry stored at `start` with TTL 30s and the given stale windows, looked up `offset` later.
@@ -135,7 +135,7 @@ struct ResponseStoreTests {
 
     @Test func etagIsTheQuotedHexOfTheBodyDigestsFirst8Bytes() {
         // SHA-256("hello") = 2cf24dba5fb0a30e 26e83b2ac5b9e29e 1b161e5c1fa7425e 73043362938b9824
-        let etag = CacheEntry.makeETag(body: Array("hello".utf8), hasher: OpenSSLSHA256())
+        let etag = CacheEntry.makeETag(body: Array("hello".utf8), hasher: SoftwareSHA256())
         #expect(etag == "\"2cf24dba5fb0a30e\"")
         #expect(CompactETag(quoted: etag) != nil)
     }
@@ -155,49 +155,5 @@ struct ResponseStoreTests {
         #expect(store.statistics.maxBytes == 1_000_000)
         #expect(store.maxEntryCost == 1_000_000)
         #expect(store.shardCount == 1)
-    }
-}
-
-// MARK: - Fixture shared by the store tests
-
-/// Keys, entries and instants for the `ResponseStore*Tests`, `Eviction*Tests` files.
-enum StoreFixture {
-    static let hasher = OpenSSLSHA256()
-    static let start = ContinuousClock.now
-    static let document = hasher.sha256("{ launches { launches { id } } }")
-    static let otherDocument = hasher.sha256("{ launch(id: 1) { id } }")
-    static let etag = "\"0123456789abcdef\""
-
-    static func key(_ number: Int) -> CacheKey {
-        CacheKey(digest: hasher.sha256("key-\(number)"))
-    }
-
-    static func entry(
-        key: CacheKey,
-        bodyBytes: Int = 100,
-        storedAt: ContinuousClock.Instant = start,
-        ttl: Duration = .seconds(30),
-        staleWhileRevalidate: Duration = .seconds(10),
-        staleIfError: Duration = .seconds(300),
-        document: SHA256Digest = document,
-        operationName: String? = "GetLaunches",
-        tags: [String] = [],
-        body: [UInt8]? = nil
-    ) -> CacheEntry {
-        CacheEntry.make(
-            key: key, body: body ?? [UInt8](repeating: 0x20, count: bodyBytes), contentType: "application/json",
-            etag: etag, storedAt: storedAt, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate,
-            staleIfError: staleIfError, documentDigest: document, operationName: operationName, tags: tags,
-            isPerUser: false
-        )
-    }
-
-    static func kind(_ lookup: CacheLookup) -> String {
-        switch lookup {
-        case .fresh: "fresh"
-        case .stale: "stale"
-        case .staleIfErrorOnly: "staleIfErrorOnly"
-        case .miss: "miss"
-        }
     }
 }

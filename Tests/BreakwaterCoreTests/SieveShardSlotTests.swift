@@ -4,6 +4,7 @@
 
 import BreakwaterCore
 import Testing
+import BreakwaterFixtures
 
 
 /// glibc's size of the allocation at `pointer` (not in Swift's Glibc module).

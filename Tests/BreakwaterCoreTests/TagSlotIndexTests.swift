@@ -2,6 +2,7 @@
 // each slot reported once after reuse, and lists compacted as entries go.
 
 import BreakwaterCore
+import BreakwaterFixtures
 import Testing
 
 struct TagSlotIndexTests {

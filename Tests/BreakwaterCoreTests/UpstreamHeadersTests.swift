@@ -81,6 +81,10 @@ struct UpstreamHeadersTests {
         #expect(headers["X-Forwarded-Proto"] == "https")
         #expect(headers["Via"] == "1.1 breakwater")
         #expect(headers["Content-Type"] == "application/json")
+        // A GET to the origin (`origin.method: GET`) carries no body, so no Content-Type.
+        let get = builder.make(from: ["Content-Type": "application/json"], remoteAddress: "127.0.0.1", isSecure: true, sendsBody: false)
+        #expect(get["Content-Type"] == nil)
+        #expect(get["Accept"] == "application/json")
     }
 
     @Test func appendsToAnExistingChain() {

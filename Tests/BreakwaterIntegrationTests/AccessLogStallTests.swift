@@ -38,7 +38,7 @@ import Glibc
                   access_log: \(fifo)
                 """, threads: 1)
         let detail = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { __typename id site } }"}"#
-        let connection = try HTTPConnection(port: proxy.port)
+        let connection = try KeepAliveClient(port: proxy.port)
         defer { connection.close() }
         // Long client texts (each kept whole at 256 bytes) make records of about 1 KB: about 1.6 ×
         // (4 MiB of buffered records + the pipe's 64 KiB of lines + one batch in the writer).

@@ -53,6 +53,23 @@ import Testing
         #expect(try proxy.client.post("/graphql", json: three).status == 200)
     }
 
+    /// A batch is a POST like any other: a body that is not JSON is refused whole with 415 (no
+    /// element reaches the origin), and with CORS for a listed origin the answer varies by Origin.
+    @Test func aNonJSONBatchIs415AndCORSAnswersVaryByOrigin() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(
+            origin: origin, extra: "server:\n  cors:\n    allow_origins: [\"https://app.example.com\"]\n")
+        let both = "[\(Self.detail), \(Self.launches)]"
+        let plain = try proxy.client.send(
+            method: "POST", target: "/graphql", headers: [("Content-Type", "text/plain")], body: Array(both.utf8))
+        #expect(plain.status == 415)
+        #expect(firstError(plain).code == "UNSUPPORTED_MEDIA_TYPE")
+        let cors = try proxy.client.post("/graphql", json: both, headers: [("Origin", "https://app.example.com")])
+        #expect(cors.status == 200)
+        #expect(cors.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(cors.headers(named: "Vary").contains { $0.contains("Origin") }, "\(cors.headers)")
+    }
+
     @Test func aMutationInABatchIsForwardedEveryTimeAndNeverCached() throws {
         let origin = try DemoOriginProcess()
         let proxy = try cachingProxy(origin: origin)

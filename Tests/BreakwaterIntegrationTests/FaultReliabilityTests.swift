@@ -211,7 +211,7 @@ struct FaultReliabilityTests {
 
     /// Opens a connection, sends `post` to /graphql and closes at once, without reading.
     static func sendAndLeave(_ port: Int, post body: String) throws {
-        let connection = try HTTPConnection(port: port, timeout: .seconds(5))
+        let connection = try KeepAliveClient(port: port, timeout: .seconds(5))
         let request = "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         try connection.write(Array(request.utf8))
         connection.close()

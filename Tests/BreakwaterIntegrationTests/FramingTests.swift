@@ -15,7 +15,7 @@ import Testing
 
     /// Sends `wire` on a fresh connection; the answer, and whether the proxy then closed.
     func exchange(_ proxy: ProxyProcess, _ wire: String) throws -> (response: HTTPClientResponse, closed: Bool) {
-        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        let connection = try KeepAliveClient(port: proxy.port, timeout: .seconds(5))
         defer { connection.close() }
         try connection.write(Array(wire.utf8))
         let response = try #require(try connection.readResponse(requestMethod: "POST", timeout: .seconds(5)))
@@ -123,7 +123,7 @@ import Testing
             let body = Self.post(id)
             return Self.head("Content-Length: \(body.utf8.count)\r\n", body: body)
         }.joined()
-        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(10))
+        let connection = try KeepAliveClient(port: proxy.port, timeout: .seconds(10))
         defer { connection.close() }
         try connection.write(Array(wire.utf8))
         for id in ids {
@@ -139,7 +139,7 @@ import Testing
         let origin = try DemoOriginProcess()
         let proxy = try cachingProxy(origin: origin)
         let body = Self.post(7)
-        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        let connection = try KeepAliveClient(port: proxy.port, timeout: .seconds(5))
         defer { connection.close() }
         try connection.write(Array((Self.head("Content-Length: \(body.utf8.count)\r\nConnection: close\r\n", body: body) + after).utf8))
         let response = try #require(try connection.readResponse(requestMethod: "POST", timeout: .seconds(5)))
@@ -177,7 +177,7 @@ import Testing
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(
             origin: origin.url, yaml: "server:\n  header_timeout: 1s\n  idle_timeout: 30s\npersisted_queries:\n  store: \"\"\n")
-        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(10))
+        let connection = try KeepAliveClient(port: proxy.port, timeout: .seconds(10))
         defer { connection.close() }
         let started = ContinuousClock.now
         // One smoke of the rule end to end: that trickled bytes do not move the header deadline
@@ -193,7 +193,7 @@ import Testing
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(
             origin: origin.url, yaml: "server:\n  body_timeout: 1s\npersisted_queries:\n  store: \"\"\n")
-        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(10))
+        let connection = try KeepAliveClient(port: proxy.port, timeout: .seconds(10))
         defer { connection.close() }
         let started = ContinuousClock.now
         try connection.write(Array(Self.head("Content-Length: 100\r\n", body: "{\"query\":").utf8))
@@ -207,24 +207,21 @@ import Testing
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(
             origin: origin.url, yaml: "server:\n  max_connections: 2\npersisted_queries:\n  store: \"\"\n", threads: 1)
-        let first = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
-        let second = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        let first = try KeepAliveClient(port: proxy.port, timeout: .seconds(5))
+        let second = try KeepAliveClient(port: proxy.port, timeout: .seconds(5))
         #expect(try first.get("/graphql?query=%7B__typename%7D").status == 200)
         #expect(try second.get("/graphql?query=%7B__typename%7D").status == 200)
-        let third = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        let third = try KeepAliveClient(port: proxy.port, timeout: .seconds(5))
         #expect((try? third.get("/graphql?query=%7B__typename%7D")) == nil, "a third connection was served")
         third.close()
         first.close()
-        // A freed slot serves again, once the proxy saw the close: polled with a deadline.
-        let deadline = ContinuousClock.now + .seconds(5)
-        var served = false
-        while !served && ContinuousClock.now < deadline {
-            let fourth = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
-            served = (try? fourth.get("/graphql?query=%7B__typename%7D").status) == 200
-            fourth.close()
-            if !served { Thread.sleep(forTimeInterval: 0.02) }
+        // A freed slot serves again, once the proxy saw the close.
+        let servedAgain = eventually {
+            guard let fourth = try? KeepAliveClient(port: proxy.port, timeout: .seconds(5)) else { return false }
+            defer { fourth.close() }
+            return (try? fourth.get("/graphql?query=%7B__typename%7D").status) == 200
         }
-        #expect(served, "a freed slot did not serve again")
+        #expect(servedAgain, "a freed slot did not serve again")
         second.close()
     }
 
@@ -238,7 +235,7 @@ import Testing
         let one = Array(Self.head("Content-Length: \(body.utf8.count)\r\n", body: body).utf8)
         var wire: [UInt8] = []
         for _ in 0..<2000 { wire += one }
-        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(10))
+        let connection = try KeepAliveClient(port: proxy.port, timeout: .seconds(10))
         defer { connection.close() }
         // 2000 hits of ~300 bytes each would queue about 1 MB of answers per pass if the proxy
         // kept reading; it stops reading instead, so the writes block and time out.

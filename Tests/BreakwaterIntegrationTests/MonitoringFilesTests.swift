@@ -70,11 +70,14 @@ import Testing
         }
     }
 
-    /// `promtool check rules`, when Prometheus's tools are installed (Debian's `prometheus`).
+    /// `promtool check rules` (Debian's `prometheus`, installed by scripts/install-deps.sh).
     @Test func promtoolAcceptsTheAlertRules() throws {
         guard let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first(where: {
             FileManager.default.isExecutableFile(atPath: $0)
-        }) else { return }
+        }) else {
+            Issue.record("promtool is missing: run scripts/install-deps.sh (Debian's prometheus)")
+            return
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: promtool)
         process.arguments = ["check", "rules", Self.repository.appendingPathComponent("deploy/prometheus/alerts.yml").path]

@@ -133,7 +133,7 @@ import Testing
     @Test func requestsTheHTTPEngineRefusesAreCountedAndLogged() throws {
         let origin = try DemoOriginProcess()
         let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: json\n  access_log: stdout\n")
-        let connection = try HTTPConnection(port: proxy.port, timeout: .seconds(5))
+        let connection = try KeepAliveClient(port: proxy.port, timeout: .seconds(5))
         defer { connection.close() }
         let wire = "POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n"
         try connection.write(Array(wire.utf8))

@@ -58,7 +58,7 @@ import Testing
     @Test func keepAliveConnectionServesManyRequestsAndPoolQueuesBeyondItsBound() throws {
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(origin: origin.url, yaml: "origin:\n  max_connections: 2\npersisted_queries:\n  store: \"\"\n")
-        let connection = try HTTPConnection(port: proxy.port)
+        let connection = try KeepAliveClient(port: proxy.port)
         for _ in 0..<5 {
             #expect(try connection.post("/graphql", json: Self.launchesQuery).status == 200)
         }

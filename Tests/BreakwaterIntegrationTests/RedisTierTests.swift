@@ -260,8 +260,8 @@ struct RedisTierTests {
         #expect(await b.waitUntilUp())
         let received = Collected<(PurgeRequest, ContinuousClock.Instant)>()
         b.fleet.purgeBus.setRemotePurgeHandler { received.append(($0, .now)) }
-        // The subscriber connects on its own; give it a moment after the command connections.
-        try await Task.sleep(for: .milliseconds(200))
+        // The subscriber connects on its own, after the command connections.
+        #expect(await b.waitUntil(.seconds(10)) { b.fleet.health.isSubscribed })
         let document = RedisTestEntries.hasher.sha256("query GetLaunch { launch { id } }")
         let cases: [(PurgeRequest, String)] = [
             (PurgeRequest(selector: .tag("Launch:92"), soft: false), "tag"),
@@ -328,6 +328,8 @@ struct RedisTierTests {
 
     @Test func withRedisUnreachableEveryCallIsAMissWithinTheTimeout() async throws {
         let a = try RedisFleetMember(url: "redis://127.0.0.1:\(FreePort.allocate())")
+        // The first connection attempts are refused (nothing tells the test when: they are
+        // immediate on loopback, so this is ample), then every call misses at once.
         try await Task.sleep(for: .milliseconds(200))
         #expect(!a.fleet.health.isUp)
         let (entry, lookupTime): (CacheEntry?, Duration) = await a.onLoopTimed { m, done in
@@ -365,8 +367,14 @@ struct RedisTierTests {
         // row may miss the 50 ms and drop the connection, and a call without one misses at once;
         // the count of timeouts below shows the deadline was what cut the calls short.)
         #expect(elapsed < .milliseconds(400), "\(elapsed)")
-        try await Task.sleep(for: .milliseconds(1_200))
-        #expect(await a.lookup(entry.key) != nil, "answers again once Redis is")
+        // DEBUG SLEEP 1 ends, and the member reads the entry again.
+        var answered = false
+        let slept = ContinuousClock.now
+        while !answered, ContinuousClock.now - slept < .seconds(10) {
+            answered = await a.lookup(entry.key) != nil
+            if !answered { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(answered, "answers again once Redis is")
         #expect(a.fleet.health.statistics.timeouts >= 1)
     }
 
@@ -380,8 +388,7 @@ struct RedisTierTests {
         }
         #expect(entry == nil)
         #expect(elapsed < .milliseconds(450), "a miss by redis.timeout (200 ms) plus scheduling: \(elapsed)")
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(!a.fleet.health.isUp)
+        #expect(await a.waitUntil(.seconds(5)) { !a.fleet.health.isUp })
         try redis.restart()
         #expect(await a.waitUntilUp(timeout: .seconds(10)))
         #expect(await a.storeAndWait(RedisTestEntries.entry("after-restart")))
@@ -411,8 +418,7 @@ struct RedisTierTests {
         try redis.cli("DEBUG", "POPULATE", "3000", "fill", "1000")
         let key = RedisTestEntries.key("after-full")
         await a.store(RedisTestEntries.entry("after-full"))
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(a.fleet.health.statistics.errors > 0, "Redis answered OOM")
+        #expect(await a.waitUntil(.seconds(5)) { a.fleet.health.statistics.errors > 0 }, "Redis answered OOM")
         #expect(a.fleet.health.isUp)
         #expect(await a.lookup(key) == nil)
         let won: Bool = await a.onLoop { m, done in

@@ -48,7 +48,7 @@ import Testing
                   store: ""
                 """)
         for payload in ["GET /graphql HTTP/1.1\r\nHost: x\r\n\r\n", String(repeating: "\u{16}\u{03}\u{01}\u{ff}", count: 300)] {
-            let connection = try HTTPConnection(port: front.port, timeout: .seconds(5))
+            let connection = try KeepAliveClient(port: front.port, timeout: .seconds(5))
             try connection.write(Array(payload.utf8))
             _ = try? connection.readResponse()
             connection.close()

@@ -117,7 +117,7 @@ struct HTTPClientTests {
             }
         }
         defer { server.stop() }
-        let connection = try HTTPConnection(port: server.port)
+        let connection = try KeepAliveClient(port: server.port)
         defer { connection.close() }
 
         #expect(try connection.get("/one").text == "request 1")

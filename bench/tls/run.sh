@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench-tls`: which TLS transport on libevent is faster (issue 12, item 1): OpenSSL directly on
+# `make bench-tls`: which TLS transport on libevent is faster: OpenSSL directly on
 # the non-blocking socket (what Breakwater's engine does) or libevent's bufferevent_openssl. Both
 # run in bench/tls/transport.c, the same tiny server answering every keep-alive request with the
 # same 905-byte answer, so the figures compare the transports and nothing else. For context, the

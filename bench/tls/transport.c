@@ -1,4 +1,4 @@
-/* TLS transport comparison for issue 12 (`make bench-tls`, bench/tls/run.sh): the same tiny
+/* TLS transport comparison (`make bench-tls`, bench/tls/run.sh): the same tiny
  * HTTP/1.1 server on libevent's event loop, with TLS done two ways, so that the transport's own
  * cost is measured apart from everything else:
  *   direct       OpenSSL on the non-blocking socket (SSL_read/SSL_write; what Breakwater does)

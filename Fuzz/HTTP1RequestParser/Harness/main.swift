@@ -1,5 +1,5 @@
 // libFuzzer harness: the HTTP/1.1 request parser on any bytes never crashes, keeps every range
-// it reports inside the buffer, answers only the statuses SPEC section 3 names, and reaches
+// it reports inside the buffer, answers only the statuses the README's "GraphQL over HTTP rules" names, and reaches
 // the same requests and verdict whether the bytes arrive at once or split where the input's
 // first byte says (`make fuzz-http1` builds it with -sanitize=fuzzer,address).
 

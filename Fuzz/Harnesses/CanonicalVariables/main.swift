@@ -1,4 +1,4 @@
-// libFuzzer harness: canonical variables (cache keys, SPEC section 5) are stable: the canonical
+// libFuzzer harness: canonical variables (cache keys, README "The response cache") are stable: the canonical
 // form of anything the parser accepts parses back to a value whose canonical form is the same,
 // and reordering an object's members does not change it (scripts/fuzz.sh).
 

@@ -33,6 +33,9 @@ extension Configuration {
         .init("redis.sentinels", \.redis.sentinels),
         .init("redis.master_name", \.redis.masterName),
         .init("redis.purge_log", \.redis.purgeLog),
+        // The fleet's connections and tier are built with these at start.
+        .init("redis.timeout", \.redis.timeout),
+        .init("redis.l2_max_entry_bytes", \.redis.l2MaxEntryBytes),
         // The fleet's tiers sign and check with the key they were built with.
         .init("redis.signing_key", \.redis.signingKey),
     ]

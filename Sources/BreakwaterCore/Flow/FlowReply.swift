@@ -29,6 +29,13 @@ package struct FlowReply: Sendable {
         self.apqEvent = apqEvent
     }
 
+    /// The error code the statistics and the access log record for this answer: the flow's own,
+    /// else, for an answer that is no GraphQL answer of the flow (an engine's refusal, a
+    /// preflight), the code its body names, if any.
+    package var recordedErrorCode: String? {
+        errorCode ?? (cache == nil ? AnswerErrorCode.code(in: response.completeBody) : nil)
+    }
+
     /// An error answered by Breakwater itself, with the request's CORS headers: `X-Cache: BYPASS`,
     /// since it came from no cache (`reason` says why: the request, or the origin's failure).
     package static func error(

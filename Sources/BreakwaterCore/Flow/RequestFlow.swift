@@ -151,7 +151,7 @@ package struct RequestFlow {
         var upstreamHeaders: HTTPHeaders {
             environment.upstreamHeaders.make(
                 from: request.headers, requestID: request.requestID, remoteAddress: request.remoteAddress,
-                isSecure: request.isSecure)
+                isSecure: request.isSecure, sendsBody: operation.origin.method != "GET")
         }
         let scope: [UInt8]?
         let answersPerUserType =

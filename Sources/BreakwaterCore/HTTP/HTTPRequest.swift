@@ -13,11 +13,11 @@ package struct HTTPRequest: Sendable {
         var body: [UInt8]
         var remoteAddress: String
         var isSecure: Bool
-        var requestID: String?
+        var identity: RequestIdentity?
 
         init(
             method: HTTPMethod, target: String, headers: HTTPHeaders, body: [UInt8], remoteAddress: String,
-            isSecure: Bool, requestID: String?
+            isSecure: Bool, identity: RequestIdentity?
         ) {
             self.method = method
             self.target = target
@@ -25,13 +25,13 @@ package struct HTTPRequest: Sendable {
             self.body = body
             self.remoteAddress = remoteAddress
             self.isSecure = isSecure
-            self.requestID = requestID
+            self.identity = identity
         }
 
         func copy() -> Storage {
             Storage(
                 method: method, target: target, headers: headers, body: body, remoteAddress: remoteAddress,
-                isSecure: isSecure, requestID: requestID)
+                isSecure: isSecure, identity: identity)
         }
     }
 
@@ -44,7 +44,7 @@ package struct HTTPRequest: Sendable {
     ) {
         storage = Storage(
             method: method, target: target, headers: headers, body: body, remoteAddress: remoteAddress,
-            isSecure: isSecure, requestID: nil)
+            isSecure: isSecure, identity: nil)
     }
 
     private mutating func unique() -> Storage { Storage.unique(&storage) }
@@ -83,12 +83,16 @@ package struct HTTPRequest: Sendable {
         set { unique().isSecure = newValue }
     }
 
-    /// The id the identity layer gave the request (README "GraphQL over HTTP rules"): forwarded to the origin as
-    /// `X-Request-Id` in place of the client's field, without rewriting `headers`.
-    package var requestID: String? {
-        get { storage.requestID }
-        set { unique().requestID = newValue }
+    /// Who sent the request and under which id, as the identity layer found it (README "GraphQL
+    /// over HTTP rules"); nil before that layer. Carried with the request to whatever answers it.
+    package var identity: RequestIdentity? {
+        get { storage.identity }
+        set { unique().identity = newValue }
     }
+
+    /// The id the identity layer gave the request: forwarded to the origin as `X-Request-Id` in
+    /// place of the client's field (without rewriting `headers`), and stamped on the answer.
+    package var requestID: String? { storage.identity?.requestID }
 
     /// The target's path, without the query string.
     package var path: Substring {

@@ -2,15 +2,16 @@
 // it is sane (1 to 128 visible ASCII characters of a token-like set), else a new one; the
 // address, user agent and Apollo client name/version the access log and metrics name.
 
-/// The identity of one client request.
-package struct RequestIdentity: Sendable {
+/// The identity of one client request. A class: the request and whatever answers it later (a
+/// coalesced waiter) hold one reference, not five strings each.
+package final class RequestIdentity: Sendable {
     /// The id returned on the answer, forwarded to the origin and logged.
-    package var requestID: String
-    package var remoteAddress: String
-    package var userAgent: String?
+    package let requestID: String
+    package let remoteAddress: String
+    package let userAgent: String?
     /// `apollographql-client-name` / `-version`.
-    package var clientName: String?
-    package var clientVersion: String?
+    package let clientName: String?
+    package let clientVersion: String?
 
     /// The identity of `request`; `generator` makes the id when the client sent none usable.
     package init(_ request: borrowing HTTPRequest, generator: inout RequestIDGenerator) {

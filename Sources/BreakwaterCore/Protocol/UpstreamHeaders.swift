@@ -18,7 +18,8 @@ package struct UpstreamHeaders: Sendable {
     /// The length's bit; every length from 63 up shares the last one.
     private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
 
-    /// The client's listed headers (minus hop-by-hop ones), then `Content-Type`, `Accept`,
+    /// The client's listed headers (minus hop-by-hop ones), then `Content-Type` (only when the
+    /// upstream request carries a body: `sendsBody`; a GET to the origin has none), `Accept`,
     /// `X-Forwarded-For`, `X-Forwarded-Proto`, `Via`. `requestID`, when given, replaces the
     /// client's `X-Request-Id`. The fields the client's `Connection` header names are gone
     /// already (`HTTPRequest.removeConnectionScopedFields`, as the request arrived), so what the
@@ -26,9 +27,9 @@ package struct UpstreamHeaders: Sendable {
     ///
     /// Every miss builds these: names are compared in place, without lowercased copies, and the
     /// common request (no prior `X-Forwarded-For` or `Via`) allocates only the result.
-    package func make(from client: HTTPHeaders, requestID: String? = nil, remoteAddress: String, isSecure: Bool)
-        -> HTTPHeaders
-    {
+    package func make(
+        from client: HTTPHeaders, requestID: String? = nil, remoteAddress: String, isSecure: Bool, sendsBody: Bool = true
+    ) -> HTTPHeaders {
         var priorChain: [String] = []
         var priorVia: [String] = []
         var clientRequestID: String?
@@ -61,7 +62,7 @@ package struct UpstreamHeaders: Sendable {
         } else if !forwardsRequestID, let clientRequestID {
             headers.add("X-Request-Id", clientRequestID)
         }
-        headers.add("Content-Type", "application/json")
+        if sendsBody { headers.add("Content-Type", "application/json") }
         headers.add("Accept", "application/json")
         let forwardedFor =
             priorChain.isEmpty ? remoteAddress : "\(priorChain.joined(separator: ", ")), \(remoteAddress)"

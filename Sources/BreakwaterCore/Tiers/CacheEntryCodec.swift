@@ -49,7 +49,7 @@ package enum CacheEntryCodec {
         out.append((entry.isPerUser ? perUserFlag : 0) | (entry.operationName == nil ? 0 : operationNameFlag))
         appendInteger(UInt64(bitPattern: entry.storedAtWallClock.millisecondsSinceEpoch), to: &out)
         for duration in [entry.ttl, entry.staleWhileRevalidate, entry.staleIfError] {
-            appendInteger(UInt64(max(0, milliseconds(duration))), to: &out)
+            appendInteger(UInt64(max(0, duration.wholeMilliseconds)), to: &out)
         }
         appendField(Array(entry.contentType.utf8), to: &out)
         appendField(Array(entry.etag.utf8), to: &out)
@@ -109,11 +109,6 @@ package enum CacheEntryCodec {
             storedAtWallClock: storedAtWallClock, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate,
             staleIfError: staleIfError, documentDigest: document, operationName: operationName, tags: tags,
             isPerUser: flags & perUserFlag != 0)
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
     private static func appendInteger<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {

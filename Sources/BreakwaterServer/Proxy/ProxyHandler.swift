@@ -11,7 +11,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     let loop: EventLoop
     private(set) var settings: ProxySettings
     private var environment: FlowEnvironment
-    private var pool: OriginPool
+    private var pool: any OriginSending
+    /// The way to the origin given at creation instead of a pool (the in-process tests' origin),
+    /// kept across reloads.
+    private let givenPool: (any OriginSending)?
     private let cache: SharedCache
     private let tiers: LoopTiers
     let statistics: LoopStatistics
@@ -22,12 +25,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     init(
         loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics,
-        accessLog: ProxyLogBuffer, tiers: LoopTiers = LoopTiers()
+        accessLog: ProxyLogBuffer, tiers: LoopTiers = LoopTiers(), pool givenPool: (any OriginSending)? = nil
     ) throws(ServerError) {
         self.accessLog = accessLog
         self.loop = loop
         self.settings = settings
-        pool = try settings.makePool(loop: loop)
+        self.givenPool = givenPool
+        if let givenPool {
+            pool = givenPool
+        } else {
+            pool = try settings.makePool(loop: loop)
+        }
         self.cache = cache
         self.tiers = tiers
         self.statistics = statistics
@@ -36,7 +44,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Takes new settings for the requests that arrive from now on; call on this loop.
     func apply(_ settings: ProxySettings) throws(ServerError) {
-        if settings.configuration.origin != self.settings.configuration.origin {
+        if givenPool == nil, settings.configuration.origin != self.settings.configuration.origin {
             pool = try settings.makePool(loop: loop)
         }
         self.settings = settings
@@ -86,7 +94,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let context = RequestContext(
             responder: responder, client: flow.client, started: started, method: flow.request.method,
             operationName: flow.operation?.operationName, requestedOperationName: flow.requested.operationName,
-            documentHash: flow.operation?.document.digest ?? flow.requested.digest,
+            documentHash: flow.operation?.document.digest ?? flow.requested.digest, identity: flow.request.identity,
             statistics: statistics, accessLog: accessLog)
         switch step {
         case .reply(let reply):
@@ -180,8 +188,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// `run` with the answer (one closure per exchange: the pool's).
     private func send(_ plan: FetchPlan, for run: FetchRun) {
         let origin = plan.operation.origin
-        var headers = plan.upstreamHeaders
-        if origin.method == "GET" { headers.remove("Content-Type") }
+        let headers = plan.upstreamHeaders
         let upstream = UpstreamRequest(method: origin.method, target: origin.target, headers: headers, body: origin.body)
         let started = ContinuousClock.now
         let statistics = self.statistics

@@ -13,13 +13,15 @@ final class RequestContext: Sendable {
     private let operationName: String?
     private let requestedOperationName: String?
     private let documentHash: SHA256Digest?
+    /// Who asked (`HTTPRequest.identity`): the id stamped on the answer and what the log names.
+    private let identity: RequestIdentity?
     private let statistics: LoopStatistics
     private let accessLog: ProxyLogBuffer
 
     init(
         responder: any HTTPResponder, client: ClientView, started: ContinuousClock.Instant, method: HTTPMethod,
         operationName: String?, requestedOperationName: String?, documentHash: SHA256Digest?,
-        statistics: LoopStatistics, accessLog: ProxyLogBuffer
+        identity: RequestIdentity?, statistics: LoopStatistics, accessLog: ProxyLogBuffer
     ) {
         self.responder = responder
         self.client = client
@@ -28,6 +30,7 @@ final class RequestContext: Sendable {
         self.operationName = operationName
         self.requestedOperationName = requestedOperationName
         self.documentHash = documentHash
+        self.identity = identity
         self.statistics = statistics
         self.accessLog = accessLog
     }
@@ -37,24 +40,22 @@ final class RequestContext: Sendable {
         var reply = reply
         let total = ContinuousClock.now - started
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
-        // The identity is read where used, not copied whole (five strings retained and released).
-        let identified = responder as? IdentifiedResponder
-        let errorCode = reply.errorCode ?? (reply.cache == nil ? AnswerErrorCode.code(in: reply.response.completeBody) : nil)
+        let errorCode = reply.recordedErrorCode
         statistics.record {
             $0.recordRequest(
                 operationName: RecordedName.operation(resolved: operationName), cache: cache,
                 bypassReason: reply.bypassReason, duration: total)
             $0.recordResponse(
-                status: reply.response.status, errorCode: errorCode, clientName: identified?.identity.clientName,
-                clientVersion: identified?.identity.clientVersion)
+                status: reply.response.status, errorCode: errorCode, clientName: identity?.clientName,
+                clientVersion: identity?.clientVersion)
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
         if accessLog.isOn {
-            log(reply, identified: identified, errorCode: errorCode, upstream: upstream, total: total)
+            log(reply, errorCode: errorCode, upstream: upstream, total: total)
         }
-        // Stamped here, on the answer this call owns: the identity layer's own stamp then finds
-        // it set, where on an answer still shared with `reply` it copied the whole response.
-        if let identified { reply.response.requestID = identified.identity.requestID }
+        // Stamped here, on the answer this call owns (on one still shared with `reply` it would
+        // copy the whole response).
+        if let identity { reply.response.requestID = identity.requestID }
         responder.respond(reply.response)
     }
 
@@ -62,18 +63,18 @@ final class RequestContext: Sendable {
     /// line), from the values at hand. The identity's fields are read where they are stored: a
     /// copy of the whole identity retained and released its five strings on every line.
     private func log(
-        _ reply: FlowReply, identified: IdentifiedResponder?, errorCode: String?, upstream: Duration?, total: Duration
+        _ reply: FlowReply, errorCode: String?, upstream: Duration?, total: Duration
     ) {
         accessLog.append { buffer, format in
             AccessLogRecord.append(
-                to: &buffer, format: format, time: .now, client: identified?.identity.remoteAddress ?? "", method: method,
+                to: &buffer, format: format, time: .now, client: identity?.remoteAddress ?? "", method: method,
                 status: reply.response.status, cache: reply.cache,
                 operation: RecordedName.loggedOperation(resolved: operationName, requested: requestedOperationName),
                 hash: documentHash, errorCode: errorCode,
                 bypassReason: reply.bypassReason?.rawValue, duration: total, originStatus: reply.originStatus,
-                originDuration: upstream, bytes: reply.response.bodyCount, requestID: identified?.identity.requestID,
-                userAgent: identified?.identity.userAgent, clientName: identified?.identity.clientName,
-                clientVersion: identified?.identity.clientVersion)
+                originDuration: upstream, bytes: reply.response.bodyCount, requestID: identity?.requestID,
+                userAgent: identity?.userAgent, clientName: identity?.clientName,
+                clientVersion: identity?.clientVersion)
         }
     }
 }

@@ -3,21 +3,17 @@
 
 /// A command in flight; retained by hiredis (as the callback's private data) until it replies.
 final class RedisCall {
-    private var completion: ((RedisReply?) -> Void)?
+    private var completion: OneShotCompletion<RedisReply?>
     let sentAt: ContinuousClock.Instant
 
     init(sentAt: ContinuousClock.Instant, completion: @escaping (RedisReply?) -> Void) {
         self.sentAt = sentAt
-        self.completion = completion
+        self.completion = OneShotCompletion(completion)
     }
 
     /// Whether the call was already answered (a late reply after its deadline is ignored).
-    var isFinished: Bool { completion == nil }
+    var isFinished: Bool { completion.isFinished }
 
     /// Completes the call, the first time only.
-    func finish(_ reply: RedisReply?) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(reply)
-    }
+    func finish(_ reply: RedisReply?) { completion.finish(reply) }
 }

@@ -54,7 +54,7 @@ package final class RedisDocumentTier: DocumentTier {
         signer?.sign(&value, storedUnder: key)
         let arguments: [[UInt8]] = [
             Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8),
-            Array(String(settings.documentLifetime.redisMilliseconds).utf8),
+            Array(String(settings.documentLifetime.wholeMilliseconds).utf8),
         ]
         connection.send(arguments) { _ in }
     }
@@ -67,7 +67,7 @@ package final class RedisDocumentTier: DocumentTier {
         signer?.sign(&value, storedUnder: key)
         let arguments: [[UInt8]] = [
             Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8),
-            Array(String(settings.documentLifetime.redisMilliseconds).utf8), Array("NX".utf8),
+            Array(String(settings.documentLifetime.wholeMilliseconds).utf8), Array("NX".utf8),
         ]
         connection.send(arguments) { reply in
             completion(reply != nil && reply?.isError == false)

@@ -163,13 +163,6 @@ func wallClockNow() -> WallClockTime {
     return WallClockTime(millisecondsSinceEpoch: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
 }
 
-extension Duration {
-    /// Whole milliseconds, rounded down (Redis's PX unit).
-    var redisMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
 
 extension RedisFleet {
     /// The fleet of `configuration`, or nil when it sets no `redis.url`; not started yet.

@@ -128,7 +128,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
         arguments.append(Array(parts[4]))
         arguments.append(Array(parts[5]))
         for tail in [
-            String(settings.purgeLogLength), keys.purgeChannel, String(Self.doneMarkLifetime.redisMilliseconds),
+            String(settings.purgeLogLength), keys.purgeChannel, String(Self.doneMarkLifetime.wholeMilliseconds),
         ] {
             arguments.append(Array(tail.utf8))
         }
@@ -221,7 +221,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
             guard let gap, replayed > 0 || gap >= .milliseconds(100) else { return }
             logger.notice(
                 "redis purge log: caught up after a gap",
-                metadata: ["redis.replayed": "\(replayed)", "redis.gap_ms": "\(gap.redisMilliseconds)"])
+                metadata: ["redis.replayed": "\(replayed)", "redis.gap_ms": "\(gap.wholeMilliseconds)"])
         }
     }
 

@@ -50,9 +50,7 @@ package final class RedisResponseTier: ResponseTier {
     /// Writes `entry` for what remains of its lifetime (TTL and stale windows), with its purge
     /// indexes; answers larger than `redis.l2_max_entry_bytes` stay local. Fire and forget.
     package func store(_ entry: CacheEntry) {
-        let wallNow = wallClockNow()
-        let lifetime = entry.ttl + max(entry.staleWhileRevalidate, entry.staleIfError)
-        let remaining = lifetime.redisMilliseconds - (wallNow.millisecondsSinceEpoch - entry.storedAtWallClock.millisecondsSinceEpoch)
+        let remaining = entry.remainingLifetimeMilliseconds(at: wallClockNow())
         guard remaining > 0 else { return }
         let generation = state.generation
         let entryKey = keys.entry(entry.key, generation: generation)
@@ -78,10 +76,10 @@ package final class RedisResponseTier: ResponseTier {
         leaseCount &+= 1
         let value = LeaseValue(
             holder: "\(state.instanceID):\(loopIndex):\(leaseCount)",
-            deadlineMilliseconds: wallClockNow().millisecondsSinceEpoch + ttl.redisMilliseconds)
+            deadlineMilliseconds: wallClockNow().millisecondsSinceEpoch + ttl.wholeMilliseconds)
         let term = leaseTerm.term
         let lease = HeldLease(value: value, takenAt: .now)
-        let arguments = ["SET", keys.lease(key), value.encoded, "NX", "PX", String(max(1, term.redisMilliseconds))]
+        let arguments = ["SET", keys.lease(key), value.encoded, "NX", "PX", String(max(1, term.wholeMilliseconds))]
         connection.send(arguments.map { Array($0.utf8) }) { [weak self] reply in
             guard let self else { return completion(reply != .null) }
             // Taken, or unknown: either way this proxy fetches, and renews and releases the lease
@@ -129,7 +127,7 @@ package final class RedisResponseTier: ResponseTier {
             let term = self.leaseTerm.term
             let arguments = [
                 "EVAL", RedisScripts.renewLease, "1", self.keys.lease(key), lease.value.encoded,
-                String(max(1, term.redisMilliseconds)),
+                String(max(1, term.wholeMilliseconds)),
             ]
             self.connection.send(arguments.map { Array($0.utf8) }) { [weak self] reply in
                 guard let self, !lease.isReleased else { return }
@@ -229,21 +227,13 @@ package final class RedisResponseTier: ResponseTier {
         }
     }
 
-    /// The entry made stale from the earliest soft purge that reached it: its TTL ends there.
+    /// The entry made stale from the earliest soft purge that reached it (`CacheEntry.softPurged`),
+    /// from the marks Redis holds: each a wall-clock instant in decimal milliseconds.
     static func applyingSoftPurges(to entry: CacheEntry, mark: [UInt8]?, markForAll: [UInt8]?) -> CacheEntry {
-        let stored = entry.storedAtWallClock.millisecondsSinceEpoch
-        let marks = [mark, markForAll].compactMap { $0.flatMap { Int64(String(decoding: $0, as: UTF8.self)) } }
-        // A purge of everything marks only the entries stored before it.
-        guard let staleFrom = marks.filter({ $0 >= stored }).min() else { return entry }
-        let ttl = Duration.milliseconds(staleFrom - stored)
-        guard ttl < entry.ttl else { return entry }
-        return CacheEntry.make(
-            key: entry.key, body: entry.body, contentType: entry.contentType, etag: entry.etag,
-            extraHeaders: entry.extraHeaders,
-            storedAt: entry.storedAt, storedAtWallClock: entry.storedAtWallClock, ttl: ttl,
-            staleWhileRevalidate: entry.staleWhileRevalidate, staleIfError: entry.staleIfError,
-            documentDigest: entry.documentDigest, operationName: entry.operationName, tags: entry.tags,
-            isPerUser: entry.isPerUser)
+        let marks = [mark, markForAll].compactMap {
+            $0.flatMap { Int64(String(decoding: $0, as: UTF8.self)).map(WallClockTime.init(millisecondsSinceEpoch:)) }
+        }
+        return entry.softPurged(markedAt: marks)
     }
 }
 
@@ -252,20 +242,16 @@ final class RedisWait {
     let deadline: ContinuousClock.Instant
     /// A poll already found the lease gone without an entry.
     var sawLeaseGone = false
-    private var completion: ((CacheEntry?) -> Void)?
+    private var completion: OneShotCompletion<CacheEntry?>
 
     init(deadline: ContinuousClock.Instant, completion: @escaping (CacheEntry?) -> Void) {
         self.deadline = deadline
-        self.completion = completion
+        self.completion = OneShotCompletion(completion)
     }
 
-    var isFinished: Bool { completion == nil }
+    var isFinished: Bool { completion.isFinished }
 
-    func finish(_ entry: CacheEntry?) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(entry)
-    }
+    func finish(_ entry: CacheEntry?) { completion.finish(entry) }
 }
 
 /// A lease this loop took: its value, and when Redis last confirmed it (taken or renewed).

@@ -49,7 +49,7 @@ final class RedisSharedKnowledge: SharedSchemaStore, @unchecked Sendable {
         let key = settings.keys.schema
         var value = introspection
         signer?.sign(&value, storedUnder: key)
-        let lifetime = Array(String(settings.documentLifetime.redisMilliseconds).utf8)
+        let lifetime = Array(String(settings.documentLifetime.wholeMilliseconds).utf8)
         connection.send([Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8), lifetime]) { _ in }
     }
 
@@ -95,7 +95,7 @@ final class RedisSharedKnowledge: SharedSchemaStore, @unchecked Sendable {
         let member = PerUserOperations.encode(digest, operationName: operationName)
         let arguments = [
             "EVAL", RedisScripts.sharePerUserOperation, "2", settings.keys.perUserOperations,
-            settings.keys.perUserOperationsVersion, member, String(settings.documentLifetime.redisMilliseconds),
+            settings.keys.perUserOperationsVersion, member, String(settings.documentLifetime.wholeMilliseconds),
         ]
         connection.send(arguments.map { Array($0.utf8) }) { _ in }
     }

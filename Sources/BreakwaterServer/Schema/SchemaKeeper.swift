@@ -31,7 +31,7 @@ final class SchemaKeeper: @unchecked Sendable {
     private var schedule = IntrospectionSchedule(refreshInterval: SchemaKeeper.refreshInterval)
     /// The fleet's schema in Redis: each good introspection is kept there, and read from there
     /// while this proxy has none of its own; nil without a shared tier.
-    var shared: SharedSchemaStore?
+    var shared: (any SharedSchemaStore)?
 
     init(loop: EventLoop, rewrites: DocumentRewrites, logger: Logger, changed: @escaping @Sendable () -> Void) {
         self.loop = loop

@@ -38,7 +38,8 @@ final class BatchHandler: HTTPHandler, Sendable {
     }
 
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
-        guard request.method == .post, BatchBody.isBatch(request.body) else {
+        // A body that is not JSON is refused whole by the endpoint (415), batch or not.
+        guard request.method == .post, BatchBody.isBatch(request.body), MediaType.isJSON(request.headers["Content-Type"]) else {
             return inner.handle(request, responder: responder)
         }
         let settings = self.settings.withLock { $0 }
@@ -50,76 +51,40 @@ final class BatchHandler: HTTPHandler, Sendable {
         do {
             elements = try BatchBody.elements(of: request.body, maxElements: settings.maxBatch)
         } catch {
-            return responder.respond(error.response)
+            var refusal = error.response
+            refusal.requestID = request.requestID
+            return responder.respond(refusal)
         }
-        let batch = BatchAnswer(count: elements.count, responder: responder)
-        let identity = (responder as? IdentifiedResponder)?.identity
+        // Every element carries the batch's identity: one id for the batch and its elements.
+        let batch = BatchAnswer(count: elements.count, requestID: request.requestID, responder: responder)
         for (index, element) in elements.enumerated() {
             var single = copy request
             single.body = element
             // An element's answer is a JSON object in the array: never a 304 or a gzip stream.
             single.headers.remove("If-None-Match")
             single.headers.remove("Accept-Encoding")
-            let slot = BatchSlot(batch: batch, index: index)
-            inner.handle(single, responder: identity.map { IdentifiedResponder(identity: $0, inner: slot) } ?? slot)
+            inner.handle(single, responder: BatchSlot(batch: batch, index: index))
         }
     }
 }
 
-/// The answers of one batch as they arrive, from any thread; sends the array once all are in.
+/// The answers of one batch as they arrive, from any thread (`BatchAnswers` decides); sends the
+/// array once all are in.
 private final class BatchAnswer: Sendable {
-    private struct State {
-        var answers: [HTTPResponse?]
-        var remaining: Int
-    }
-
-    private let state: Mutex<State>
+    private let answers: Mutex<BatchAnswers>
+    private let requestID: String?
     private let responder: any HTTPResponder
 
-    init(count: Int, responder: any HTTPResponder) {
-        state = Mutex(State(answers: Array(repeating: nil, count: count), remaining: count))
+    init(count: Int, requestID: String?, responder: any HTTPResponder) {
+        answers = Mutex(BatchAnswers(count: count))
+        self.requestID = requestID
         self.responder = responder
     }
 
     func deliver(_ response: HTTPResponse?, at index: Int) {
-        let complete: [HTTPResponse?]? = state.withLock { state in
-            guard state.answers[index] == nil, state.remaining > 0 else { return nil }
-            state.answers[index] = response ?? HTTPResponse(status: 502, headers: [:], body: [])
-            state.remaining -= 1
-            return state.remaining == 0 ? state.answers : nil
-        }
-        if let complete { responder.respond(Self.combine(complete.compactMap { $0 })) }
-    }
-
-    /// `[a,b,...]` of the elements' bodies (an empty or non-JSON body becomes an error object).
-    private static func combine(_ answers: [HTTPResponse]) -> HTTPResponse {
-        var body: [UInt8] = [UInt8(ascii: "[")]
-        for (index, answer) in answers.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            let element = answer.completeBody
-            if element.first == UInt8(ascii: "{") {
-                body += element
-            } else {
-                body += GraphQLErrorResponse(
-                    status: answer.status, message: "The operation got no JSON answer (HTTP \(answer.status)).",
-                    code: "BATCH_ELEMENT_FAILED"
-                ).body
-            }
-        }
-        body.append(UInt8(ascii: "]"))
-        let allHits = answers.allSatisfy { $0.headers["X-Cache"] == XCache.hit.headerValue }
-        let headers: HTTPHeaders = [
-            "Content-Type": "application/json", "Cache-Control": "private, no-store",
-            "X-Cache": allHits ? XCache.hit.headerValue : XCache.miss.headerValue,
-        ]
-        var response = HTTPResponse(status: 200, headers: headers, body: body)
-        // CORS headers ride on every element's answer alike; the batch answer carries them too.
-        if let first = answers.first {
-            for field in first.headers.fields where field.name.lowercased().hasPrefix("access-control-") {
-                response.headers.add(field.name, field.value)
-            }
-        }
-        return response
+        guard var complete = answers.withLock({ $0.deliver(response, at: index) }) else { return }
+        complete.requestID = requestID
+        responder.respond(complete)
     }
 }
 

@@ -3,11 +3,11 @@
 // to a Redis that started empty, paced.
 
 import BreakwaterCore
-import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 struct PurgeOutboxTests {
-    static let hasher = OpenSSLSHA256()
+    static let hasher = SoftwareSHA256()
 
     static func entry(storedAt milliseconds: Int64, operation: String = "GetLaunch", tags: [String] = ["Launch:7"])
         -> CacheEntry
@@ -111,7 +111,7 @@ struct FleetGenerationTests {
     }
 
     @Test func theWriteBackGoesInBatchesInOrder() {
-        let hasher = OpenSSLSHA256()
+        let hasher = SoftwareSHA256()
         let digests = (0..<5).map { hasher.sha256("d\($0)") }
         var writeBack = RegistryWriteBack(digests, batchSize: 2)
         var batches: [[SHA256Digest]] = []

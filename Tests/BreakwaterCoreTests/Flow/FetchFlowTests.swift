@@ -76,7 +76,8 @@ struct FetchFlowTests {
         fixture.clock.advance(by: .seconds(60))  // past every window
         let timeout = try #require(fetch(fixture, plan, answer: .failure(.timeout)).1).reply(for: Self.client)
         #expect(timeout.response.status == 504)
-        #expect(timeout.errorCode == "ORIGIN_TIMEOUT" || timeout.errorCode?.isEmpty == false)
+        #expect(timeout.errorCode == "ORIGIN_TIMEOUT")
+        #expect(timeout.recordedErrorCode == "ORIGIN_TIMEOUT")
         let page = try #require(fetch(fixture, plan, answer: FlowFixture.answer("<html>", status: 500, headers: ["Content-Type": "text/html"])).1)
             .reply(for: Self.client)
         #expect(page.response.status == 502)

@@ -2,11 +2,11 @@
 // with no sockets: what the flow tests drive.
 
 @testable import BreakwaterCore
-import BreakwaterServer
+import BreakwaterFixtures
 
 /// One proxy's flow settings, built from a configuration.
 final class FlowFixture {
-    static let hasher = OpenSSLSHA256()
+    static let hasher = SoftwareSHA256()
     static let launchDocument = "query GetLaunch($id: ID!) { launch(id: $id) { id site } }"
     static let launchDigest = hasher.sha256(launchDocument)
     static let mutationDocument = "mutation Book($ids: [ID]!) { bookTrips(launchIds: $ids) { success } }"

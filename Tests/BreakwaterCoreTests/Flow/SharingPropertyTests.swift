@@ -4,7 +4,7 @@
 // headers, nor another request's answer that the storage decision did not let be shared.
 
 @testable import BreakwaterCore
-import BreakwaterServer
+import BreakwaterFixtures
 import Foundation
 import Testing
 

@@ -3,7 +3,7 @@
 // whose every answer names the fetch that made it: what the sharing property tests drive.
 
 @testable import BreakwaterCore
-import BreakwaterServer
+import BreakwaterFixtures
 
 /// A fleet of proxies over real core parts, driven one event at a time.
 final class SharingSimulation {

@@ -1,10 +1,11 @@
-// One persistent HTTP/1.1 connection for tests that send several requests in sequence (keep-alive).
+// One persistent HTTP/1.1 connection for tests that send several requests in sequence (keep-alive);
+// HTTPClient is its one-connection-per-request sibling.
 import Foundation
 
 /// A blocking HTTP/1.1 connection over a TCP socket; requests go one after another on the same socket.
 ///
 /// Thread-safe: each operation holds a lock for its whole exchange.
-public final class HTTPConnection: @unchecked Sendable, HTTPRequestSending {
+public final class KeepAliveClient: @unchecked Sendable, HTTPRequestSending {
     /// The host and port the connection was made to.
     public let host: String
     public let port: Int
@@ -36,7 +37,7 @@ public final class HTTPConnection: @unchecked Sendable, HTTPRequestSending {
     public func send(
         method: String, target: String, headers: [(String, String)], body: [UInt8], timeout: Duration
     ) throws -> HTTPClientResponse {
-        let request = HTTPConnection.serialize(
+        let request = KeepAliveClient.serialize(
             method: method, target: target, authority: authority, headers: headers, body: body)
         return try lock.withLock {
             guard socket.isOpen, canSendAgain, !peerClosed else {

@@ -4,6 +4,7 @@
 import BreakwaterCore
 import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 struct PrebuiltAnswerTests {
     static let client = ClientView(

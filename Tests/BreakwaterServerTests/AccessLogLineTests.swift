@@ -8,6 +8,7 @@ import Testing
 
 @testable import BreakwaterCore
 @testable import BreakwaterServer
+import BreakwaterFixtures
 
 @Suite struct AccessLogLineTests {
     static let hash = SHA256Digest(hex: String(repeating: "0f", count: 32))!
@@ -48,7 +49,7 @@ import Testing
     @Test func longClientTextsAreCutAtACharacterBoundary() throws {
         // 255 ASCII bytes then a 2-byte character: the cut at 256 would split it, so it goes whole.
         let agent = String(repeating: "a", count: 255) + "é" + String(repeating: "b", count: 10)
-        var entry = LoggingFormatTests.entry
+        var entry = LogFixture.accessEntry
         entry.userAgent = agent
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
@@ -201,7 +202,7 @@ import Testing
     @Test func methodsAndCacheValuesAreWrittenAsTheirTokens() throws {
         let methods: [HTTPMethod] = [.get, .head, .post, .put, .delete, .options, .patch, .other("M-SEARCH"), .other("a b")]
         for method in methods {
-            var entry = LoggingFormatTests.entry
+            var entry = LogFixture.accessEntry
             entry.method = method
             let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
             #expect(object["method"] as? String == method.token)
@@ -210,7 +211,7 @@ import Testing
             #expect(entry.line(.text).contains(" method=\(String(decoding: plain, as: UTF8.self)) status="))
         }
         for cache in XCache.allCases {
-            var entry = LoggingFormatTests.entry
+            var entry = LogFixture.accessEntry
             entry.cache = cache
             let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
             #expect(object["cache"] as? String == cache.headerValue)
@@ -221,7 +222,7 @@ import Testing
     /// A loop packs a record; the writer reads it back: every field, present or absent, and a
     /// method that is not one of the known ones, come back as they went in.
     @Test func aRecordGivesBackEveryField() throws {
-        var bare = LoggingFormatTests.entry
+        var bare = LogFixture.accessEntry
         bare.method = .other("M-SEARCH")
         bare.cache = nil
         bare.operation = nil
@@ -256,7 +257,7 @@ import Testing
 
     /// A client's long text is cut when the loop packs it, so the record stays small.
     @Test func aRecordHoldsAtMostTheLimitOfAClientText() {
-        var entry = LoggingFormatTests.entry
+        var entry = LogFixture.accessEntry
         entry.userAgent = String(repeating: "u", count: 100_000)
         var buffer = LogLineBuffer(capacity: 64)
         entry.appendRecord(to: &buffer, format: .json)
@@ -293,7 +294,7 @@ import Testing
     @Test func linesAreTakenWholeInLoopOrder() {
         let log = ProxyAccessLog(loopCount: 2, logging: Self.logging(.text))
         for index in 0..<3 {
-            var entry = LoggingFormatTests.entry
+            var entry = LogFixture.accessEntry
             entry.status = 200 + index
             log.buffers[index % 2].append(entry)
         }
@@ -305,7 +306,7 @@ import Testing
         #expect(loop0[0].contains(" status=200 ") && loop0[1].contains(" status=202 ") && loop1[0].contains(" status=201 "))
         #expect(batches.allSatisfy { $0.last == UInt8(ascii: "\n") })
         // Taken: the next take holds only what came after.
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LogFixture.accessEntry)
         let next = Self.take(log)
         #expect(next.lines == 1)
         #expect(String(decoding: next.batches[0], as: UTF8.self).split(separator: "\n").count == 1)
@@ -318,28 +319,28 @@ import Testing
         let log = ProxyAccessLog(loopCount: 2, logging: Self.logging(.text))
         let wakes = Atomic<Int>(0)
         log.attach { wakes.add(1, ordering: .relaxed) }
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LogFixture.accessEntry)
         #expect(wakes.load(ordering: .relaxed) == 1, "the writer starts parked")
-        log.buffers[1].append(LoggingFormatTests.entry)
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[1].append(LogFixture.accessEntry)
+        log.buffers[0].append(LogFixture.accessEntry)
         #expect(wakes.load(ordering: .relaxed) == 1, "awake: no second wake")
         #expect(!log.park(), "lines wait: the writer may not park")
         #expect(Self.take(log).lines == 3)
         #expect(log.park())
-        log.buffers[1].append(LoggingFormatTests.entry)
+        log.buffers[1].append(LogFixture.accessEntry)
         #expect(wakes.load(ordering: .relaxed) == 2, "parked: the first line wakes it")
-        log.buffers[1].append(LoggingFormatTests.entry)
+        log.buffers[1].append(LogFixture.accessEntry)
         #expect(wakes.load(ordering: .relaxed) == 2)
     }
 
     @Test func offWritesNothingAndAReloadTurnsItOnInTheNewFormat() throws {
         let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.json, .off))
         #expect(!log.buffers[0].isOn)
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LogFixture.accessEntry)
         #expect(Self.take(log).batches[0].isEmpty)
         log.apply(Self.logging(.json, .file("/tmp/x")))
         #expect(log.buffers[0].isOn)
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LogFixture.accessEntry)
         let object = try JSONSerialization.jsonObject(with: Data(Self.take(log).batches[0].dropLast())) as? [String: Any]
         #expect(object?["type"] as? String == "access")
     }
@@ -348,29 +349,29 @@ import Testing
     /// reload changed it before the writer took the line.
     @Test func eachLineKeepsTheFormatOfItsAnswer() throws {
         let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.text))
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LogFixture.accessEntry)
         log.apply(Self.logging(.json))
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LogFixture.accessEntry)
         let lines = String(decoding: Self.take(log).batches[0], as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines[0] == Substring(LoggingFormatTests.entry.line(.text)))
-        #expect(lines[1] == Substring(LoggingFormatTests.entry.line(.json)))
+        #expect(lines[0] == Substring(LogFixture.accessEntry.line(.text)))
+        #expect(lines[1] == Substring(LogFixture.accessEntry.line(.json)))
     }
 
     /// A writer that never takes (a blocked pipe, a stalled disk): the loop's buffer stops at the
     /// bound, every further line is counted as dropped, and the count reaches the writer.
     @Test func aStalledWriterCostsLinesNeverMemoryOrTime() {
         let log = ProxyAccessLog(loopCount: 1, logging: Self.logging(.json))
-        let lineBytes = LoggingFormatTests.entry.line(.json).utf8.count + 1
+        let lineBytes = LogFixture.accessEntry.line(.json).utf8.count + 1
         // The bound is on what the loop holds: records, not yet lines.
         var record = LogLineBuffer()
-        LoggingFormatTests.entry.appendRecord(to: &record, format: .json)
+        LogFixture.accessEntry.appendRecord(to: &record, format: .json)
         let recordBytes = record.count
         #expect(recordBytes < lineBytes, "a record is smaller than its line")
         let fitting = (ProxyAccessLog.maxBufferedBytes + recordBytes - 1) / recordBytes
         let total = fitting + 5_000
         let started = ContinuousClock.now
-        for _ in 0..<total { log.buffers[0].append(LoggingFormatTests.entry) }
+        for _ in 0..<total { log.buffers[0].append(LogFixture.accessEntry) }
         let elapsed = ContinuousClock.now - started
         let (batches, lines, dropped) = Self.take(log)
         #expect(dropped == total - fitting)
@@ -379,7 +380,7 @@ import Testing
         #expect(log.droppedLines == dropped)
         #expect(elapsed < .seconds(5), "appending never waits for the writer")
         // Once taken, lines are accepted again.
-        log.buffers[0].append(LoggingFormatTests.entry)
+        log.buffers[0].append(LogFixture.accessEntry)
         let next = Self.take(log)
         #expect(next.dropped == 0)
         #expect(next.batches[0].count == lineBytes)

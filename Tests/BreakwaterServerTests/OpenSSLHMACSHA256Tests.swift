@@ -3,6 +3,7 @@
 
 import BreakwaterCore
 import BreakwaterServer
+import BreakwaterFixtures
 import COpenSSL
 import Testing
 

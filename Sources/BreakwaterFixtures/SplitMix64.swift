@@ -1,13 +1,13 @@
-// The one seeded generator of the core tests, so that a failing random test fails the same way
-// on every run.
+// The one seeded generator of the tests, so that a failing random test fails the same way on
+// every run.
 
 /// SplitMix64 (Steele, Lea and Flood 2014): small, fast, and good enough for test traces.
-struct SplitMix64: RandomNumberGenerator {
+package struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,5 +16,5 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// A value in `0..<bound`.
-    mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    package mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -4,6 +4,7 @@
 import BreakwaterCore
 import BreakwaterServer
 import Testing
+import BreakwaterFixtures
 
 struct EntrySideTableTests {
     private final class Object {}
