@@ -1,6 +1,7 @@
-// One client connection on an event loop: a persistent read event, the read buffer and the
-// request parser, answers written in request order with one writev, backpressure, deadlines
-// (header, body, idle) and a lingering close.
+// One client connection on an event loop: the socket, its events and timer, the read buffer
+// and the answer queue, performing what the connection's HTTP/1.1 state machine
+// (`HTTP1ServerConnection`) decides: requests dispatched, answers written in request order with
+// one writev, reading paused and resumed, deadlines, refusals, a lingering or immediate close.
 
 import BreakwaterCore
 import BreakwaterHTTP1
@@ -9,27 +10,6 @@ import Foundation
 
 /// A client connection; used only on its loop's thread.
 final class HTTPConnection: IOEventHandler {
-    private enum Phase {
-        case open
-        /// Our answers are out and our side is shut: reading and dropping until the peer closes.
-        case lingering(since: MonotonicTime)
-        case closed
-    }
-
-    /// An answer slot, in request order.
-    private struct Slot {
-        var response: HTTPResponse?
-        let omitBody: Bool
-        let keepAlive: Bool
-        let http10KeepAlive: Bool
-    }
-
-    /// Requests dispatched and not yet written past this many: reading stops (pipelining bound).
-    private static let maxOutstanding = 16
-    /// Unsent answer bytes past this: reading stops until the client reads (backpressure).
-    private static let maxUnsentBytes = 256 << 10
-    private static let lingerNanoseconds: Int64 = 2_000_000_000
-
     let loop: EventLoop
     private unowned let listener: HTTPListener
     private let transport: Transport
@@ -37,35 +17,14 @@ final class HTTPConnection: IOEventHandler {
     private var readEvent: IOEvent?
     private var writeEvent: IOEvent?
     private var timer: IOEvent?
-    private var armedDeadline: MonotonicTime?
+    private var armedDeadline: Int64?
     private let buffer: ReadBuffer
-    private let parser: HTTP1RequestParser
+    private let machine: HTTP1ServerConnection
     private var output = OutputQueue()
-    private var slots = Deque<Slot>()
-    /// Sequence number of `slots.first`.
-    private var firstSlot = 0
-    private var phase = Phase.open
-    /// Reading is off because of backpressure (or because the connection is ending).
-    private var isReadPaused = false
-    /// No more requests are read: the peer closed, a verdict ended the stream, or an answer said close.
-    private var stopsReading = false
-    private var peerHasClosed = false
-    /// TCP_NODELAY is on (from the first request that keeps the connection open).
-    private var hasNoDelay = false
-    /// The last request read said `Connection: close` (or was HTTP/1.0 without keep-alive):
-    /// the client sends nothing more, unlike one whose request we refused unread.
-    private var clientAskedToClose = false
-    /// The last read emptied the socket: nothing the client sent is left unread in the kernel.
-    private var socketWasDrained = false
-    /// Inside a read: answers are queued and written together at its end.
-    private var isBatching = false
+    /// The answers outstanding, in request order (nil: not answered yet); the machine holds
+    /// which are ready and how each is framed.
+    private var answers = Deque<HTTPResponse?>()
     private var request: HTTPRequest?
-    private var requestOmitsBody = false
-    private var headStartedAt: MonotonicTime?
-    private var bodyStartedAt: MonotonicTime?
-    private var lastActivity = MonotonicTime.now
-    /// The listener's timeouts in nanoseconds (as they were when the connection came).
-    private let timeouts: ConnectionTimeouts
 
     init(fd: Int32, peer: String, listener: HTTPListener, tls: TLSServerContext?) throws(SystemError) {
         self.loop = listener.loop
@@ -78,14 +37,16 @@ final class HTTPConnection: IOEventHandler {
         remoteAddress = peer
         let limits = listener.limits
         buffer = ReadBuffer(maxCapacity: limits.maxHeaderBytes + 64 << 10)
-        parser = HTTP1RequestParser(limits: limits.parserLimits)
-        timeouts = listener.timeouts
-        slots.reserveCapacity(Self.maxOutstanding)
+        var configuration = listener.connectionConfiguration
+        configuration.canLinger = tls == nil
+        machine = HTTP1ServerConnection(
+            configuration: configuration, limits: limits.parserLimits, now: MonotonicTime.now.nanoseconds)
+        answers.reserveCapacity(configuration.maxOutstanding)
         readEvent = try IOEvent(loop: loop, fd: fd, kind: .read, handler: self)
         writeEvent = try IOEvent(loop: loop, fd: fd, kind: .write, handler: self)
         timer = try IOEvent(loop: loop, fd: -1, kind: .timer, handler: self)
         readEvent?.add()
-        scheduleDeadline()
+        armDeadline(machine.nextDeadline()?.at)
     }
 
     deinit { release() }
@@ -113,82 +74,79 @@ final class HTTPConnection: IOEventHandler {
     }
 
     private func didBecomeReadable() {
-        if case .lingering = phase { return drainLingering() }
-        guard case .open = phase else { return }
-        isBatching = true
+        switch machine.readable() {
+        case .read: break
+        case .drain: return drainLingering()
+        case .ignore: return
+        }
+        machine.readStarted()
         defer {
-            isBatching = false
+            machine.readEnded()
             flush()
         }
         // Read until the socket is empty (level-triggered, but a second pass saves a wake-up),
         // a bounded number of times so one connection cannot starve the loop.
-        for _ in 0..<4 {
-            let space = buffer.freeSpace()
-            if space.isEmpty {
-                pauseReading()
-                return
+        let end: ReadBuffer.ReadEnd
+        do {
+            end = try buffer.read(from: transport, passes: 4) { count, space in
+                let now = MonotonicTime.now.nanoseconds
+                machine.bytesRead(count, space: space, now: now)
+                parseBuffered(now: now)
+                return machine.readsAgain(afterReading: count, space: space)
             }
-            let result: SocketIO
-            do {
-                result = try transport.read(into: space)
-            } catch {
-                return close()
-            }
-            switch result {
-            case .done(let count):
-                buffer.didFill(count)
-                lastActivity = .now
-                // A short read took all the socket had (nginx's heuristic too).
-                socketWasDrained = count < space.count
-                parseBuffered()
-                guard case .open = phase, !stopsReading, !isReadPaused, count == space.count else { return }
-            case .wouldBlock:
-                socketWasDrained = true
-                return
-            case .closed:
-                return peerClosed()
-            }
+        } catch {
+            return close()
+        }
+        switch end {
+        case .full:
+            if machine.bufferFull() { readEvent?.remove() }
+        case .wouldBlock:
+            machine.socketDrained()
+        case .closed:
+            if machine.readEOF(unsent: output.unsentBytes) { return close() }
+            readEvent?.remove()
+        case .stopped:
+            break
         }
     }
 
-    /// Parses and dispatches the complete requests held in the buffer.
-    private func parseBuffered() {
-        while case .open = phase, !stopsReading {
-            if parser.isIdle && slots.count >= Self.maxOutstanding {
-                pauseReading()
-                break
-            }
-            let event = buffer.withBytes { parser.next(in: $0) }
-            switch event {
+    /// Performs the machine's steps over the requests held in the buffer.
+    private func parseBuffered(now: Int64) {
+        steps: while true {
+            let step = buffer.withBytes { machine.nextRequestStep(in: $0, now: now) }
+            switch step {
             case .needMore:
-                compact()
-                if parser.isReadingHead && !parser.isIdle && headStartedAt == nil { headStartedAt = .now }
-                return
-            case .head:
+                break steps
+            case .pauseReading:
+                readEvent?.remove()
+                break steps
+            case .stop:
+                break steps
+            case .head(let sendsContinue):
                 beginRequest()
+                if sendsContinue { ResponseHeadWriter.appendContinue(to: &output) }
             case .body(let range):
                 buffer.withBytes { request?.body.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
-            case .end:
-                bodyStartedAt = nil
-                dispatch()
-            case .error(let error):
-                refuse(error)
+            case .dispatch(let sequence, let setsNoDelay):
+                if setsNoDelay { Socket.setNoDelay(transport.fileDescriptor) }
+                dispatch(sequence)
+            case .refuse(let error):
+                refuse(with: Self.answer(to: error).response)
             }
         }
         compact()
     }
 
     private func compact() {
-        let unneeded = parser.retainedFrom
+        let unneeded = machine.parser.retainedFrom
         guard unneeded > 0 else { return }
         buffer.discard(unneeded)
-        parser.discard(unneeded)
+        machine.parser.discard(unneeded)
     }
 
     private func beginRequest() {
-        let head = parser.head
-        headStartedAt = nil
-        let made = buffer.withBytes { bytes -> HTTPRequest in
+        let head = machine.parser.head
+        request = buffer.withBytes { bytes -> HTTPRequest in
             func text(_ range: Range<Int>) -> String { FieldText.string(bytes, range) }
             // One more than sent: the identity layer adds X-Request-Id without regrowing the array.
             var headers = HTTPHeaders(capacity: head.fields.count + 1)
@@ -199,16 +157,6 @@ final class HTTPConnection: IOEventHandler {
                 method: Self.method(bytes, head.method) ?? HTTPMethod(token: text(head.method)),
                 target: text(head.target), headers: headers, body: body,
                 remoteAddress: remoteAddress, isSecure: listener.limits.tls != nil)
-        }
-        request = made
-        requestOmitsBody = made.method == .head
-        if head.bodyLength != .none {
-            bodyStartedAt = .now
-            // The client waits for this before sending the body (harmless when it did not
-            // wait); only when nothing is queued before it, so answers stay in order.
-            if head.expectsContinue && slots.isEmpty {
-                ResponseHeadWriter.appendContinue(to: &output)
-            }
         }
     }
 
@@ -228,33 +176,18 @@ final class HTTPConnection: IOEventHandler {
         }
     }
 
-    private func dispatch() {
+    private func dispatch(_ sequence: Int) {
         guard let request else { return }
         self.request = nil
-        let head = parser.head
-        if !head.keepAlive {
-            stopsReading = true
-            clientAskedToClose = true
-        } else if !hasNoDelay {
-            // Set when the connection is to outlive its answer, as nginx does: one that closes
-            // after it needs none (the close pushes what Nagle holds), and saves the system call.
-            Socket.setNoDelay(transport.fileDescriptor)
-            hasNoDelay = true
-        }
-        slots.append(Slot(
-            response: nil, omitBody: requestOmitsBody, keepAlive: head.keepAlive,
-            http10KeepAlive: head.minorVersion == 0 && head.keepAlive))
-        let sequence = firstSlot + slots.count - 1
+        answers.append(nil)
         listener.counter.value.add(1, ordering: .relaxed)
         listener.handler.handle(request, responder: ConnectionResponder(connection: self, sequence: sequence))
     }
 
-    /// Answers a refused request (after the answers before it) and ends the connection.
-    private func refuse(_ error: HTTP1ParseError) {
-        stopsReading = true
-        let response = Self.answer(to: error).response
+    /// Queues a refusal (after the answers before it); the machine ends the connection after it.
+    private func refuse(with response: HTTPResponse) {
         listener.handler.refused(response, remoteAddress: remoteAddress)
-        slots.append(Slot(response: response, omitBody: false, keepAlive: false, http10KeepAlive: false))
+        answers.append(response)
         serializeReadyAnswers()
     }
 
@@ -274,13 +207,15 @@ final class HTTPConnection: IOEventHandler {
     /// The handler's answer to request `sequence`; written once every earlier one is.
     func complete(_ sequence: Int, with response: HTTPResponse) {
         listener.counter.value.subtract(1, ordering: .relaxed)
-        guard case .open = phase else { return }
-        let index = sequence - firstSlot
-        guard index >= 0, index < slots.count, slots[index].response == nil else { return }
-        slots[index].response = response
-        if index == 0 {
+        switch machine.answerReady(sequence) {
+        case .ignore:
+            return
+        case .store(let index):
+            answers[index] = response
+        case .storeAndWrite(let flushes):
+            answers[0] = response
             serializeReadyAnswers()
-            if !isBatching { flush() }
+            if flushes { flush() }
         }
     }
 
@@ -292,175 +227,133 @@ final class HTTPConnection: IOEventHandler {
 
     private func serializeReadyAnswers() {
         let date = loop.httpDate.current
-        while let slot = slots.first, let response = slot.response {
-            slots.removeFirst()
-            firstSlot += 1
+        while let framing = machine.nextAnswer() {
+            guard let response = answers.removeFirst() else { continue }
             ResponseHeadWriter.append(
-                response, to: &output, date: date, keepAlive: slot.keepAlive,
-                http10KeepAlive: slot.http10KeepAlive, omitBody: slot.omitBody)
-            if !slot.keepAlive {
-                // Nothing after a closing answer is sent.
-                slots.removeAll()
-                stopsReading = true
-                break
-            }
+                response, to: &output, date: date, keepAlive: framing.keepAlive,
+                http10KeepAlive: framing.http10KeepAlive, omitBody: framing.omitsBody)
+            // Nothing after a closing answer is sent.
+            if !framing.keepAlive { answers.removeAll() }
         }
     }
 
     /// Writes what is queued; arms the write event only when the socket would block.
     private func flush() {
-        guard case .open = phase else { return }
+        guard !machine.isClosed else { return }
+        var wroteSome = false
         while !output.isEmpty {
             do {
                 switch try output.write(to: transport) {
                 case .done:
-                    lastActivity = .now
+                    wroteSome = true
                     continue
                 case .wouldBlock, .closed:
                     if writeEvent?.isPending == false { writeEvent?.add() }
-                    applyBackpressure()
-                    scheduleDeadline()
-                    return
+                    let now = MonotonicTime.now.nanoseconds
+                    if wroteSome { machine.wrote(now: now) }
+                    return perform(machine.wouldBlock(unsent: output.unsentBytes, now: now), now: now)
                 }
             } catch {
                 return close()
             }
         }
         if writeEvent?.isPending == true { writeEvent?.remove() }
-        if stopsReading && slots.isEmpty {
-            return peerHasClosed ? close() : beginLingering()
-        }
-        applyBackpressure()
-        scheduleDeadline()
+        let now = MonotonicTime.now.nanoseconds
+        if wroteSome { machine.wrote(now: now) }
+        perform(machine.wroteAll(buffered: buffer.count, now: now), now: now)
     }
 
-    private func applyBackpressure() {
-        let overloaded = output.unsentBytes > Self.maxUnsentBytes || slots.count >= Self.maxOutstanding
-        if overloaded {
-            pauseReading()
-        } else if isReadPaused && !stopsReading {
-            isReadPaused = false
+    private func perform(_ action: HTTP1ServerConnection.WriteAction, now: Int64) {
+        switch action {
+        case .armDeadline(let deadline):
+            armDeadline(deadline, now: now)
+        case .pauseReading(let deadline):
+            readEvent?.remove()
+            armDeadline(deadline, now: now)
+        case .resumeReading(let deadline):
             readEvent?.add()
+            armDeadline(deadline, now: now)
             // Requests already buffered are parsed now, not at the next byte from the client.
             if buffer.count > 0 {
-                isBatching = true
-                parseBuffered()
-                isBatching = false
+                machine.readStarted()
+                parseBuffered(now: now)
+                machine.readEnded()
                 serializeReadyAnswers()
                 flush()
             }
+        case .close:
+            close()
+        case .linger(let until):
+            guard case .plain(let fd) = transport else { return close() }
+            Socket.shutdownWrite(fd)
+            readEvent?.add()
+            armDeadline(until, now: now)
         }
-    }
-
-    private func pauseReading() {
-        guard !isReadPaused else { return }
-        isReadPaused = true
-        readEvent?.remove()
     }
 
     // MARK: Ending
 
-    private func peerClosed() {
-        peerHasClosed = true
-        stopsReading = true
-        pauseReading()
-        // Requests already received are still answered (a half-closed client reads them).
-        if slots.isEmpty && output.isEmpty { close() }
-    }
-
-    /// Shuts our side after the last answer and drops what the client still sends, so that
-    /// closing does not reset the connection before the client read the answer.
-    private func beginLingering() {
-        if case .plain(let fd) = transport {
-            // A client that asked to close and sent nothing more (nothing buffered, and the last
-            // read emptied the socket while reading was on, so later bytes would have been read)
-            // has nothing a close could turn into a reset: closed now, as nginx does, without the
-            // shutdown and the wait for its FIN.
-            if clientAskedToClose, buffer.count == 0, socketWasDrained, !isReadPaused { return close() }
-            Socket.shutdownWrite(fd)
-            phase = .lingering(since: .now)
-            readEvent?.add()
-            isReadPaused = false
-            scheduleDeadline()
-        } else {
-            close()
-        }
-    }
-
+    /// Drops what the client still sends after our side is shut, so that closing does not
+    /// reset the connection before the client read the answer.
     private func drainLingering() {
         buffer.discard(buffer.count)
-        let space = buffer.freeSpace()
-        for _ in 0..<16 {
-            switch try? transport.read(into: space) {
-            case .done: continue
-            case .wouldBlock: return
-            default: return close()
-            }
+        let end = try? buffer.read(from: transport, passes: 16) { _, _ in
+            buffer.discard(buffer.count)
+            return true
+        }
+        switch end {
+        case .wouldBlock, .stopped: return
+        case .closed, .full, nil: close()
         }
     }
 
     func close() {
-        if case .closed = phase { return }
-        phase = .closed
+        guard !isReleased else { return }
+        machine.close()
         release()
         listener.connectionClosed(self)
     }
 
     private func release() {
+        guard !isReleased else { return }
+        isReleased = true
         readEvent?.free()
         writeEvent?.free()
         timer?.free()
         readEvent = nil
         writeEvent = nil
         timer = nil
-        if transport.fileDescriptor >= 0, !isReleased {
-            isReleased = true
-            Socket.close(transport.fileDescriptor)
-        }
+        if transport.fileDescriptor >= 0 { Socket.close(transport.fileDescriptor) }
     }
 
     private var isReleased = false
 
     // MARK: Deadlines
 
-    /// The nearest deadline of the connection's state, or nil.
-    private func nextDeadline() -> (MonotonicTime, timesOutRequest: Bool)? {
-        switch phase {
-        case .closed: return nil
-        case .lingering(let since): return (since + Self.lingerNanoseconds, false)
-        case .open: break
-        }
-        if let bodyStartedAt { return (bodyStartedAt + timeouts.body, true) }
-        if let headStartedAt { return (headStartedAt + timeouts.header, true) }
-        // A client that stops reading its answers, or an idle keep-alive connection.
-        if !output.isEmpty || slots.isEmpty { return (lastActivity + timeouts.idle, false) }
-        return nil
-    }
-
-    private func scheduleDeadline() {
-        guard let (deadline, _) = nextDeadline(), let timer else { return }
-        // Lazy: a later deadline leaves the armed timer alone; when it fires, the state is
-        // looked at again and the timer re-armed.
+    private func armDeadline(_ deadline: Int64?, now: Int64 = MonotonicTime.now.nanoseconds) {
+        guard let deadline, let timer else { return }
+        // Lazy: a later deadline leaves the armed timer alone; when it fires, the machine looks
+        // at its state again and the timer is re-armed.
         if timer.isPending, let armedDeadline, armedDeadline <= deadline { return }
         timer.remove()
         armedDeadline = deadline
-        timer.add(timeout: deadline.timeval(after: .now))
+        timer.add(timeout: MonotonicTime(nanoseconds: deadline).timeval(after: MonotonicTime(nanoseconds: now)))
     }
 
     private func deadlinePassed() {
         armedDeadline = nil
-        guard let (deadline, timesOutRequest) = nextDeadline() else { return }
-        guard deadline <= .now else { return scheduleDeadline() }
-        guard timesOutRequest else { return close() }
-        // The request did not arrive in time: 408, then close.
-        headStartedAt = nil
-        bodyStartedAt = nil
-        stopsReading = true
-        let timeout = GraphQLErrorResponse(
-            status: 408, message: "The request did not arrive within the server's time limit.", code: "REQUEST_TIMEOUT")
-        listener.handler.refused(timeout.response, remoteAddress: remoteAddress)
-        slots.append(Slot(response: timeout.response, omitBody: false, keepAlive: false, http10KeepAlive: false))
-        serializeReadyAnswers()
-        flush()
+        let now = MonotonicTime.now.nanoseconds
+        switch machine.deadline(now: now) {
+        case .armDeadline(let deadline):
+            armDeadline(deadline, now: now)
+        case .close:
+            close()
+        case .refuseTimeout:
+            let timeout = GraphQLErrorResponse(
+                status: 408, message: "The request did not arrive within the server's time limit.", code: "REQUEST_TIMEOUT")
+            request = nil
+            refuse(with: timeout.response)
+            flush()
+        }
     }
 }

@@ -2,6 +2,7 @@
 // connections accepted on it, and the pause when file descriptors run out.
 
 import BreakwaterCore
+import BreakwaterHTTP1
 import Foundation
 import Logging
 import Synchronization
@@ -12,10 +13,11 @@ final class HTTPListener: IOEventHandler {
     let handler: any HTTPHandler
     let counter: Counter
     private(set) var limits: HTTPLimits {
-        didSet { timeouts = ConnectionTimeouts(limits) }
+        didSet { connectionConfiguration = Self.configuration(limits) }
     }
-    /// The limits' timeouts in nanoseconds, converted once rather than per connection.
-    private(set) var timeouts: ConnectionTimeouts
+    /// The state machine's bounds and the limits' timeouts in nanoseconds, converted once
+    /// rather than per connection.
+    private(set) var connectionConfiguration: HTTP1ServerConnection.Configuration
     let fileDescriptor: Int32
     private let openConnections: OpenConnections
     private let label: String
@@ -35,7 +37,7 @@ final class HTTPListener: IOEventHandler {
         self.handler = handler
         self.counter = counter
         self.limits = limits
-        self.timeouts = ConnectionTimeouts(limits)
+        self.connectionConfiguration = Self.configuration(limits)
         self.label = label
         self.openConnections = openConnections
         do {
@@ -51,6 +53,13 @@ final class HTTPListener: IOEventHandler {
             throw .cannotListen(label, error.description)
         }
         acceptEvent?.add()
+    }
+
+    private static func configuration(_ limits: HTTPLimits) -> HTTP1ServerConnection.Configuration {
+        HTTP1ServerConnection.Configuration(
+            idleTimeout: MonotonicTime.nanoseconds(limits.idleTimeout),
+            headerTimeout: MonotonicTime.nanoseconds(limits.headerTimeout),
+            bodyTimeout: MonotonicTime.nanoseconds(limits.bodyTimeout))
     }
 
     func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {
@@ -131,19 +140,6 @@ final class HTTPListener: IOEventHandler {
         for connection in Array(connections.values) { connection.close() }
         connections.removeAll()
         Socket.close(fileDescriptor)
-    }
-}
-
-/// A listener's idle, header and body timeouts in nanoseconds, as connections count them.
-struct ConnectionTimeouts {
-    let idle: Int64
-    let header: Int64
-    let body: Int64
-
-    init(_ limits: HTTPLimits) {
-        idle = MonotonicTime.nanoseconds(limits.idleTimeout)
-        header = MonotonicTime.nanoseconds(limits.headerTimeout)
-        body = MonotonicTime.nanoseconds(limits.bodyTimeout)
     }
 }
 

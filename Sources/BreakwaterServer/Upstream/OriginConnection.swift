@@ -1,6 +1,7 @@
 // One keep-alive connection to the origin on Breakwater's HTTP/1.1 engine: a non-blocking
-// connect, TLS when the origin is https, the request written with one writev, the answer read
-// with the response parser, then back to the pool.
+// connect, TLS when the origin is https, the request written with one writev, the answer read,
+// then back to the pool, performing what the connection's state machine
+// (`HTTP1ClientConnection`) decides.
 
 import BreakwaterCore
 import BreakwaterHTTP1
@@ -8,13 +9,6 @@ import Foundation
 
 /// A connection to the origin, carrying one exchange at a time; used on its pool's loop.
 final class OriginConnection: IOEventHandler {
-    private enum State {
-        case connecting
-        case idle
-        case busy
-        case closed
-    }
-
     /// Bound on an answer's size: a larger one is a malformed answer, not an out-of-memory.
     static let maxResponseBytes = 64 << 20
 
@@ -22,9 +16,8 @@ final class OriginConnection: IOEventHandler {
     private var transport: Transport
     private var readEvent: IOEvent?
     private var writeEvent: IOEvent?
-    private var state = State.connecting
+    private let machine = HTTP1ClientConnection(maxResponseBytes: OriginConnection.maxResponseBytes)
     private let buffer = ReadBuffer(maxCapacity: 1 << 20)
-    private var parser = HTTP1ResponseParser(maxBodyBytes: OriginConnection.maxResponseBytes)
     private var output = OutputQueue()
     private var exchange: OriginExchange?
     /// The pool stays alive while an exchange runs on it (a reload may replace it meanwhile).
@@ -32,9 +25,6 @@ final class OriginConnection: IOEventHandler {
     private var status = 0
     private var headers = HTTPHeaders()
     private var body: [UInt8] = []
-    private var receivedBytes = false
-    /// Carried an exchange before: the origin may have closed it while it sat idle.
-    private(set) var wasReused = false
 
     init(pool: OriginPool, address: SocketAddress, tls: TLSClientContext?) throws(SystemError) {
         self.pool = pool
@@ -55,7 +45,7 @@ final class OriginConnection: IOEventHandler {
 
     deinit { release() }
 
-    var isIdle: Bool { if case .idle = state { true } else { false } }
+    var isIdle: Bool { machine.isIdle }
 
     /// Sends `exchange`'s request (once connected).
     func start(_ exchange: OriginExchange) {
@@ -65,19 +55,13 @@ final class OriginConnection: IOEventHandler {
         status = 0
         headers = HTTPHeaders()
         body = []
-        receivedBytes = false
-        parser.expectResponse(toHEAD: exchange.request.method == "HEAD")
         RequestHeadWriter.append(exchange.request, host: pool.hostHeader, to: &output)
-        if case .idle = state {
-            state = .busy
-            wasReused = true
-            flush()
-        }
+        if machine.exchangeStarted(toHEAD: exchange.request.method == "HEAD") { flush() }
     }
 
     func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {
         if event.kind == .write {
-            if case .connecting = state { return connected() }
+            if machine.isConnecting { return connected() }
             if transport.readWantsWrite { didBecomeReadable() }
             flush()
         } else {
@@ -88,16 +72,20 @@ final class OriginConnection: IOEventHandler {
     }
 
     private func connected() {
-        if let error = Socket.pendingError(transport.fileDescriptor) {
-            return fail(.refused("cannot connect to the origin: \(error.reason)"))
+        let error = Socket.pendingError(transport.fileDescriptor)
+        switch machine.connected(succeeded: error == nil) {
+        case .fail:
+            fail(.refused("cannot connect to the origin: \(error?.reason ?? "")"))
+        case .becomeIdle:
+            readEvent?.add()
+        case .startExchange:
+            readEvent?.add()
+            flush()
         }
-        state = exchange == nil ? .idle : .busy
-        readEvent?.add()
-        flush()
     }
 
     private func flush() {
-        guard case .busy = state else { return }
+        guard exchange != nil, !machine.isConnecting, !machine.isClosed else { return }
         do {
             while !output.isEmpty {
                 guard case .done = try output.write(to: transport) else {
@@ -112,74 +100,70 @@ final class OriginConnection: IOEventHandler {
     }
 
     private func didBecomeReadable() {
-        guard !isClosed else { return }
-        while true {
-            let space = buffer.freeSpace()
-            let result: SocketIO
-            do {
-                result = try transport.read(into: space)
-            } catch {
-                return fail(failure(error))
-            }
-            switch result {
-            case .done(let count):
-                guard exchange != nil else { return close() }  // bytes nobody asked for
-                receivedBytes = true
-                buffer.didFill(count)
+        guard !machine.isClosed else { return }
+        let end: ReadBuffer.ReadEnd
+        do {
+            end = try buffer.read(from: transport, passes: .max) { count, space in
+                guard machine.bytesRead() else { return false }
                 parse()
-                if isClosed || count < space.count { return }
-            case .wouldBlock:
-                return
-            case .closed:
-                guard exchange != nil else { return close() }
-                return handle(parser.finishAtClose())
+                return !machine.isClosed && count == space
             }
+        } catch {
+            return fail(failure(error))
+        }
+        switch end {
+        case .closed:
+            perform(machine.readEOF(buffered: buffer.count))
+        case .full:
+            fail(.malformed("the origin's response head is too large"))
+        case .wouldBlock, .stopped:
+            // Bytes nobody asked for end the connection.
+            if machine.isClosed { close() }
         }
     }
-
-    private var isClosed: Bool { if case .closed = state { true } else { false } }
 
     private func parse() {
-        while exchange != nil, !isClosed {
-            let event = buffer.withBytes { parser.next(in: $0) }
-            if case .needMore = event { break }
-            handle(event)
+        while true {
+            let step = buffer.withBytes { machine.nextResponseStep(in: $0) }
+            if case .needMore = step { break }
+            if case .stop = step { break }
+            perform(step)
         }
-        let unneeded = parser.retainedFrom
+        let unneeded = machine.retainedFrom
         buffer.discard(unneeded)
-        parser.discard(unneeded)
+        machine.discard(unneeded)
     }
 
-    private func handle(_ event: HTTP1ResponseParser.Event) {
-        switch event {
+    private func perform(_ step: HTTP1ClientConnection.ResponseStep) {
+        switch step {
         case .needMore:
             break
+        case .stop:
+            close()
         case .head:
-            status = parser.head.status
+            let head = machine.head
+            status = head.status
             buffer.withBytes { bytes in
                 func text(_ range: Range<Int>) -> String { FieldText.string(bytes, range) }
-                var fields = HTTPHeaders(capacity: parser.head.fields.count)
+                var fields = HTTPHeaders(capacity: head.fields.count)
                 // The framing fields described this connection, which the parser already read,
                 // and the origin's Date is replaced by the proxy's own: nothing past here reads
                 // them, and each cost two strings per miss.
-                for field in parser.head.fields where !Self.isDropped(bytes, field.name) {
+                for field in head.fields where !Self.isDropped(bytes, field.name) {
                     fields.add(text(field.name), text(field.value))
                 }
                 headers = fields
             }
-            if case .length(let length) = parser.head.bodyLength { body.reserveCapacity(length) }
+            if case .length(let length) = head.bodyLength { body.reserveCapacity(length) }
         case .body(let range):
-            guard body.count + range.count <= Self.maxResponseBytes else {
-                return fail(.malformed("the origin's response is too large"))
-            }
             buffer.withBytes { body.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
-        case .end:
-            let keepAlive = parser.head.keepAlive
+        case .complete(let reuses):
             var response = HTTPResponse(status: status, headers: headers, body: body)
             body = []
             // Asked for gzip (RequestHeadWriter): decoded here, before anything parses or stores it.
             if let coding = response.headers["Content-Encoding"] {
                 guard let decoded = Self.decode(response.body, coding: coding) else {
+                    machine.close()
                     return fail(.malformed("the origin's \(coding) body does not decode"))
                 }
                 response.body = decoded
@@ -189,18 +173,17 @@ final class OriginConnection: IOEventHandler {
             exchange = nil
             let pool = keepsPoolAlive
             keepsPoolAlive = nil
-            if keepAlive && buffer.count == parser.retainedFrom {
-                state = .idle
+            if reuses {
                 pool?.connectionBecameIdle(self)
             } else {
                 close()
             }
             finished?.finish(.response(response))
-        case .error(let error):
-            if error.reason == .truncated {
-                fail(.unreachable("the origin closed the connection"))
-            } else {
-                fail(.malformed("the origin sent an invalid response: \(error.reason.rawValue)"))
+        case .fail(let failure):
+            switch failure {
+            case .cannotConnect: fail(.refused("cannot connect to the origin"))
+            case .closedEarly: fail(.unreachable("the origin closed the connection"))
+            case .malformed(let error): fail(.malformed("the origin sent an invalid response: \(error.reason.rawValue)"))
             }
         }
     }
@@ -230,21 +213,20 @@ final class OriginConnection: IOEventHandler {
     private func failure(_ error: SystemError) -> OriginFailure {
         if error.call.hasPrefix("SSL") { return .tls("TLS with the origin failed: \(error.reason)") }
         // A connect still under way reports its failure on the first read or write.
-        if case .connecting = state { return .refused("cannot connect to the origin: \(error.reason)") }
+        if machine.isConnecting { return .refused("cannot connect to the origin: \(error.reason)") }
         switch error.code {
         case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return .refused("the origin is unreachable: \(error.reason)")
         default: return .unreachable("the origin is unreachable: \(error.reason)")
         }
     }
 
-    /// Ends the connection and the exchange on it (retried once when a reused connection
-    /// closed before any byte of the answer came).
+    /// Ends the connection and the exchange on it (retried once when the machine says so).
     private func fail(_ failure: OriginFailure) {
         let failed = exchange
         exchange = nil
         let pool = keepsPoolAlive
         keepsPoolAlive = nil
-        let retry = failed.map { wasReused && !receivedBytes && $0.mayRetry } ?? false
+        let retry = machine.failed(mayRetry: failed?.mayRetry ?? false)
         close()
         guard let failed else { return }
         if retry, let pool {
@@ -269,26 +251,25 @@ final class OriginConnection: IOEventHandler {
     func shutDown() {
         exchange = nil
         keepsPoolAlive = nil
-        state = .closed
+        machine.close()
         release()
     }
 
     func close() {
-        guard !isClosed else { return }
-        state = .closed
+        guard !isReleased else { return }
+        machine.close()
         release()
         pool.connectionClosed(self)
     }
 
     private func release() {
+        guard !isReleased else { return }
+        isReleased = true
         readEvent?.free()
         writeEvent?.free()
         readEvent = nil
         writeEvent = nil
-        if !isReleased {
-            isReleased = true
-            Socket.close(transport.fileDescriptor)
-        }
+        Socket.close(transport.fileDescriptor)
     }
 
     private var isReleased = false
