@@ -6,7 +6,8 @@ set -euo pipefail
 # libstdc++-12-dev: the binary links its static archive (Libraries/static). nginx: a live test
 # puts a real proxy_cache in front. prometheus: its promtool checks /metrics and the alert rules.
 # varnish, varnish-modules: live tests purge a real Varnish with xkey (docs/CDN.md).
-packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libstdc++-12-dev redis-server nginx prometheus varnish varnish-modules pkg-config openssl ca-certificates "$@")
+# libnghttp2-dev: HTTP/2 (RFC 9113). nghttp2-client: h2load for the HTTP/2 benchmark rows.
+packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libstdc++-12-dev redis-server nginx prometheus varnish varnish-modules libnghttp2-dev nghttp2-client pkg-config openssl ca-certificates "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
