@@ -138,8 +138,8 @@ bench_wait_line() {
   bench_die "timed out waiting for /$regex/ in $log"
 }
 
-# The port of the first http://HOST:PORT in a line.
-bench_port_of() { grep -oE 'http://[^/ ]+' <<<"$1" | head -n1 | sed -E 's/.*:([0-9]+)$/\1/'; }
+# The port of the first http://HOST:PORT (or https://) in a line.
+bench_port_of() { grep -oE 'https?://[^/ ]+' <<<"$1" | head -n1 | sed -E 's/.*:([0-9]+)$/\1/'; }
 
 # A free high TCP port on loopback (nothing bound to it, nothing listening on it).
 bench_free_port() {
@@ -185,10 +185,12 @@ bench_start_breakwater() {
     --admin-listen 127.0.0.1:0 --log-level warning)
   if [ -n "$cpu" ]; then command=(taskset -c "$cpu" "${command[@]}"); fi
   bench_start pid "$log" "${command[@]}"
-  line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on http://')
+  line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on https?://')
   admin=$(bench_wait_line "$pid" "$log" 'admin listening on http://')
   printf -v "$5" '%s' "$pid"
-  printf -v "$6" 'http://127.0.0.1:%s/graphql' "$(bench_port_of "$line")"
+  # A config with server.tls listens on https://.
+  printf -v "$6" '%s://127.0.0.1:%s/graphql' "$(grep -oE 'https?' <<<"${line#*listening on }" | head -n1)" \
+    "$(bench_port_of "$line")"
   printf -v "$7" 'http://127.0.0.1:%s' "$(bench_port_of "$admin")"
 }
 
@@ -237,6 +239,21 @@ bench_parse_wrk() {
       if (rps == "") { print "0 0 0 -1"; exit }
       printf "%.0f %.3f %.3f %d\n", rps, p50, p99, errors
     }' "$1"
+}
+
+# bench_parse_h2load FILE LOG: prints "rps p50_ms p99_ms errors" of an h2load run, the latencies
+# from its --log-file (microseconds per request, third column); errors: failed, errored, timed
+# out and non-2xx.
+bench_parse_h2load() {
+  local rps errors percentiles
+  rps=$(awk '/^finished in/ { v = $4; gsub(",", "", v); print v }' "$1")
+  [ -n "$rps" ] || { echo "0 0 0 -1"; return; }
+  errors=$(awk '/^requests:/ { e = $10 + $12 + $14 } /^status codes:/ { e += $5 + $7 + $9 } END { print e + 0 }' "$1")
+  percentiles=$(awk -F'\t' '{ print $3 }' "$2" | sort -n | awk '{ v[NR] = $1 } END {
+    if (NR == 0) { print "0 0"; exit }
+    i50 = int(NR * 0.50); if (i50 < 1) i50 = 1; i99 = int(NR * 0.99); if (i99 < 1) i99 = 1
+    printf "%.3f %.3f", v[i50] / 1000, v[i99] / 1000 }')
+  printf '%.0f %s %d\n' "$rps" "$percentiles" "$errors"
 }
 
 # bench_write_config FILE ORIGIN_URL CACHE_YAML: a Breakwater config listening on port 0, with an

@@ -19,6 +19,8 @@
 #
 # Layout: CPU 0 runs the server under test (Breakwater's single loop via taskset, nginx's single
 # worker via worker_cpu_affinity), CPU 1 runs wrk; scenario (e) is unpinned on both sides.
+# Rows (l) and (m) are over TLS with one certificate for both servers: HTTP/1.1 with wrk, and
+# HTTP/2 (ALPN h2) with h2load, 50 connections x 10 streams.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -36,6 +38,7 @@ bench_install_traps
 # (i) opens 1,000 connections to each server.
 ulimit -n 65536 2>/dev/null || ulimit -n 8192 2>/dev/null || true
 bench_install_all
+bench_install_packages nghttp2-client
 bench_build
 NGINX=$(bench_nginx_bin)
 [ "$(nproc)" -ge 2 ] || bench_log "warning: fewer than 2 CPUs; the pinned layout (server CPU 0, wrk CPU 1) overlaps"
@@ -112,6 +115,12 @@ EOF
   || { cat "$BENCH_TMP/validate.log" >&2; bench_die "bench-config.yaml does not validate"; }
 
 bench_start_breakwater breakwater1 "$BENCH_TMP/bench-config.yaml" 1 0 BW1_PID BW1_URL BW1_ADMIN
+# (l), (m): the same configuration terminating TLS, with the certificate nginx gets too.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+  -keyout "$BENCH_TMP/key.pem" -out "$BENCH_TMP/cert.pem" 2>/dev/null || bench_die "openssl could not make a certificate"
+sed "s#^server:#server:\n  tls:\n    cert: $BENCH_TMP/cert.pem\n    key: $BENCH_TMP/key.pem#" "$BENCH_TMP/bench-config.yaml" \
+  >"$BENCH_TMP/bench-tls.yaml"
+bench_start_breakwater breakwater6 "$BENCH_TMP/bench-tls.yaml" 1 0 BW6_PID BW6_URL BW6_ADMIN
 bench_start_breakwater breakwater2 "$BENCH_TMP/bench-config.yaml" 2 "" BW2_PID BW2_URL BW2_ADMIN
 bench_log "breakwater (1 loop, CPU 0) at $BW1_URL; (2 loops, unpinned) at $BW2_URL"
 
@@ -151,9 +160,9 @@ NGINX_CACHE_DIRECTIVES='proxy_cache graphql;
             proxy_ignore_headers Cache-Control Expires Set-Cookie;
             add_header X-Cache $upstream_cache_status;'
 
-# write_nginx_conf DIR PORT WORKERS AFFINITY(or "")
+# write_nginx_conf DIR PORT WORKERS AFFINITY(or "") [TLS_PORT]
 write_nginx_conf() {
-  local dir=$1 port=$2 workers=$3 affinity=$4
+  local dir=$1 port=$2 workers=$3 affinity=$4 tls_port=${5:-}
   mkdir -p "$dir/cache" "$dir/client_body" "$dir/proxy_temp" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
   {
     echo "worker_processes $workers;"
@@ -225,16 +234,38 @@ write_nginx_conf() {
             return 200 '$STATIC_TEXT';
         }
     }
-}
 EOF
+    # (l), (m): the hit over TLS, HTTP/1.1 (wrk offers no ALPN) and h2 (h2load), on one listener.
+    [ -z "$tls_port" ] || cat <<EOF
+    server {
+        listen 127.0.0.1:$tls_port ssl http2;
+        ssl_certificate $BENCH_TMP/cert.pem;
+        ssl_certificate_key $BENCH_TMP/key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+
+        location = /graphql {
+            client_body_buffer_size 64k;
+            proxy_pass http://origin;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering on;
+            $NGINX_CACHE_DIRECTIVES
+        }
+    }
+EOF
+    echo "}"
   } >"$dir/nginx.conf"
 }
 
-# start_nginx NAME WORKERS AFFINITY VAR_PID VAR_BASE
+# start_nginx NAME WORKERS AFFINITY VAR_PID VAR_BASE [VAR_TLS_BASE]
 start_nginx() {
-  local name=$1 dir="$BENCH_TMP/$1" port pid
+  local name=$1 dir="$BENCH_TMP/$1" port pid tls_port=""
   port=$(bench_free_port)
-  write_nginx_conf "$dir" "$port" "$2" "$3"
+  if [ -n "${6:-}" ]; then
+    tls_port=$(bench_free_port)
+    printf -v "$6" 'https://127.0.0.1:%s' "$tls_port"
+  fi
+  write_nginx_conf "$dir" "$port" "$2" "$3" "$tls_port"
   "$NGINX" -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" \
     || { cat "$dir/error.log" >&2 2>/dev/null || true; bench_die "nginx rejects $dir/nginx.conf"; }
   bench_start pid "$dir/stdout.log" "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -g "daemon off;"
@@ -244,7 +275,7 @@ start_nginx() {
   printf -v "$5" 'http://127.0.0.1:%s' "$port"
 }
 
-start_nginx nginx1 1 01 NGINX1_PID NGINX1_BASE
+start_nginx nginx1 1 01 NGINX1_PID NGINX1_BASE NGINX1_TLS_BASE
 start_nginx nginx2 2 "" NGINX2_PID NGINX2_BASE
 bench_log "nginx (1 worker, CPU 0) at $NGINX1_BASE; (2 workers, unpinned) at $NGINX2_BASE"
 
@@ -322,6 +353,20 @@ for server in "$BW5_URL" "$NGINX1_BASE/medium"; do
   same_body "4 KiB answer, gzipped ($tag)" "$BENCH_TMP/$tag-gzip.json" "$BENCH_TMP/medium.json"
 done
 GZIP_BYTES=$(wc -c <"$BENCH_TMP/bw-gzip.json.gz")
+# (l), (m): the same hit over TLS; h2 where Breakwater offers it by ALPN.
+BW6_BASE=${BW6_URL%/graphql}
+CURL_CA_BUNDLE="$BENCH_TMP/cert.pem" register "$BW6_URL"
+BW_H2=$(curl -s --cacert "$BENCH_TMP/cert.pem" --http2 -o "$BENCH_TMP/bw-h2.json" -w '%{http_version}' "$BW6_BASE$BW_HIT_PATH" || true)
+NG_H2=$(curl -s --cacert "$BENCH_TMP/cert.pem" --http2 -o "$BENCH_TMP/ng-h2.json" -w '%{http_version}' \
+  "$NGINX1_TLS_BASE$NGINX_HIT_PATH" || true)
+[ "$NG_H2" = 2 ] || bench_die "nginx does not answer over h2 at $NGINX1_TLS_BASE (got HTTP/${NG_H2:-none})"
+same_body "hashed GET over TLS (nginx h2)" "$BENCH_TMP/body.json" "$BENCH_TMP/ng-h2.json"
+same_body "hashed GET over TLS (breakwater)" "$BENCH_TMP/body.json" "$BENCH_TMP/bw-h2.json"
+[ "$BW_H2" = 2 ] || bench_log "warning: breakwater answered over HTTP/$BW_H2, not h2: row (m) measures nginx only"
+warm "$BW6_BASE$BW_HIT_PATH"
+warm "$NGINX1_TLS_BASE$NGINX_HIT_PATH"
+CURL_CA_BUNDLE="$BENCH_TMP/cert.pem" expect_hit "breakwater hashed GET over TLS" "$BW6_BASE$BW_HIT_PATH"
+CURL_CA_BUNDLE="$BENCH_TMP/cert.pem" expect_hit "nginx full GET over TLS" "$NGINX1_TLS_BASE$NGINX_HIT_PATH"
 warm -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
 warm -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
 bench_log "both serve the same $BODY_BYTES bytes; warm"
@@ -346,6 +391,22 @@ measure() {
   LAST_WRK_OUT=$out
   local figures
   figures=$(bench_parse_wrk "$out")
+  RESULTS[$key]+="$figures;"
+  bench_log "  $key run: $figures (req/s p50_ms p99_ms errors)"
+}
+
+# measure_h2load SCENARIO SERVER URL: one h2load run (50 connections x 10 streams over TLS, ALPN
+# h2, after 1 s of warm-up), appended to RESULTS[SCENARIO|SERVER]; latencies from its log file.
+H2LOAD=(taskset -c 1 h2load -t1 -c50 -m10 -D "$DURATION" --warm-up-time=1s)
+measure_h2load() {
+  local key="$1|$2" out figures
+  wanted "$1" || return 0
+  WRK_SEQ=$((WRK_SEQ + 1))
+  out="$BENCH_TMP/h2load-$WRK_SEQ-${key//[^a-z0-9]/_}.txt"
+  echo "${H2LOAD[*]} --log-file=$out.log $3" >"$out.cmd"
+  "${H2LOAD[@]}" --log-file="$out.log" "$3" >"$out" 2>&1 || { cat "$out" >&2; bench_die "h2load failed: $3"; }
+  grep -q '^Application protocol: h2' "$out" || { cat "$out" >&2; bench_die "h2load did not negotiate h2 with $3"; }
+  figures=$(bench_parse_h2load "$out" "$out.log")
   RESULTS[$key]+="$figures;"
   bench_log "  $key run: $figures (req/s p50_ms p99_ms errors)"
 }
@@ -435,6 +496,16 @@ for run in $(seq 1 "$RUNS"); do
   measure k nginx "${PINNED[@]}" -H "Accept-Encoding: gzip" -s "$BENCH_DIR/lua/post.lua" "$NGINX1_BASE/medium" -- "$BENCH_TMP/big-post.json"
 done
 
+# (l) the hashed GET hit over TLS, HTTP/1.1; (m) the same over h2, 50 connections x 10 streams.
+for run in $(seq 1 "$RUNS"); do
+  measure l breakwater "${PINNED[@]}" "$BW6_BASE$BW_HIT_PATH"
+  measure l nginx "${PINNED[@]}" "$NGINX1_TLS_BASE$NGINX_HIT_PATH"
+done
+for run in $(seq 1 "$RUNS"); do
+  [ "$BW_H2" != 2 ] || measure_h2load m breakwater "$BW6_BASE$BW_HIT_PATH"
+  measure_h2load m nginx "$NGINX1_TLS_BASE$NGINX_HIT_PATH"
+done
+
 for run in $(seq 1 "$RUNS"); do
   measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
 done
@@ -495,6 +566,10 @@ row "(j) 100 KB answer, POST hit" breakwater "j|breakwater" "j|nginx"
 row "(j) 100 KB answer, POST hit" "nginx proxy_cache" "j|nginx"
 row "(k) gzip hit, 4 KiB answer (${GZIP_BYTES} B gzipped)" breakwater "k|breakwater" "k|nginx"
 row "(k) gzip hit, 4 KiB answer (${GZIP_BYTES} B gzipped)" "nginx proxy_cache + gzip" "k|nginx"
+row "(l) TLS, HTTP/1.1 hashed GET hit" breakwater "l|breakwater" "l|nginx"
+row "(l) TLS, HTTP/1.1 hashed GET hit" "nginx ssl proxy_cache" "l|nginx"
+row "(m) h2 over TLS, hit, h2load -c50 -m10" breakwater "m|breakwater" "m|nginx"
+row "(m) h2 over TLS, hit, h2load -c50 -m10" "nginx ssl http2 proxy_cache" "m|nginx"
 row "ceiling: nginx return 200, same body" "nginx static" "ceiling|nginx"
 
 # verdict SCENARIO: whether Breakwater's req/s is at least nginx's.
@@ -504,6 +579,16 @@ verdict() {
   read -r bw _ <<<"$(median "$1|breakwater")"
   read -r ng _ <<<"$(median "$1|nginx")"
   awk -v a="$bw" -v b="$ng" 'BEGIN { printf "%s (%.2fx)", (a >= b ? "yes" : "NO"), (b > 0 ? a / b : 0) }'
+}
+# verdict_tls SCENARIO: whether Breakwater's req/s is at least 1.3x nginx's with a p99 no worse.
+verdict_tls() {
+  local bw ng bw99 ng99
+  wanted "$1" || { echo "not run"; return; }
+  read -r bw _ bw99 _ <<<"$(median "$1|breakwater")"
+  read -r ng _ ng99 _ <<<"$(median "$1|nginx")"
+  awk -v a="$bw" -v b="$ng" -v a99="$bw99" -v b99="$ng99" 'BEGIN {
+    r = (b > 0 ? a / b : 0)
+    printf "%s (%.2fx, p99 %s vs %s ms)", (r >= 1.3 && a99 <= b99 ? "yes" : "NO"), r, a99, b99 }'
 }
 # cpu_verdict: (f)'s median CPU per request on each side and their ratio.
 cpu_verdict() {
@@ -517,6 +602,7 @@ cpu_verdict() {
 VERDICTS=(
   "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e), (g) $(verdict g), (h) $(verdict h), (i) $(verdict i), (j) $(verdict j), (k) $(verdict k)"
   "miss req/s at least nginx proxy_pass's: (f) $(verdict f)"
+  "TLS and h2 hit req/s at least 1.3x nginx's, p99 no worse: (l) $(verdict_tls l), (m) $(verdict_tls m)"
   "miss CPU per request, median of runs (the proxy's own cost; bench/miss-side.sh runs both at once): (f) $(cpu_verdict)"
   "added miss latency at p50 <= 0.2 ms: $(wanted c && awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }' || echo "not run") ($ADDED_P50 ms)"
 )
@@ -526,10 +612,11 @@ HEADER=(
   "machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}, $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
   "nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //')"
   "wrk: $(wrk -v 2>&1 | head -n1 | sed 's/ Copyright.*//' || true)"
+  "h2load: $(h2load --version 2>&1 | head -n1)"
   "swift: $(swift --version 2>&1 | head -n1)"
   "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   "runs: $RUNS x $DURATION per scenario and server, interleaved; median run by req/s; body $BODY_BYTES bytes"
-  "layout: server on CPU 0 (taskset / worker_cpu_affinity), wrk -t1 -c50 and the nginx origin of (c)/(f) on CPU 1; (c) -c1; (e) unpinned"
+  "layout: server on CPU 0 (taskset / worker_cpu_affinity), wrk -t1 -c50 (h2load -t1 -c50 -m10 for (m)) and the nginx origin of (c)/(f) on CPU 1; (c) -c1; (e) unpinned; (l), (m) over TLS"
 )
 
 print_text() {
