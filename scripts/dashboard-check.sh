@@ -2,6 +2,7 @@
 # Checks the operators' HTML dashboard (README "Watching it: the admin endpoints", admin `GET /`) in a real browser: starts the
 # demo origin and the proxy on loopback, sends traffic, renders the page in headless Chromium, and
 # asserts from the rendered DOM that the figures match the traffic. Leaves a screenshot behind.
+# Then, over https with a fresh test certificate, that Chromium reaches the proxy by HTTP/2 (ALPN h2).
 #
 # Usage: bash scripts/dashboard-check.sh [--stand-in]
 #   BREAKWATER_BIN  the binary to test (default .build/debug/breakwater; build it with `swift build`)
@@ -297,6 +298,30 @@ python3 "$work/read-dom.py" "$work/dom.html" >"$work/dom.txt" || true
 check "when /stats fails: status reads disconnected (got '$(text_of status)')" test "$(text_of status)" = disconnected
 check "when /stats fails: the last figures stay (hit ratio '$(text_of hit-ratio)')" \
   test "$(text_of hit-ratio)" = "$shown_ratio"
+
+# MARK: HTTP/2 in the browser
+
+# A second proxy terminating TLS with a fresh certificate: Chromium opens a GraphQL GET on it and
+# POSTs from that page (scripts/browser-protocol.py); the page's own Resource Timing
+# (`performance.getEntries()[0].nextHopProtocol`) says which protocol ALPN chose for each.
+if [ $stand_in -eq 0 ]; then
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+    -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null || die "openssl could not make a certificate"
+  printf 'server:\n  tls:\n    cert: %s\n    key: %s\npersisted_queries:\n  store: ""\n' "$work/cert.pem" "$work/key.pem" \
+    >"$work/tls.yaml"
+  "$bin" run --config "$work/tls.yaml" --listen 127.0.0.1:0 --origin "$origin_url" --admin-listen 127.0.0.1:0 \
+    >"$work/tls-proxy.log" 2>&1 &
+  pids+=($!)
+  tls_url=$(wait_for "$work/tls-proxy.log" 'listening on https://127\.0\.0\.1:[0-9]+' 20 $!) \
+    || die "the TLS proxy did not start: $(cat "$work/tls-proxy.log")"
+  graphql_get="https://localhost:${tls_url##*:}/graphql?query=%7B__typename%7D"
+  protocols=$(timeout -k 5 120 python3 scripts/browser-protocol.py "$graphql_get" "$work/cert.pem" 2>>"$work/chromium.log" || true)
+  protocol_of() { python3 -c 'import json, sys; print(json.loads(sys.argv[1]).get(sys.argv[2]))' "$protocols" "$1" 2>/dev/null; }
+  check "a GraphQL GET opened in Chromium over https came by h2 (nextHopProtocol '$(protocol_of navigation)'; $protocols)" \
+    test "$(protocol_of navigation)" = h2
+  check "a GraphQL POST fetched from that page went by h2 (nextHopProtocol '$(protocol_of fetch)')" \
+    test "$(protocol_of fetch)" = h2
+fi
 
 if [ ${#failures[@]} -eq 0 ]; then
   echo "dashboard check: $passed passed, 0 failed ($mode; screenshot $out/dashboard.png)"
