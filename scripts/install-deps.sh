@@ -6,7 +6,7 @@ set -euo pipefail
 # libstdc++-12-dev: the binary links its static archive (Libraries/static). nginx: a live test
 # puts a real proxy_cache in front. prometheus: its promtool checks /metrics and the alert rules.
 # varnish, varnish-modules: live tests purge a real Varnish with xkey (docs/CDN.md).
-packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libstdc++-12-dev redis-server nginx prometheus varnish varnish-modules pkg-config openssl ca-certificates "$@")
+packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libnghttp2-dev libstdc++-12-dev redis-server nginx prometheus varnish varnish-modules pkg-config openssl ca-certificates "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
