@@ -35,7 +35,7 @@ let linkOrder = Context.packageDirectory + "/Sources/breakwater/link.order"
 
 // The C libraries linked into the binary too (the empty process): the directory
 // holds links to the Debian packages' static archives (libssl-dev, libevent-dev, libhiredis-dev,
-// zlib1g-dev, libstdc++-12-dev) and is searched first, so `-lssl` and the others find the archive
+// zlib1g-dev, libnghttp2-dev, libstdc++-12-dev) and is searched first, so `-lssl` and the others find the archive
 // before the shared library. The binary then holds only the parts it calls, and the process does
 // not map each library's symbol and relocation tables: 2.6 MiB less resident (BENCHMARKS.md,
 // "Memory"). glibc (libc, libm) stays shared.
@@ -94,6 +94,12 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // MARK: HTTP/2 on client connections (docs/reference/client-protocol.md, "HTTP/2"): nghttp2's session
+        .systemLibrary(
+            name: "CNghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+
         // MARK: Pure Swift core: no C imports, no sockets, no clocks of its own
         .target(
             name: "BreakwaterCore",
@@ -117,6 +123,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: HTTP/2 rules: floods, stream deadlines and head limits, pure (nghttp2 frames the bytes)
+        .target(
+            name: "BreakwaterHTTP2",
+            dependencies: [],
+            swiftSettings: requestPathSettings
+        ),
+        .testTarget(
+            name: "BreakwaterHTTP2Tests",
+            dependencies: ["BreakwaterHTTP2"],
+            swiftSettings: swiftSettings
+        ),
+
         // The request parser's verdicts as JSON lines, for the differential test against llhttp.
         .executableTarget(
             name: "http1-verdict",
@@ -129,7 +147,8 @@ let package = Package(
         .target(
             name: "BreakwaterServer",
             dependencies: [
-                "BreakwaterCore", "BreakwaterHTTP1", "CLibevent", "COpenSSL", "CHiredis", "CZlib",
+                "BreakwaterCore", "BreakwaterHTTP1", "BreakwaterHTTP2", "CLibevent", "COpenSSL", "CHiredis", "CZlib",
+                "CNghttp2",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -233,11 +252,12 @@ let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
 // HTTP/1.1 harnesses' products.
 let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1" || Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1"
 if unitOnly || fuzzing {
-    var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1"]
+    var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1", "BreakwaterHTTP2"]
     if unitOnly {
         kept.formUnion([
-            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "BreakwaterServer", "BreakwaterDemoOrigin", "BreakwaterFixtures",
-            "BreakwaterCoreTests", "BreakwaterServerTests", "BreakwaterHTTP1Tests",
+            "CLibevent", "COpenSSL", "CHiredis", "CZlib", "CNghttp2", "BreakwaterServer", "BreakwaterDemoOrigin",
+            "BreakwaterFixtures", "BreakwaterCoreTests", "BreakwaterServerTests", "BreakwaterHTTP1Tests",
+            "BreakwaterHTTP2Tests",
         ])
     }
     package.targets.removeAll { !kept.contains($0.name) }

@@ -20,6 +20,8 @@ extension Configuration {
         .init("server.listen", \.server.listen),
         .init("server.threads", \.server.threads),
         .init("server.tls", \.server.tls),
+        // A TLS listener's context offers h2 by ALPN as it was built at start.
+        .init("server.http2", \.server.http2),
         .init("cache.max_bytes", \.cache.maxBytes),
         .init("persisted_queries.mode", \.persistedQueries.mode),
         .init("persisted_queries.max_entries", \.persistedQueries.maxEntries),

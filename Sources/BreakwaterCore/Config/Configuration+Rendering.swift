@@ -28,6 +28,8 @@ extension Configuration {
         add(1, "shutdown_delay", server.shutdownDelay.configText)
         add(1, "drain_timeout", server.drainTimeout.configText)
         add(1, "compression", "\(server.compression)")
+        add(1, "http2", "\(server.http2)")
+        add(1, "http2_max_streams", "\(server.http2MaxStreams)")
         if let cors = server.cors {
             add(1, "cors")
             add(2, "allow_origins", yamlList(cors.allowOrigins))

@@ -43,6 +43,10 @@ public struct Configuration: Sendable, Equatable {
         public var shutdownDelay = Duration.zero
         /// Gzip answers for clients that accept it.
         public var compression = true
+        /// HTTP/2: ALPN `h2` on a TLS listener, the preface (prior knowledge) on a plain one.
+        public var http2 = true
+        /// Concurrent streams per HTTP/2 connection; more are refused (RST_STREAM REFUSED_STREAM).
+        public var http2MaxStreams = 128
         /// How long SIGTERM/SIGINT waits for in-flight requests before exiting.
         public var drainTimeout = Duration.seconds(10)
         /// Browser preflights answered here when set.

@@ -265,6 +265,8 @@ private final class ConfigurationReader {
         read(f["shutdown_delay"], into: &server.shutdownDelay) { duration($0) }
         read(f["drain_timeout"], into: &server.drainTimeout) { duration($0) }
         read(f["compression"], into: &server.compression, boolean)
+        read(f["http2"], into: &server.http2, boolean)
+        read(f["http2_max_streams"], into: &server.http2MaxStreams) { integer($0, minimum: 1) }
         if let cors = f["cors"], !cors.node.isNull { server.cors = self.cors(cors) }
         if let tls = f["tls"], !tls.node.isNull { server.tls = self.tls(tls) }
 

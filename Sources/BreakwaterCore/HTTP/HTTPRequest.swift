@@ -13,11 +13,12 @@ package struct HTTPRequest: Sendable {
         var body: [UInt8]
         var remoteAddress: String
         var isSecure: Bool
+        var version: HTTPVersion
         var identity: RequestIdentity?
 
         init(
             method: HTTPMethod, target: String, headers: HTTPHeaders, body: [UInt8], remoteAddress: String,
-            isSecure: Bool, identity: RequestIdentity?
+            isSecure: Bool, version: HTTPVersion, identity: RequestIdentity?
         ) {
             self.method = method
             self.target = target
@@ -25,13 +26,14 @@ package struct HTTPRequest: Sendable {
             self.body = body
             self.remoteAddress = remoteAddress
             self.isSecure = isSecure
+            self.version = version
             self.identity = identity
         }
 
         func copy() -> Storage {
             Storage(
                 method: method, target: target, headers: headers, body: body, remoteAddress: remoteAddress,
-                isSecure: isSecure, identity: identity)
+                isSecure: isSecure, version: version, identity: identity)
         }
     }
 
@@ -40,11 +42,11 @@ package struct HTTPRequest: Sendable {
 
     package init(
         method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
-        remoteAddress: String = "", isSecure: Bool = false
+        remoteAddress: String = "", isSecure: Bool = false, version: HTTPVersion = .http1
     ) {
         storage = Storage(
             method: method, target: target, headers: headers, body: body, remoteAddress: remoteAddress,
-            isSecure: isSecure, identity: nil)
+            isSecure: isSecure, version: version, identity: nil)
     }
 
     private mutating func unique() -> Storage { Storage.unique(&storage) }
@@ -82,6 +84,9 @@ package struct HTTPRequest: Sendable {
         get { storage.isSecure }
         set { unique().isSecure = newValue }
     }
+
+    /// The protocol the request arrived over.
+    package var version: HTTPVersion { storage.version }
 
     /// Who sent the request and under which id, as the identity layer found it (README "GraphQL
     /// over HTTP rules"); nil before that layer. Carried with the request to whatever answers it.

@@ -39,9 +39,9 @@ final class ConnectionResponder: HTTPResponder, @unchecked Sendable {
 
     func closeConnection() {
         guard claim() else { return }
-        let connection = LoopBound(self.connection)
+        let connection = LoopBound(self.connection), sequence = self.sequence
         // Never inline: the connection may be inside its own read handler.
-        connection.value.loop.enqueue { connection.value.abort() }
+        connection.value.loop.enqueue { connection.value.abort(sequence) }
     }
 
     private func claim() -> Bool {

@@ -1,10 +1,13 @@
 // One client connection on an event loop: the socket, its events and timer, the read buffer
-// and the answer queue, performing what the connection's HTTP/1.1 state machine
-// (`HTTP1ServerConnection`) decides: requests dispatched, answers written in request order with
+// and the answer queue, performing what the connection's protocol decides. HTTP/1.1's state
+// machine (`HTTP1ServerConnection`): requests dispatched, answers written in request order with
 // one writev, reading paused and resumed, deadlines, refusals, a lingering or immediate close.
+// HTTP/2's session (`HTTP2Session`, chosen by ALPN or the preface): streams dispatched, frames
+// written as the windows allow, its streams' deadlines, GOAWAY.
 
 import BreakwaterCore
 import BreakwaterHTTP1
+import BreakwaterHTTP2
 import DequeModule
 import Foundation
 
@@ -25,6 +28,16 @@ final class HTTPConnection: IOEventHandler {
     /// which are ready and how each is framed.
     private var answers = Deque<HTTPResponse?>()
     private var request: HTTPRequest?
+    /// The HTTP/2 session, once the connection chose HTTP/2.
+    private var http2: HTTP2Session?
+    /// HTTP/2 is on and neither the handshake nor the first bytes have chosen the protocol yet.
+    private var choosesProtocol: Bool
+    /// Inside an HTTP/2 read: answers given meanwhile are flushed at its end.
+    private var isReadingHTTP2 = false
+    /// Since when HTTP/2 frames wait for a socket that takes nothing (a client that stopped reading).
+    private var writeStalledSince: Int64?
+    /// The answer bytes an HTTP/2 connection queues before it waits for the socket.
+    private static let http2OutputBound = 256 << 10
 
     init(fd: Int32, peer: String, listener: HTTPListener, tls: TLSServerContext?) throws(SystemError) {
         self.loop = listener.loop
@@ -42,6 +55,7 @@ final class HTTPConnection: IOEventHandler {
         machine = HTTP1ServerConnection(
             configuration: configuration, limits: limits.parserLimits, now: MonotonicTime.now.nanoseconds)
         answers.reserveCapacity(configuration.maxOutstanding)
+        choosesProtocol = listener.http2Settings != nil
         readEvent = try IOEvent(loop: loop, fd: fd, kind: .read, handler: self)
         writeEvent = try IOEvent(loop: loop, fd: fd, kind: .write, handler: self)
         timer = try IOEvent(loop: loop, fd: -1, kind: .timer, handler: self)
@@ -74,6 +88,13 @@ final class HTTPConnection: IOEventHandler {
     }
 
     private func didBecomeReadable() {
+        if http2 != nil { return readHTTP2() }
+        readHTTP1()
+        // The first bytes chose HTTP/2: what they brought is fed to the session now.
+        if http2 != nil { readHTTP2() }
+    }
+
+    private func readHTTP1() {
         switch machine.readable() {
         case .read: break
         case .drain: return drainLingering()
@@ -89,6 +110,13 @@ final class HTTPConnection: IOEventHandler {
         let end: ReadBuffer.ReadEnd
         do {
             end = try buffer.read(from: transport, passes: 4) { count, space in
+                if choosesProtocol {
+                    switch chooseProtocol() {
+                    case .needMore: return true
+                    case .http2: return false
+                    case .http1: break
+                    }
+                }
                 let now = MonotonicTime.now.nanoseconds
                 machine.bytesRead(count, space: space, now: now)
                 parseBuffered(now: now)
@@ -97,6 +125,7 @@ final class HTTPConnection: IOEventHandler {
         } catch {
             return close()
         }
+        if http2 != nil { return }
         switch end {
         case .full:
             if machine.bufferFull() { readEvent?.remove() }
@@ -207,6 +236,12 @@ final class HTTPConnection: IOEventHandler {
     /// The handler's answer to request `sequence`; written once every earlier one is.
     func complete(_ sequence: Int, with response: HTTPResponse) {
         listener.counter.value.subtract(1, ordering: .relaxed)
+        if let http2 {
+            guard !isReleased else { return }
+            http2.answer(Int32(truncatingIfNeeded: sequence), with: response, date: loop.httpDate.current)
+            if !isReadingHTTP2 { flush() }
+            return
+        }
         switch machine.answerReady(sequence) {
         case .ignore:
             return
@@ -219,10 +254,14 @@ final class HTTPConnection: IOEventHandler {
         }
     }
 
-    /// The handler asked to drop the connection without an answer.
-    func abort() {
+    /// The handler asked to drop request `sequence` without an answer: the connection, or
+    /// over HTTP/2 the stream.
+    func abort(_ sequence: Int) {
         listener.counter.value.subtract(1, ordering: .relaxed)
-        close()
+        guard let http2 else { return close() }
+        guard !isReleased else { return }
+        http2.reset(Int32(truncatingIfNeeded: sequence))
+        flush()
     }
 
     private func serializeReadyAnswers() {
@@ -239,6 +278,7 @@ final class HTTPConnection: IOEventHandler {
 
     /// Writes what is queued; arms the write event only when the socket would block.
     private func flush() {
+        if let http2 { return flushHTTP2(http2) }
         guard !machine.isClosed else { return }
         var wroteSome = false
         while !output.isEmpty {
@@ -342,6 +382,7 @@ final class HTTPConnection: IOEventHandler {
 
     private func deadlinePassed() {
         armedDeadline = nil
+        if let http2 { return http2DeadlinePassed(http2) }
         let now = MonotonicTime.now.nanoseconds
         switch machine.deadline(now: now) {
         case .armDeadline(let deadline):
@@ -349,11 +390,142 @@ final class HTTPConnection: IOEventHandler {
         case .close:
             close()
         case .refuseTimeout:
-            let timeout = GraphQLErrorResponse(
-                status: 408, message: "The request did not arrive within the server's time limit.", code: "REQUEST_TIMEOUT")
             request = nil
-            refuse(with: timeout.response)
+            refuse(with: Self.requestTimeout)
             flush()
         }
+    }
+
+    private static var requestTimeout: HTTPResponse {
+        GraphQLErrorResponse(
+            status: 408, message: "The request did not arrive within the server's time limit.", code: "REQUEST_TIMEOUT"
+        ).response
+    }
+
+    // MARK: HTTP/2
+
+    /// Whether the connection is HTTP/2: chosen by the TLS handshake's ALPN, or by the preface
+    /// on the buffer's first bytes (RFC 9113 3.3).
+    private func chooseProtocol() -> HTTP2Preface.Choice {
+        if case .tls(_, let session) = transport, session.negotiatedHTTP2 {
+            return startHTTP2() ? .http2 : .http1
+        }
+        let choice = buffer.withBytes { HTTP2Preface.choose($0) }
+        switch choice {
+        case .http2: return startHTTP2() ? .http2 : .http1
+        case .http1: choosesProtocol = false
+        case .needMore: break
+        }
+        return choice
+    }
+
+    private func startHTTP2() -> Bool {
+        choosesProtocol = false
+        guard let settings = listener.http2Settings,
+            let session = try? HTTP2Session(
+                settings: settings, remoteAddress: remoteAddress, isSecure: listener.limits.tls != nil,
+                now: MonotonicTime.now.nanoseconds)
+        else { return false }
+        http2 = session
+        return true
+    }
+
+    /// Feeds what is buffered to the session, then reads on until the socket is empty.
+    private func readHTTP2() {
+        guard let http2 else { return }
+        isReadingHTTP2 = true
+        defer {
+            isReadingHTTP2 = false
+            flush()
+        }
+        guard receiveHTTP2(http2) else { return }
+        let end: ReadBuffer.ReadEnd
+        do {
+            end = try buffer.read(from: transport, passes: 4) { count, space in
+                receiveHTTP2(http2) && count == space
+            }
+        } catch {
+            return close()
+        }
+        if end == .closed { close() }
+    }
+
+    /// The buffered bytes through the session, and its requests to the handler; false when
+    /// the session broke (its GOAWAY, if any, is sent before the connection closes).
+    private func receiveHTTP2(_ http2: HTTP2Session) -> Bool {
+        guard buffer.count > 0, !isReleased else { return !isReleased }
+        let now = MonotonicTime.now.nanoseconds
+        let events = buffer.withBytes { http2.receive($0, now: now) }
+        buffer.discard(buffer.count)
+        guard let events else { return false }
+        perform(events, on: http2)
+        return !isReleased
+    }
+
+    private func perform(_ events: [HTTP2Session.Event], on http2: HTTP2Session) {
+        for event in events {
+            switch event {
+            case .request(let stream, let request):
+                listener.counter.value.add(1, ordering: .relaxed)
+                listener.handler.handle(request, responder: ConnectionResponder(connection: self, sequence: Int(stream)))
+            case .refusal(let stream, let response):
+                listener.handler.refused(response, remoteAddress: remoteAddress)
+                http2.answer(stream, with: response, date: loop.httpDate.current)
+            }
+        }
+    }
+
+    /// Frames out until the socket would block or the session has none; closes once the
+    /// session is done (GOAWAY sent and no stream left).
+    private func flushHTTP2(_ http2: HTTP2Session) {
+        guard !isReleased else { return }
+        while true {
+            guard http2.send(into: &output, bound: Self.http2OutputBound) else { return close() }
+            if output.isEmpty { break }
+            do {
+                switch try output.write(to: transport) {
+                case .done:
+                    writeStalledSince = nil
+                    continue
+                case .wouldBlock, .closed:
+                    if writeEvent?.isPending == false { writeEvent?.add() }
+                    if writeStalledSince == nil { writeStalledSince = MonotonicTime.now.nanoseconds }
+                    return armHTTP2Deadline(http2)
+                }
+            } catch {
+                return close()
+            }
+        }
+        writeStalledSince = nil
+        if writeEvent?.isPending == true { writeEvent?.remove() }
+        if http2.isDone { return close() }
+        armHTTP2Deadline(http2)
+    }
+
+    private func armHTTP2Deadline(_ http2: HTTP2Session) {
+        var deadline = http2.deadlines.nextDeadline()
+        if let writeStalledSince {
+            let stall = writeStalledSince + connectionConfigurationIdleTimeout
+            deadline = min(deadline ?? stall, stall)
+        }
+        armDeadline(deadline)
+    }
+
+    private var connectionConfigurationIdleTimeout: Int64 { listener.connectionConfiguration.idleTimeout }
+
+    private func http2DeadlinePassed(_ http2: HTTP2Session) {
+        let now = MonotonicTime.now.nanoseconds
+        if let writeStalledSince, now >= writeStalledSince + connectionConfigurationIdleTimeout { return close() }
+        let events = http2.deadlinePassed(now: now) { Self.requestTimeout }
+        perform(events, on: http2)
+        flush()
+    }
+
+    /// The server drains: an HTTP/2 connection says GOAWAY (its open streams finish); an
+    /// HTTP/1.1 one ends after the answers it owes.
+    func goAway() {
+        guard let http2, !isReleased else { return }
+        http2.goAway()
+        flush()
     }
 }

@@ -13,11 +13,16 @@ final class HTTPListener: IOEventHandler {
     let handler: any HTTPHandler
     let counter: Counter
     private(set) var limits: HTTPLimits {
-        didSet { connectionConfiguration = Self.configuration(limits) }
+        didSet {
+            connectionConfiguration = Self.configuration(limits)
+            http2Settings = limits.http2Settings
+        }
     }
     /// The state machine's bounds and the limits' timeouts in nanoseconds, converted once
     /// rather than per connection.
     private(set) var connectionConfiguration: HTTP1ServerConnection.Configuration
+    /// What an HTTP/2 connection runs with; nil when HTTP/2 is off.
+    private(set) var http2Settings: HTTP2Settings?
     let fileDescriptor: Int32
     private let openConnections: OpenConnections
     private let label: String
@@ -38,6 +43,7 @@ final class HTTPListener: IOEventHandler {
         self.counter = counter
         self.limits = limits
         self.connectionConfiguration = Self.configuration(limits)
+        self.http2Settings = limits.http2Settings
         self.label = label
         self.openConnections = openConnections
         do {
@@ -128,6 +134,8 @@ final class HTTPListener: IOEventHandler {
         isAccepting = false
         acceptEvent?.remove()
         resumeTimer?.remove()
+        // HTTP/2 clients learn at once that no new stream will be taken here (GOAWAY).
+        for connection in Array(connections.values) { connection.goAway() }
     }
 
     /// Closes the listener and every connection; after the loop stopped.

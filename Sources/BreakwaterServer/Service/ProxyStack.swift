@@ -165,8 +165,9 @@ package final class ProxyStack: @unchecked Sendable {
             headerTimeout: server.headerTimeout, bodyTimeout: server.bodyTimeout,
             maxConnections: server.maxConnections,
             tls: try server.tls.map { tls throws(ServerError) in
-                try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key)
-            })
+                try TLSServerContext(certificateFile: tls.cert, keyFile: tls.key, offersHTTP2: server.http2)
+            },
+            http2MaxStreams: server.http2 ? server.http2MaxStreams : nil)
     }
 
     /// The persisted-query registry with its store and manifest loaded.

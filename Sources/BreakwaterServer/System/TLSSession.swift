@@ -28,6 +28,15 @@ final class TLSSession {
 
     deinit { SSL_free(ssl) }
 
+    /// Whether the handshake chose HTTP/2 by ALPN (RFC 7301).
+    var negotiatedHTTP2: Bool {
+        var data: UnsafePointer<UInt8>?
+        var count: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &count)
+        guard count == 2, let data else { return false }
+        return data[0] == UInt8(ascii: "h") && data[1] == UInt8(ascii: "2")
+    }
+
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> SocketIO {
         readWantsWrite = false
         var count = 0

@@ -1,0 +1,353 @@
+// One HTTP/2 connection's protocol on nghttp2's callback API (RFC 9113): bytes in through
+// `receive`, frames out through `send(into:)`; nghttp2 frames, decodes HPACK and keeps the
+// streams' and windows' states, while the rules of Breakwater (the head limits, the flood
+// bucket, the stream deadlines: BreakwaterHTTP2) decide what becomes a request, a refusal or a
+// GOAWAY. The connection (`HTTPConnection`) performs what comes out: requests to the handler,
+// bytes to the socket, its timer. No event loop of nghttp2's own.
+
+import BreakwaterCore
+import BreakwaterHTTP2
+import CNghttp2
+
+/// The settings one HTTP/2 connection runs with.
+struct HTTP2Settings: Sendable, Equatable {
+    /// SETTINGS_MAX_CONCURRENT_STREAMS: more open streams are refused (RST_STREAM REFUSED_STREAM).
+    var maxStreams: Int
+    var headLimits: HTTP2HeadLimits
+    var deadlines: HTTP2StreamDeadlines.Configuration
+}
+
+/// The HTTP/2 side of one client connection; used only on its loop's thread.
+final class HTTP2Session {
+    /// What the connection must do after a `receive` or a timer.
+    enum Event {
+        /// A complete request on a stream, for the handler.
+        case request(Int32, HTTPRequest)
+        /// The engine answers the stream itself (a limit, a timeout), as HTTP/1.1 would.
+        case refusal(Int32, HTTPResponse)
+    }
+
+    private let session: OpaquePointer
+    private var streams: [Int32: HTTP2Stream] = [:]
+    private var pending: [Event] = []
+    private let settings: HTTP2Settings
+    private let remoteAddress: String
+    private let isSecure: Bool
+    private var floodGuard: HTTP2FloodGuard
+    private(set) var deadlines: HTTP2StreamDeadlines
+    /// The receive in progress's time, for the callbacks.
+    private var now: Int64
+    /// GOAWAY was sent (drain or a flood): no new stream is taken.
+    private(set) var isGoingAway = false
+
+    /// A server session; the connection preface and `settings` go out with the first `send`.
+    init(settings: HTTP2Settings, remoteAddress: String, isSecure: Bool, now: Int64) throws(SystemError) {
+        self.settings = settings
+        self.remoteAddress = remoteAddress
+        self.isSecure = isSecure
+        self.now = now
+        floodGuard = HTTP2FloodGuard(now: now)
+        deadlines = HTTP2StreamDeadlines(configuration: settings.deadlines, now: now)
+        var made: OpaquePointer?
+        // Filled in below: the session's user data is this object, unretained (it owns the session).
+        let result = nghttp2_session_server_new2(&made, Self.callbacks, nil, Self.options)
+        guard result == 0, let made else { throw SystemError("nghttp2_session_server_new2", reason: Self.describe(result)) }
+        session = made
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        var entries = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(settings.maxStreams)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(clamping: settings.headLimits.maxHeadBytes)),
+        ]
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    // MARK: Bytes in
+
+    /// Feeds what the client sent; returns the requests and refusals it completed, or nil when
+    /// the connection is broken beyond a GOAWAY (nghttp2 queued one when it could: send, then close).
+    func receive(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64) -> [Event]? {
+        self.now = now
+        let read = nghttp2_session_mem_recv(session, bytes.baseAddress, bytes.count)
+        let events = pending
+        pending.removeAll(keepingCapacity: true)
+        guard read >= 0 else {
+            // A connection error (RFC 9113 5.4.1): GOAWAY unless nghttp2 or a flood already sent one.
+            if !isGoingAway { terminate(NGHTTP2_PROTOCOL_ERROR) }
+            return nil
+        }
+        return events
+    }
+
+    // MARK: Answers
+
+    /// Sends `response` on `stream` (HEADERS, then DATA as the client's window allows); nothing
+    /// when the client reset the stream meanwhile.
+    func answer(_ stream: Int32, with response: HTTPResponse, date: String) {
+        guard let state = streams[stream], state.response == nil else { return }
+        state.response = response
+        let status = response.status
+        let bodiless = status < 200 || status == 204 || status == 304 || state.isHead
+        state.body = bodiless ? nil : HTTP2AnswerBody(response)
+        var fields = HTTP2ResponseFields(response, date: date, bodiless: status < 200 || status == 204 || status == 304)
+        fields.withNameValues { nameValues in
+            if state.body == nil {
+                _ = nghttp2_submit_response(session, stream, nameValues.baseAddress, nameValues.count, nil)
+            } else {
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
+                _ = nghttp2_submit_response(session, stream, nameValues.baseAddress, nameValues.count, &provider)
+            }
+        }
+    }
+
+    /// Resets `stream` (the handler dropped it, or its window stayed shut).
+    func reset(_ stream: Int32, code: nghttp2_error_code = NGHTTP2_INTERNAL_ERROR) {
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
+    }
+
+    /// Graceful shutdown: GOAWAY naming the last stream taken; open streams finish.
+    func goAway() {
+        guard !isGoingAway else { return }
+        isGoingAway = true
+        _ = nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+            NGHTTP2_NO_ERROR.rawValue, nil, 0)
+    }
+
+    /// GOAWAY with `code` and no new stream; the connection closes once it is sent.
+    func terminate(_ code: nghttp2_error_code) {
+        isGoingAway = true
+        _ = nghttp2_session_terminate_session(session, code.rawValue)
+    }
+
+    // MARK: Bytes out
+
+    /// Appends the frames ready to go until `output` holds `bound` bytes.
+    func send(into output: inout OutputQueue, bound: Int) -> Bool {
+        while output.unsentBytes < bound {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 { return false }
+            guard count > 0, let data else { break }
+            let chunk = UnsafeBufferPointer(start: data, count: count)
+            output.append { $0.append(contentsOf: chunk) }
+        }
+        noteWindows()
+        return true
+    }
+
+    /// Whether nghttp2 still reads or writes: false once a GOAWAY was sent and no stream is left.
+    var isDone: Bool { nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 }
+
+    /// Whether frames wait to be sent.
+    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// Streams whose answer has bytes left are timed while the client's window is shut.
+    private func noteWindows() {
+        let connectionWindow = nghttp2_session_get_remote_window_size(session)
+        for state in streams.values {
+            guard let body = state.body, body.remaining > 0 else { continue }
+            if connectionWindow <= 0 || nghttp2_session_get_stream_remote_window_size(session, state.id) <= 0 {
+                deadlines.windowShut(state.id, now: now)
+            } else {
+                deadlines.windowOpened(state.id)
+            }
+        }
+    }
+
+    // MARK: Time
+
+    /// Performs the deadlines due at `now`: resets, 408s (returned, for the handler's statistics),
+    /// an idle GOAWAY.
+    func deadlinePassed(now: Int64, timeout: () -> HTTPResponse) -> [Event] {
+        self.now = now
+        var events: [Event] = []
+        for expiry in deadlines.expired(now: now) {
+            switch expiry {
+            case .resetStream(let stream):
+                reset(stream, code: NGHTTP2_CANCEL)
+            case .requestTimeout(let stream):
+                guard let state = streams[stream] else { continue }
+                state.isRefused = true
+                events.append(.refusal(stream, timeout()))
+            case .closeIdle:
+                goAway()
+            }
+        }
+        return events
+    }
+
+    // MARK: Callbacks (nghttp2 calls them inside mem_recv and mem_send)
+
+    private static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    fileprivate func beginHeaders(_ frame: nghttp2_frame) {
+        guard frame.headers.cat == NGHTTP2_HCAT_REQUEST else { return }
+        let id = frame.hd.stream_id
+        streams[id] = HTTP2Stream(id: id)
+        deadlines.opened(id, now: now)
+    }
+
+    fileprivate func header(_ frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let state = streams[frame.hd.stream_id], !state.isRefused, !state.headComplete else { return }
+        state.headBytes += HTTP2HeadLimits.fieldBytes(nameCount: name.count, valueCount: value.count)
+        // Past the head limit, the rest of the list is decoded (HPACK's table must follow) but kept
+        // nowhere: the stream is answered 431 when its head ends.
+        guard state.headBytes <= settings.headLimits.maxHeadBytes else { return }
+        state.add(name: name, value: value)
+    }
+
+    fileprivate func frameReceived(_ frame: nghttp2_frame) -> Int32 {
+        let type = nghttp2_frame_type(rawValue: UInt32(frame.hd.type))
+        let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch type {
+        case NGHTTP2_HEADERS:
+            guard let state = streams[frame.hd.stream_id] else { return 0 }
+            if !state.headComplete {
+                state.headComplete = true
+                headComplete(state, endStream: endStream)
+            } else if endStream {
+                // Trailers end the request; their fields are not kept.
+                requestComplete(state)
+            }
+        case NGHTTP2_DATA:
+            if frame.hd.length == 0 && !endStream, isFlood(.emptyData) { return 0 }
+            if endStream, let state = streams[frame.hd.stream_id] { requestComplete(state) }
+        case NGHTTP2_SETTINGS:
+            if frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { _ = isFlood(.settings) }
+        case NGHTTP2_PING:
+            if frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { _ = isFlood(.ping) }
+        case NGHTTP2_PRIORITY:
+            _ = isFlood(.priority)
+        default:
+            break
+        }
+        return 0
+    }
+
+    /// Counts a frame against the flood bucket; past it, GOAWAY ENHANCE_YOUR_CALM.
+    private func isFlood(_ frame: HTTP2FloodGuard.Frame) -> Bool {
+        guard floodGuard.received(frame, now: now) == .enhanceYourCalm else { return false }
+        if !isGoingAway { terminate(NGHTTP2_ENHANCE_YOUR_CALM) }
+        return true
+    }
+
+    private func headComplete(_ state: HTTP2Stream, endStream: Bool) {
+        let refusal =
+            state.headBytes > settings.headLimits.maxHeadBytes
+            ? .headTooLarge(length: state.headBytes, limit: settings.headLimits.maxHeadBytes)
+            : settings.headLimits.check(
+                targetBytes: state.path?.utf8.count ?? 0, headBytes: state.headBytes, declaredBodyBytes: state.declaredLength)
+        deadlines.headComplete(state.id, expectsBody: !endStream, now: now)
+        if let refusal { return refuse(state, refusal) }
+        if endStream { requestComplete(state) }
+    }
+
+    private func requestComplete(_ state: HTTP2Stream) {
+        deadlines.requestComplete(state.id)
+        guard !state.isRefused, !state.isDispatched else { return }
+        state.isDispatched = true
+        pending.append(.request(state.id, state.request(remoteAddress: remoteAddress, isSecure: isSecure)))
+    }
+
+    private func refuse(_ state: HTTP2Stream, _ refusal: HTTP2HeadLimits.Refusal) {
+        state.isRefused = true
+        state.body = nil
+        let answer: GraphQLErrorResponse =
+            switch refusal {
+            case .targetTooLong(let length, let limit): .uriTooLong(length: length, limit: limit)
+            case .headTooLarge(let length, let limit): .headersTooLarge(length: length, limit: limit)
+            case .bodyTooLarge(let length, let limit): .bodyTooLarge(length: length, limit: limit)
+            }
+        pending.append(.refusal(state.id, answer.response))
+    }
+
+    fileprivate func dataReceived(stream: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let state = streams[stream], !state.isRefused else { return }
+        let total = state.requestBody.count + bytes.count
+        if let refusal = settings.headLimits.check(bodyBytes: total) { return refuse(state, refusal) }
+        state.requestBody.append(contentsOf: bytes)
+    }
+
+    fileprivate func streamClosed(_ stream: Int32) {
+        streams.removeValue(forKey: stream)
+        deadlines.closed(stream, now: now)
+    }
+
+    /// After the last frame of an answer to a request whose body still comes (a refusal): the
+    /// rest is not wanted (RFC 9113 8.1, RST_STREAM NO_ERROR).
+    fileprivate func frameSent(_ frame: nghttp2_frame) {
+        guard frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+            let state = streams[frame.hd.stream_id], state.isRefused,
+            nghttp2_session_get_stream_remote_close(session, state.id) == 0
+        else { return }
+        reset(state.id, code: NGHTTP2_NO_ERROR)
+    }
+
+    fileprivate func readBody(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let body = streams[stream]?.body else {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            return 0
+        }
+        let copied = body.copy(into: buffer, length: length)
+        if body.remaining == 0 { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return copied
+    }
+
+    // MARK: nghttp2's tables, made once
+
+    private nonisolated(unsafe) static let callbacks: OpaquePointer = {
+        var made: OpaquePointer?
+        nghttp2_session_callbacks_new(&made)
+        let callbacks = made!
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            owner(userData).beginHeaders(frame!.pointee)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameCount, value, valueCount, _, userData in
+            owner(userData).header(
+                frame!.pointee, name: UnsafeBufferPointer(start: name, count: nameCount),
+                value: UnsafeBufferPointer(start: value, count: valueCount))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            owner(userData).frameReceived(frame!.pointee)
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, count, userData in
+            owner(userData).dataReceived(stream: stream, UnsafeBufferPointer(start: data, count: count))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, _, userData in
+            owner(userData).streamClosed(stream)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
+            owner(userData).frameSent(frame!.pointee)
+            return 0
+        }
+        return callbacks
+    }()
+
+    private static let readBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, userData in
+        owner(userData).readBody(stream: stream, into: buffer!, length: length, flags: flags!)
+    }
+
+    private nonisolated(unsafe) static let options: OpaquePointer = {
+        var made: OpaquePointer?
+        nghttp2_option_new(&made)
+        let options = made!
+        // Closed streams are forgotten at once (no RFC 7540 priority tree to keep them for).
+        nghttp2_option_set_no_closed_streams(options, 1)
+        return options
+    }()
+
+    private static func describe(_ code: Int32) -> String {
+        String(cString: nghttp2_strerror(code))
+    }
+}
