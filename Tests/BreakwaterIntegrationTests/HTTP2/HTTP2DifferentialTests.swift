@@ -66,7 +66,9 @@ struct HTTP2DifferentialTests {
              #"[{"query":\#(APQ.jsonString(launch))},{"query":"{ launch(id: \"2\") { id } }"}]"#)
         },
         Step(name: "URI past max_uri_bytes (414)") { _ in
-            ("GET", "/graphql?query=" + String(repeating: "a", count: 40_000), [], "")
+            // One byte over the limit: HTTP/1.1 stops reading the target there, so its message
+            // names limit + 1 bytes whatever the length; h2 has the whole `:path` and names it.
+            ("GET", "/graphql?query=" + String(repeating: "a", count: 32_769 - "/graphql?query=".utf8.count), [], "")
         },
         Step(name: "body past max_body_bytes (413)") { _ in
             ("POST", "/graphql", [("Content-Type", "application/json")],

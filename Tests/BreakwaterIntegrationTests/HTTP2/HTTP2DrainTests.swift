@@ -1,0 +1,25 @@
+// SIGTERM with HTTP/2 connections open (README "HTTP/2", docs/OPERATING.md "Stopping"): GOAWAY
+// naming the last stream taken, the open streams answered within the drain, then exit 0.
+
+import BreakwaterTesting
+import Foundation
+import Testing
+
+@Suite(.serialized, .enabled(if: HTTP2FrameClient.isAvailable, "needs Python's h2: run `make python-deps`"))
+struct HTTP2DrainTests {
+    @Test func sigtermSendsGoawayAndTheStreamStillReceivingItsBodyIsAnswered() throws {
+        let stack = try HTTP2Stack()
+        let observed = try stack.frames.run(
+            "drain", ["--signal-pid", String(stack.pid)],
+            options: ["--path", "/graphql", "--probe-path", HTTP2Stack.launchPath, "--timeout", "10"])
+        #expect(observed.goawayError == "NO_ERROR", "\(observed)")
+        #expect(observed.goawayLastStreamID == 1, "the open stream is named as taken: \(observed)")
+        #expect(observed.string("late_stream_status") == nil, "no stream is taken after the GOAWAY: \(observed)")
+        print("HTTP/2 drain: \(observed)")
+        withKnownIssue("the connection closes soon after the GOAWAY: a stream whose body still comes is dropped") {
+            #expect(observed.string("stream_status") == "200", "\(observed)")
+            #expect(observed.string("stream_body")?.contains(#""site""#) == true, "\(observed)")
+        }
+        #expect(stack.proxy.process.waitForExit(timeout: .seconds(15)) == 0)
+    }
+}
