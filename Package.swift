@@ -213,7 +213,7 @@ let package = Package(
         // The server's in-process parts: OpenSSL's digests, gzip, the access log, header text.
         .testTarget(
             name: "BreakwaterServerTests",
-            dependencies: ["BreakwaterCore", "BreakwaterServer", "BreakwaterFixtures"],
+            dependencies: ["BreakwaterCore", "BreakwaterHTTP2", "BreakwaterServer", "BreakwaterFixtures", "CNghttp2"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
