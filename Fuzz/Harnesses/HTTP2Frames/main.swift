@@ -17,7 +17,7 @@ private let settings = HTTP2Settings(
     maxStreams: 8, headLimits: HTTP2HeadLimits(maxTargetBytes: 256, maxHeadBytes: 1024, maxBodyBytes: 2048),
     deadlines: HTTP2StreamDeadlines.Configuration(idleTimeout: 1_000_000_000, headerTimeout: 1_000_000_000, bodyTimeout: 1_000_000_000))
 /// Where the frames go: written, then forgotten.
-private let sink = Transport.plain(open("/dev/null", O_WRONLY))
+nonisolated(unsafe) private let sink = Transport.plain(open("/dev/null", O_WRONLY))
 private let answer = HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "Connection": "close"], body: "{\"data\":{}}")
 
 @_cdecl("LLVMFuzzerTestOneInput")
