@@ -213,7 +213,7 @@ let package = Package(
         // The server's in-process parts: OpenSSL's digests, gzip, the access log, header text.
         .testTarget(
             name: "BreakwaterServerTests",
-            dependencies: ["BreakwaterCore", "BreakwaterServer", "BreakwaterFixtures"],
+            dependencies: ["BreakwaterCore", "BreakwaterHTTP2", "BreakwaterServer", "BreakwaterFixtures", "CNghttp2"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -244,7 +244,8 @@ let package = Package(
 // `BREAKWATER_FUZZ=1` declares the libFuzzer harnesses (Fuzz/Harnesses, one executable each, plus
 // the HTTP/1.1 request and response parsers' in Fuzz/HTTP1*Parser) and keeps only the targets they need,
 // so one `swift build -Xswiftc -sanitize=fuzzer,address` makes them all (scripts/fuzz.sh). Each
-// harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support). The dependencies
+// harness's main starts libFuzzer through LLVMFuzzerRunDriver (Fuzz/Support); the HTTP/2 frames
+// harness keeps the server target too (its HTTP2Session, on nghttp2). The dependencies
 // stay declared in every shape, so Package.resolved never changes; the ones no kept target uses
 // are not built.
 let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
@@ -253,6 +254,10 @@ let unitOnly = Context.environment["BREAKWATER_UNIT_ONLY"] == "1"
 let fuzzing = Context.environment["BREAKWATER_FUZZ"] == "1" || Context.environment["BREAKWATER_FUZZ_HTTP1"] == "1"
 if unitOnly || fuzzing {
     var kept: Set<String> = ["BreakwaterCore", "BreakwaterHTTP1", "BreakwaterHTTP2"]
+    if fuzzing {
+        // The HTTP/2 frames harness drives the server's HTTP2Session (nghttp2 and its C doors).
+        kept.formUnion(["CLibevent", "COpenSSL", "CHiredis", "CZlib", "CNghttp2", "BreakwaterServer"])
+    }
     if unitOnly {
         kept.formUnion([
             "CLibevent", "COpenSSL", "CHiredis", "CZlib", "CNghttp2", "BreakwaterServer", "BreakwaterDemoOrigin",
@@ -274,6 +279,13 @@ if fuzzing {
                 swiftSettings: swiftSettings
             ))
     }
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzHTTP2Frames",
+            dependencies: ["BreakwaterCore", "BreakwaterHTTP2", "BreakwaterServer", "FuzzSupport"],
+            path: "Fuzz/Harnesses/HTTP2Frames",
+            swiftSettings: swiftSettings
+        ))
     for parser in ["HTTP1RequestParser", "HTTP1ResponseParser"] {
         package.targets.append(
             .executableTarget(

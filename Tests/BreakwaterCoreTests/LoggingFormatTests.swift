@@ -87,7 +87,7 @@ import BreakwaterFixtures
 
     @Test func accessEntryTextIsKeyValuePairs() {
         let line = Self.entry.line(.text)
-        #expect(line.hasPrefix("1970-01-01T00:00:00.000Z access: client=10.0.0.1 method=GET status=200 cache=HIT"))
+        #expect(line.hasPrefix("1970-01-01T00:00:00.000Z access: client=10.0.0.1 method=GET protocol=HTTP/1.1 status=200 cache=HIT"))
         #expect(line.contains(" duration_ms=0.412 origin_status=- origin_ms=- bytes=1234 request_id=r-1 "))
     }
 

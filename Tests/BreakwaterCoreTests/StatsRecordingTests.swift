@@ -19,6 +19,16 @@ struct StatsRecordingTests {
         #expect(row?.latency.count == 5)
     }
 
+    @Test func requestsAreCountedByTheProtocolTheyArrivedOverAndMerged() {
+        var first = RequestStatistics(), second = RequestStatistics()
+        first.recordRequest(operationName: "Q", cache: .hit, duration: .zero, version: .http2)
+        first.recordRequest(operationName: "Q", cache: .hit, duration: .zero)
+        second.recordRequest(operationName: nil, cache: nil, duration: .zero, version: .http2)
+        first.merge(second)
+        #expect(first.requests == 3)
+        #expect(first.http2Requests == 2)
+    }
+
     @Test func hitRatioCountsStaleAsHitsAndLeavesBypassOut() {
         var stats = RequestStatistics()
         #expect(stats.hitRatio == 0)

@@ -14,13 +14,14 @@ struct StatsReportJSONTests {
     @Test func hasExactlyTheSpecKeysWithTheirTypes() throws {
         let json = try JSONParser.parse(StatsReportSample.make().json())
         #expect(keys(of: json) == [
-            "uptime_s", "requests", "hits", "misses", "stale", "bypass", "hit_ratio", "coalesced",
+            "uptime_s", "requests", "protocols", "hits", "misses", "stale", "bypass", "hit_ratio", "coalesced",
             "cache", "apq", "upstream", "responses", "errors", "bypass_reasons", "config", "version", "operations",
         ])
         for key in ["requests", "hits", "misses", "stale", "bypass", "coalesced"] {
             #expect(isInteger(json[key]), "\(key)")
         }
         #expect(isNumber(json["uptime_s"]) && isNumber(json["hit_ratio"]))
+        expectIntegers(json["protocols"], ["http1", "http2"])
         expectIntegers(json["cache"], ["entries", "bytes", "max_bytes", "evictions", "expired"])
         expectIntegers(json["apq"], ["entries", "registered", "not_found", "hash_mismatch"])
         let upstream = json["upstream"]

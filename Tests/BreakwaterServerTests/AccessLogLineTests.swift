@@ -20,7 +20,7 @@ import BreakwaterFixtures
         requestID: "r-9", userAgent: "ua \"quoted\"\nnext", clientName: "web", clientVersion: "1.0=x")
 
     @Test func textLineHasEveryFieldInOrderQuotedWhereNeeded() {
-        let expected = "2026-11-23T16:04:05.123Z access: client=10.0.0.1 method=POST status=502 cache=MISS"
+        let expected = "2026-11-23T16:04:05.123Z access: client=10.0.0.1 method=POST protocol=HTTP/1.1 status=502 cache=MISS"
             + #" operation="Get Launches" hash="# + String(repeating: "0f", count: 32)
             + " error_code=ORIGIN_UNREACHABLE bypass_reason=too-large duration_ms=12.346 origin_status=503"
             + #" origin_ms=7 bytes=98 request_id=r-9 user_agent="ua \"quoted\"\nnext" client_name=web"#
@@ -33,7 +33,8 @@ import BreakwaterFixtures
         #expect(line.hasPrefix(#"{"time":"2026-11-23T16:04:05.123Z","type":"access","client":"10.0.0.1","#))
         #expect(!line.contains("\n"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect(object.count == 18)
+        #expect(object.count == 19)
+        #expect(object["protocol"] as? String == "HTTP/1.1")
         #expect(object["operation"] as? String == "Get Launches")
         #expect(object["hash"] as? String == String(repeating: "0f", count: 32))
         #expect(object["error_code"] as? String == "ORIGIN_UNREACHABLE")
@@ -198,6 +199,14 @@ import BreakwaterFixtures
         #expect(entry.line(.text).contains(" request_id=" + String(decoding: quoted, as: UTF8.self) + " "))
     }
 
+    @Test func theProtocolIsNamedAsTheRequestArrived() throws {
+        var entry = LogFixture.accessEntry
+        entry.version = .http2
+        #expect(entry.line(.text).contains(" protocol=HTTP/2 status="))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+        #expect(object["protocol"] as? String == "HTTP/2")
+    }
+
     /// Known methods and `X-Cache` values are written from literals: each must be its own token.
     @Test func methodsAndCacheValuesAreWrittenAsTheirTokens() throws {
         let methods: [HTTPMethod] = [.get, .head, .post, .put, .delete, .options, .patch, .other("M-SEARCH"), .other("a b")]
@@ -208,7 +217,7 @@ import BreakwaterFixtures
             #expect(object["method"] as? String == method.token)
             var plain: [UInt8] = []
             LogLineBytes.appendTextValue(method.token, to: &plain)
-            #expect(entry.line(.text).contains(" method=\(String(decoding: plain, as: UTF8.self)) status="))
+            #expect(entry.line(.text).contains(" method=\(String(decoding: plain, as: UTF8.self)) protocol=HTTP/1.1 status="))
         }
         for cache in XCache.allCases {
             var entry = LogFixture.accessEntry

@@ -6,13 +6,13 @@
 package protocol HTTPHandler: Sendable {
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder)
     /// The HTTP engine answered `response` itself to a request it could not read (malformed
-    /// framing, a limit, a head that never came) from `remoteAddress`: for the statistics and
+    /// framing, a limit, a head that never came) from `remoteAddress` over `version`: for the statistics and
     /// the access log. Called on the connection's loop; nothing by default.
-    func refused(_ response: HTTPResponse, remoteAddress: String)
+    func refused(_ response: HTTPResponse, remoteAddress: String, version: HTTPVersion)
 }
 
 extension HTTPHandler {
-    package func refused(_ response: HTTPResponse, remoteAddress: String) {}
+    package func refused(_ response: HTTPResponse, remoteAddress: String, version: HTTPVersion) {}
 }
 
 /// The one answer to one request. Implemented by the I/O layer; callable from any thread.

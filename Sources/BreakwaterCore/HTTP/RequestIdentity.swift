@@ -12,6 +12,8 @@ package final class RequestIdentity: Sendable {
     /// `apollographql-client-name` / `-version`.
     package let clientName: String?
     package let clientVersion: String?
+    /// The protocol it arrived over.
+    package let version: HTTPVersion
 
     /// The identity of `request`; `generator` makes the id when the client sent none usable.
     package init(_ request: borrowing HTTPRequest, generator: inout RequestIDGenerator) {
@@ -36,6 +38,7 @@ package final class RequestIdentity: Sendable {
         self.userAgent = userAgent
         self.clientName = clientName
         self.clientVersion = clientVersion
+        version = request.version
     }
 
     /// Longest client id kept; longer ones are replaced, as are ids with other characters.

@@ -9,6 +9,7 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     package var time: LogTimestamp
     package var client: String
     package var method: HTTPMethod
+    package var version: HTTPVersion = .http1
     package var status: Int
     /// `X-Cache`: HIT, STALE, MISS, BYPASS; nil for answers Breakwater gave itself.
     package var cache: XCache?
@@ -59,7 +60,8 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     /// Appends the entry's record (what a loop hands the log writer) in `format` to `buffer`.
     package func appendRecord(to buffer: inout LogLineBuffer, format: Configuration.LogFormat) {
         AccessLogRecord.append(
-            to: &buffer, format: format, time: time, client: client, method: method, status: status, cache: cache,
+            to: &buffer, format: format, time: time, client: client, method: method, version: version, status: status,
+            cache: cache,
             operation: operation, hash: hash, errorCode: errorCode, bypassReason: bypassReason, duration: duration,
             originStatus: originStatus, originDuration: originDuration, bytes: bytes, requestID: requestID,
             userAgent: userAgent, clientName: clientName, clientVersion: clientVersion)

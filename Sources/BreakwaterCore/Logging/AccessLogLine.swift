@@ -73,6 +73,8 @@ extension AccessLogFields {
         text(" client=", #","client":"#, record.client)
         key(" method=", #","method":"#)
         if let method = record.method { word(method.token) } else { text(record.methodToken) }
+        key(" protocol=", #","protocol":"#)
+        word(record.version == .http2 ? "HTTP/2" : "HTTP/1.1")
         integer(" status=", #","status":"#, record.status)
         key(" cache=", #","cache":"#)
         if let cache = record.cache { word(cache.word) } else { absent() }

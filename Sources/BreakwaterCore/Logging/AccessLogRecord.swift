@@ -6,7 +6,7 @@
 //
 // Layout, native byte order, no alignment:
 //   0  UInt32 record size      4 UInt8 format (1 text, 2 JSON)   5 UInt8 X-Cache (0 none)
-//   6  UInt8 flags (digest, origin status, origin duration)      7 UInt8 method (0xFF: other)
+//   6  UInt8 flags (digest, origin status, origin duration, HTTP/2)      7 UInt8 method (0xFF: other)
 //   8  Int64 time (ms since the epoch)   16 Int64 bytes   24 Int64 status   32 Int64 origin status
 //   40 Duration (its 16 bytes)   56 Duration, the origin's
 //   72 32 bytes digest
@@ -23,6 +23,7 @@ package enum AccessLogRecord {
     private static let hasDigest: UInt8 = 1
     private static let hasOriginStatus: UInt8 = 2
     private static let hasOriginDuration: UInt8 = 4
+    private static let overHTTP2: UInt8 = 8
 
     /// Appends one record to `buffer`. Client-sent texts are cut at a character boundary here, so a
     /// record is never larger than its line needs: the user agent to `AccessLogLine.maxTextBytes`,
@@ -30,7 +31,7 @@ package enum AccessLogRecord {
     @inline(__always)
     package static func append(
         to buffer: inout LogLineBuffer, format: Configuration.LogFormat, time: LogTimestamp, client: String?,
-        method: HTTPMethod?, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?, errorCode: String?,
+        method: HTTPMethod?, version: HTTPVersion = .http1, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?, errorCode: String?,
         bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?, bytes: Int,
         requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
     ) {
@@ -44,7 +45,7 @@ package enum AccessLogRecord {
             + Swift.min(count(clientVersion), nameLimit)
         let start = buffer.reserve(room)
         let raw = UnsafeMutableRawPointer(start)
-        var flags: UInt8 = 0
+        var flags: UInt8 = version == .http2 ? overHTTP2 : 0
         raw.storeBytes(of: format == .json ? 2 : 1, toByteOffset: 4, as: UInt8.self)
         raw.storeBytes(of: cache?.recordCode ?? 0, toByteOffset: 5, as: UInt8.self)
         raw.storeBytes(of: methodCode, toByteOffset: 7, as: UInt8.self)
@@ -97,6 +98,7 @@ package enum AccessLogRecord {
         package let format: Configuration.LogFormat
         package let time: LogTimestamp
         package let cache: XCache?
+        package let version: HTTPVersion
         /// A known method; nil for another one, whose token is `methodToken`.
         package let method: HTTPMethod?
         package let status: Int
@@ -119,6 +121,7 @@ package enum AccessLogRecord {
             let flags = raw.load(fromByteOffset: 6, as: UInt8.self)
             format = raw.load(fromByteOffset: 4, as: UInt8.self) == 2 ? .json : .text
             cache = XCache(recordCode: raw.load(fromByteOffset: 5, as: UInt8.self))
+            version = flags & overHTTP2 != 0 ? .http2 : .http1
             method = HTTPMethod(recordCode: raw.load(fromByteOffset: 7, as: UInt8.self))
             time = LogTimestamp(millisecondsSinceEpoch: raw.loadUnaligned(fromByteOffset: 8, as: Int64.self))
             bytes = Int(raw.loadUnaligned(fromByteOffset: 16, as: Int64.self))

@@ -39,6 +39,8 @@ package struct RequestStatistics: Sendable, Equatable {
 
     /// Every client request answered, with or without a cache decision.
     package var requests = 0
+    /// Of `requests`, those that arrived over HTTP/2 (the rest over HTTP/1.1).
+    package var http2Requests = 0
     /// Requests by cache result (read as `stats.hits`, `stats.misses`...).
     package var results = CacheResultCounts()
     /// Requests sent to the origin, whatever their outcome.
@@ -70,9 +72,11 @@ package struct RequestStatistics: Sendable, Equatable {
     /// Counts one client request; `cache` is nil for answers that are not GraphQL answers (a CORS
     /// preflight, a request the HTTP engine refused unread), which count in `requests` only.
     package mutating func recordRequest(
-        operationName: String?, cache: CacheResult?, bypassReason: BypassReason? = nil, duration: Duration
+        operationName: String?, cache: CacheResult?, bypassReason: BypassReason? = nil, duration: Duration,
+        version: HTTPVersion = .http1
     ) {
         requests += 1
+        if version == .http2 { http2Requests += 1 }
         let sample = LatencyHistogram.Sample(duration)
         requestDurations.record(sample)
         results.record(cache)
@@ -133,6 +137,7 @@ package struct RequestStatistics: Sendable, Equatable {
     /// not depend on dictionary order.
     package mutating func merge(_ other: Self) {
         requests += other.requests
+        http2Requests += other.http2Requests
         results.merge(other.results)
         upstreamRequests += other.upstreamRequests
         upstreamErrors += other.upstreamErrors

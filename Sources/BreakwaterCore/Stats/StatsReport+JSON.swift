@@ -9,6 +9,10 @@ extension StatsReport {
         writer.openObject()
         writer.decimal("uptime_s", Self.seconds(uptime))
         writer.integer("requests", requests.requests)
+        writer.openObject("protocols")
+        writer.integer("http1", requests.requests - requests.http2Requests)
+        writer.integer("http2", requests.http2Requests)
+        writer.closeObject()
         writer.cacheResults(requests.results)
         writer.integer("coalesced", coalesced)
 

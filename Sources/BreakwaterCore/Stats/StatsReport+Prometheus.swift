@@ -24,6 +24,9 @@ extension StatsReport {
         for (result, value) in byResult {
             text.sample("breakwater_requests_total", label: ("cache", result), value)
         }
+        text.family("breakwater_requests_by_protocol_total", .counter, "Client requests, by the HTTP version they arrived over.")
+        text.sample("breakwater_requests_by_protocol_total", label: ("protocol", "http1"), stats.requests - stats.http2Requests)
+        text.sample("breakwater_requests_by_protocol_total", label: ("protocol", "http2"), stats.http2Requests)
         let singles: [(name: String, kind: Exposition.Kind, help: String, value: Int)] = [
             ("breakwater_requests_all_total", .counter, "Client requests, decided or not.", stats.requests),
             ("breakwater_upstream_requests_total", .counter, "Requests sent to the origin.", stats.upstreamRequests),

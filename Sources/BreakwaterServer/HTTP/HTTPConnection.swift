@@ -215,7 +215,7 @@ final class HTTPConnection: IOEventHandler {
 
     /// Queues a refusal (after the answers before it); the machine ends the connection after it.
     private func refuse(with response: HTTPResponse) {
-        listener.handler.refused(response, remoteAddress: remoteAddress)
+        listener.handler.refused(response, remoteAddress: remoteAddress, version: .http1)
         answers.append(response)
         serializeReadyAnswers()
     }
@@ -469,7 +469,7 @@ final class HTTPConnection: IOEventHandler {
                 listener.counter.value.add(1, ordering: .relaxed)
                 listener.handler.handle(request, responder: ConnectionResponder(connection: self, sequence: Int(stream)))
             case .refusal(let stream, let response):
-                listener.handler.refused(response, remoteAddress: remoteAddress)
+                listener.handler.refused(response, remoteAddress: remoteAddress, version: .http2)
                 http2.answer(stream, with: response, date: loop.httpDate.current)
             }
         }

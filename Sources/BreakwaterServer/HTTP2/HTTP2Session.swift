@@ -76,8 +76,12 @@ final class HTTP2Session {
         let events = pending
         pending.removeAll(keepingCapacity: true)
         guard read >= 0 else {
-            // A connection error (RFC 9113 5.4.1): GOAWAY unless nghttp2 or a flood already sent one.
-            if !isGoingAway { terminate(NGHTTP2_PROTOCOL_ERROR) }
+            // A connection error (RFC 9113 5.4.1): GOAWAY unless nghttp2 or a flood already sent
+            // one. Past nghttp2's bound on acknowledgements waiting to go (a client that sends
+            // SETTINGS or PING faster than it reads), it is a flood too.
+            if !isGoingAway {
+                terminate(read == NGHTTP2_ERR_FLOODED.rawValue ? NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR)
+            }
             return nil
         }
         return events

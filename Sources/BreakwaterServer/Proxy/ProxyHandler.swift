@@ -67,16 +67,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Counts and logs an answer the HTTP engine gave a request it could not read: its code in
     /// `errors` and the access log like any error answer, no cache decision (no `X-Cache`).
-    func refused(_ response: HTTPResponse, remoteAddress: String) {
+    func refused(_ response: HTTPResponse, remoteAddress: String, version: HTTPVersion) {
         let errorCode = AnswerErrorCode.code(in: response.completeBody)
         statistics.record {
-            $0.recordRequest(operationName: nil, cache: nil, duration: .zero)
+            $0.recordRequest(operationName: nil, cache: nil, duration: .zero, version: version)
             $0.recordResponse(status: response.status, errorCode: errorCode, clientName: nil, clientVersion: nil)
         }
         guard accessLog.isOn else { return }
         accessLog.append { buffer, format in
             AccessLogRecord.append(
-                to: &buffer, format: format, time: .now, client: remoteAddress, method: nil, status: response.status,
+                to: &buffer, format: format, time: .now, client: remoteAddress, method: nil, version: version,
+                status: response.status,
                 cache: nil, operation: nil, hash: nil, errorCode: errorCode, bypassReason: nil, duration: .zero,
                 originStatus: nil, originDuration: nil, bytes: response.bodyCount, requestID: nil, userAgent: nil,
                 clientName: nil, clientVersion: nil)

@@ -44,7 +44,7 @@ final class RequestContext: Sendable {
         statistics.record {
             $0.recordRequest(
                 operationName: RecordedName.operation(resolved: operationName), cache: cache,
-                bypassReason: reply.bypassReason, duration: total)
+                bypassReason: reply.bypassReason, duration: total, version: identity?.version ?? .http1)
             $0.recordResponse(
                 status: reply.response.status, errorCode: errorCode, clientName: identity?.clientName,
                 clientVersion: identity?.clientVersion)
@@ -67,7 +67,7 @@ final class RequestContext: Sendable {
     ) {
         accessLog.append { buffer, format in
             AccessLogRecord.append(
-                to: &buffer, format: format, time: .now, client: identity?.remoteAddress ?? "", method: method,
+                to: &buffer, format: format, time: .now, client: identity?.remoteAddress ?? "", method: method, version: identity?.version ?? .http1,
                 status: reply.response.status, cache: reply.cache,
                 operation: RecordedName.loggedOperation(resolved: operationName, requested: requestedOperationName),
                 hash: documentHash, errorCode: errorCode,

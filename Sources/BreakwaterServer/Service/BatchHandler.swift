@@ -33,8 +33,8 @@ final class BatchHandler: HTTPHandler, Sendable {
         self.settings.withLock { $0 = settings }
     }
 
-    func refused(_ response: HTTPResponse, remoteAddress: String) {
-        inner.refused(response, remoteAddress: remoteAddress)
+    func refused(_ response: HTTPResponse, remoteAddress: String, version: HTTPVersion) {
+        inner.refused(response, remoteAddress: remoteAddress, version: version)
     }
 
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {

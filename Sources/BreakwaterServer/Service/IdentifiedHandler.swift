@@ -24,7 +24,7 @@ final class IdentifiedHandler: HTTPHandler, @unchecked Sendable {
         inner.handle(request, responder: responder)
     }
 
-    func refused(_ response: HTTPResponse, remoteAddress: String) {
-        inner.refused(response, remoteAddress: remoteAddress)
+    func refused(_ response: HTTPResponse, remoteAddress: String, version: HTTPVersion) {
+        inner.refused(response, remoteAddress: remoteAddress, version: version)
     }
 }

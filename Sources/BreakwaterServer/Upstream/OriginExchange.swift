@@ -7,7 +7,7 @@ import BreakwaterCore
 /// A request in flight to the origin; used on its pool's loop only.
 final class OriginExchange {
     let request: UpstreamRequest
-    private let completion: (OriginResult) -> Void
+    private var completion: OneShotCompletion<OriginResult>
     /// The deadline's timer, the pool's, while the exchange runs.
     private var timer: ExchangeTimer?
     private unowned let pool: OriginPool
@@ -15,12 +15,13 @@ final class OriginExchange {
     var connection: OriginConnection?
     /// Sent once on a reused connection that closed before answering: may go once more.
     var mayRetry = true
-    private(set) var isFinished = false
+    /// Whether the result was delivered.
+    var isFinished: Bool { completion.isFinished }
 
     init(request: UpstreamRequest, pool: OriginPool, completion: @escaping (OriginResult) -> Void) {
         self.request = request
         self.pool = pool
-        self.completion = completion
+        self.completion = OneShotCompletion(completion)
     }
 
     deinit { timer?.disarm() }
@@ -38,14 +39,13 @@ final class OriginExchange {
 
     /// Delivers the result once.
     func finish(_ result: OriginResult) {
-        guard !isFinished else { return }
-        isFinished = true
+        guard !completion.isFinished else { return }
         if let timer {
             timer.disarm()
             pool.recycle(timer)
             self.timer = nil
         }
         connection = nil
-        completion(result)
+        completion.finish(result)
     }
 }
