@@ -79,6 +79,27 @@ import Testing
         #expect(try plain.proxy.client.get(HTTP2Stack.launchPath).status == 200)
     }
 
+    @Test func requestsAreCountedAndLoggedByProtocol() throws {
+        let stack = try HTTP2Stack(rest: HTTP2Stack.cacheRules + "\nlogging:\n  format: json\n  access_log: stdout")
+        for index in 0..<2 {
+            #expect(try stack.proxy.client.get(HTTP2Stack.launchPath, headers: [("X-Request-Id", "h1-\(index)")]).status == 200)
+        }
+        for index in 0..<3 {
+            let h2 = try fetch(stack, ["--http2-prior-knowledge", "-H", "X-Request-Id: h2-\(index)"])
+            #expect(h2.status == "200", "\(h2)")
+        }
+        let protocols = try #require(try stack.proxy.stats()["protocols"] as? [String: Int])
+        #expect(protocols["http1"] == 2, "\(protocols)")
+        #expect(protocols["http2"] == 3, "\(protocols)")
+        let metrics = try stack.proxy.admin.get("/metrics").text
+        #expect(metrics.contains(#"breakwater_requests_by_protocol_total{protocol="http2"} 3"#), "\(metrics)")
+        for (id, name) in [("h1-1", "HTTP/1.1"), ("h2-2", "HTTP/2")] {
+            let line = try stack.proxy.process.waitForLine(containing: #""request_id":"\#(id)""#, timeout: .seconds(5))
+            let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(record?["protocol"] as? String == name, "\(line)")
+        }
+    }
+
     @Test(.enabled(if: HTTP2FrameClient.isAvailable, "needs Python's h2: run `make python-deps`"))
     func answersOverH2CarryNoConnectionSpecificFields() throws {
         let stack = try HTTP2Stack()
