@@ -159,6 +159,15 @@ NGINX_CACHE_DIRECTIVES='proxy_cache graphql;
             proxy_cache_valid 200 1h;
             proxy_ignore_headers Cache-Control Expires Set-Cookie;
             add_header X-Cache $upstream_cache_status;'
+# The cached GraphQL endpoint of (a), (b), (d)-(i) and, over TLS, (l) and (m).
+NGINX_GRAPHQL_LOCATION="location = /graphql {
+            client_body_buffer_size 64k;
+            proxy_pass http://origin;
+            proxy_http_version 1.1;
+            proxy_set_header Connection \"\";
+            proxy_buffering on;
+            $NGINX_CACHE_DIRECTIVES
+        }"
 
 # write_nginx_conf DIR PORT WORKERS AFFINITY(or "") [TLS_PORT]
 write_nginx_conf() {
@@ -189,14 +198,7 @@ write_nginx_conf() {
     server {
         listen 127.0.0.1:$port;
 
-        location = /graphql {
-            client_body_buffer_size 64k;
-            proxy_pass http://origin;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_buffering on;
-            $NGINX_CACHE_DIRECTIVES
-        }
+        $NGINX_GRAPHQL_LOCATION
 
         # (f): plain proxy_pass with keep-alive upstream connections, nothing cached.
         location = /pass {
@@ -243,14 +245,7 @@ EOF
         ssl_certificate_key $BENCH_TMP/key.pem;
         ssl_protocols TLSv1.2 TLSv1.3;
 
-        location = /graphql {
-            client_body_buffer_size 64k;
-            proxy_pass http://origin;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_buffering on;
-            $NGINX_CACHE_DIRECTIVES
-        }
+        $NGINX_GRAPHQL_LOCATION
     }
 EOF
     echo "}"

@@ -98,14 +98,13 @@ struct HTTP2AttackTests {
         let stack = try HTTP2Stack(server: Self.limits)
         let path = command == "empty-data" ? "/graphql" : HTTP2Stack.launchPath
         let observed = try underAttack(stack, command, arguments, path: path)
-        // Known, depending on how many frames one read brings: nghttp2 refuses to queue more than
-        // 1,000 SETTINGS or PING acknowledgements (NGHTTP2_ERR_FLOODED) before the flood bucket runs
-        // out, and the session ends that with PROTOCOL_ERROR; or the connection is closed at once
-        // after its GOAWAY with the client's frames unread, and the client's TCP, reset, drops it.
-        withKnownIssue("SETTINGS and PING floods: PROTOCOL_ERROR, or the GOAWAY lost to a reset", isIntermittent: true) {
+        // Known, now and then: the connection is closed at once after its GOAWAY with the client's
+        // PINGs unread, so the server's TCP resets it and the client's drops the GOAWAY unread
+        // (RFC 9112 9.6 on closing; HTTP/1.1 here closes lingering).
+        withKnownIssue("a PING flood's GOAWAY is sometimes lost to a reset", isIntermittent: true) {
             #expect(observed.goawayError == "ENHANCE_YOUR_CALM", "\(observed)")
         } when: {
-            ["settings-flood", "ping-flood"].contains(command)
+            command == "ping-flood"
         }
     }
 

@@ -50,20 +50,3 @@ final class HTTP2Stack: @unchecked Sendable {
         return try runTool("/usr/bin/curl", ["-s", "--max-time", "20"] + trust + arguments + ["\(scheme):\(port)\(target)"])
     }
 }
-
-/// Runs a tool to completion: (exit status, stdout and stderr).
-func runTool(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe(), input = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}

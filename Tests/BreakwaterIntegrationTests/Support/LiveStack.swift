@@ -97,8 +97,15 @@ final class ProxyProcess: @unchecked Sendable {
 func runBreakwater(
     _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
 ) throws -> (status: Int32, output: String) {
+    try runTool(try BreakwaterBinary.path(), arguments, stdin: stdin, environment: environment)
+}
+
+/// Runs a tool to completion: its exit status and its stdout and stderr together.
+func runTool(
+    _ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+) throws -> (status: Int32, output: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: try BreakwaterBinary.path())
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
