@@ -7,7 +7,9 @@
 # prints instructions per request and the functions that spend the most of them (self cost).
 #   CALLGRIND_REQUESTS=2000   requests counted per scenario
 #   CALLGRIND_SCENARIOS="hit-get hit-post miss"   which scenarios (also: churn, a hashed-GET hit
-#                             on a connection of its own with `Connection: close`; not by default)
+#                             on a connection of its own with `Connection: close`; hit-h2, the
+#                             hashed-GET hit over HTTP/2 with prior knowledge, 10 streams at a time
+#                             on one connection by h2load; not by default)
 #   CALLGRIND_TOP=25          functions listed per scenario (0: none)
 #   CALLGRIND_INCLUSIVE=1     list them by inclusive cost (callees included) instead of self cost
 #   BENCH_BIN=PATH            this binary instead of building .build/release/breakwater
@@ -25,7 +27,7 @@ FIRST_ID=$([ "${CALLGRIND_SAME_IDS:-0}" = "1" ] && echo 1000000 || echo 2000000)
 
 bench_install_traps
 bench_install_all
-bench_install_packages valgrind python3
+bench_install_packages valgrind python3 nghttp2-client
 bench_build
 NGINX=$(bench_nginx_bin)
 # Valgrind 3.19 (Debian 12) cannot read the DWARF 5 that Swift 6 writes and gives up: count a copy
@@ -60,10 +62,17 @@ counted() {
   line=$(bench_wait_line "$pid" "$log" 'breakwater: listening on http://' 120)
   port=$(bench_port_of "$line")
   python3 "$BENCH_DIR/fixed_requests.py" "127.0.0.1:$port" 1 POST /graphql "$BENCH_TMP/register.json"
-  python3 "$BENCH_DIR/fixed_requests.py" "127.0.0.1:$port" 200 "$@"
-  callgrind_control -i on "$pid" >/dev/null
-  # Other ids than the warm-up's: every counted miss is a request this process has not seen.
-  FIXED_REQUESTS_FIRST_ID=$FIRST_ID python3 "$BENCH_DIR/fixed_requests.py" "127.0.0.1:$port" "$REQUESTS" "$@"
+  if [ "$1" = H2 ]; then
+    # HTTP/2 with prior knowledge: one connection, 10 streams at a time (h2load, nghttp2-client).
+    h2load -n 200 -c 1 -m 10 "http://127.0.0.1:$port$2" >/dev/null
+    callgrind_control -i on "$pid" >/dev/null
+    h2load -n "$REQUESTS" -c 1 -m 10 "http://127.0.0.1:$port$2" | grep -E '^status codes' >&2
+  else
+    python3 "$BENCH_DIR/fixed_requests.py" "127.0.0.1:$port" 200 "$@"
+    callgrind_control -i on "$pid" >/dev/null
+    # Other ids than the warm-up's: every counted miss is a request this process has not seen.
+    FIXED_REQUESTS_FIRST_ID=$FIRST_ID python3 "$BENCH_DIR/fixed_requests.py" "127.0.0.1:$port" "$REQUESTS" "$@"
+  fi
   callgrind_control -i off "$pid" >/dev/null
   # Stopped with SIGTERM, the proxy exits cleanly and callgrind writes what it collected.
   bench_stop "$pid"
@@ -81,6 +90,7 @@ counted() {
 for scenario in $SCENARIOS; do
   case $scenario in
     hit-get) counted hit-get "$BENCH_TMP/hit.yaml" GET "$HIT_TARGET" - ;;
+    hit-h2) counted hit-h2 "$BENCH_TMP/hit.yaml" H2 "$HIT_TARGET" ;;
     hit-post) counted hit-post "$BENCH_TMP/hit.yaml" POST /graphql "$BENCH_TMP/post-hit.json" ;;
     churn) FIXED_REQUESTS_CLOSE=1 counted churn "$BENCH_TMP/hit.yaml" GET "$HIT_TARGET" - ;;
     hit-gzip) counted hit-gzip "$BENCH_TMP/hit.yaml" POST /graphql "$BENCH_TMP/list.json" "Accept-Encoding: gzip" ;;

@@ -41,7 +41,10 @@ public struct HTTP2StreamDeadlines: Sendable {
     }
 
     public let configuration: Configuration
-    private var streams: [Int32: Wait] = [:]
+    /// The open streams and what each waits for, in the order they opened: a handful at a
+    /// time (at most `http2_max_streams`), searched from the newest without hashing.
+    private var ids: [Int32] = []
+    private var waits: [Wait] = []
     /// When the connection last had no open stream; nil while one is open.
     private var idleSince: Int64?
 
@@ -50,47 +53,57 @@ public struct HTTP2StreamDeadlines: Sendable {
         idleSince = now
     }
 
-    public var openStreams: Int { streams.count }
+    public var openStreams: Int { ids.count }
+
+    @inline(__always)
+    private func index(of stream: Int32) -> Int? { ids.lastIndex(of: stream) }
 
     public mutating func opened(_ stream: Int32, now: Int64) {
-        streams[stream] = .head(since: now)
+        if let at = index(of: stream) {
+            waits[at] = .head(since: now)
+        } else {
+            ids.append(stream)
+            waits.append(.head(since: now))
+        }
         idleSince = nil
     }
 
     /// The head is complete; `expectsBody`: the request continues with DATA.
     public mutating func headComplete(_ stream: Int32, expectsBody: Bool, now: Int64) {
-        guard streams[stream] != nil else { return }
-        streams[stream] = expectsBody ? .body(since: now) : .answer
+        guard let at = index(of: stream) else { return }
+        waits[at] = expectsBody ? .body(since: now) : .answer
     }
 
     public mutating func requestComplete(_ stream: Int32) {
-        guard streams[stream] != nil else { return }
-        streams[stream] = .answer
+        guard let at = index(of: stream) else { return }
+        waits[at] = .answer
     }
 
     /// The stream's answer has bytes to send and the client's window is shut (a second call
     /// keeps the first time).
     public mutating func windowShut(_ stream: Int32, now: Int64) {
-        guard let wait = streams[stream] else { return }
-        if case .window = wait { return }
-        streams[stream] = .window(since: now)
+        guard let at = index(of: stream) else { return }
+        if case .window = waits[at] { return }
+        waits[at] = .window(since: now)
     }
 
     /// The window opened again (bytes were sent).
     public mutating func windowOpened(_ stream: Int32) {
-        guard case .window = streams[stream] else { return }
-        streams[stream] = .answer
+        guard let at = index(of: stream), case .window = waits[at] else { return }
+        waits[at] = .answer
     }
 
     public mutating func closed(_ stream: Int32, now: Int64) {
-        guard streams.removeValue(forKey: stream) != nil else { return }
-        if streams.isEmpty { idleSince = now }
+        guard let at = index(of: stream) else { return }
+        ids.remove(at: at)
+        waits.remove(at: at)
+        if ids.isEmpty { idleSince = now }
     }
 
     /// The earliest time something expires, or nil.
     public func nextDeadline() -> Int64? {
         var earliest = idleSince.map { $0 + configuration.idleTimeout }
-        for wait in streams.values {
+        for wait in waits {
             guard let at = deadline(of: wait) else { continue }
             if earliest == nil || at < earliest! { earliest = at }
         }
@@ -101,18 +114,14 @@ public struct HTTP2StreamDeadlines: Sendable {
     /// connection resets or answers them, and reports their close).
     public mutating func expired(now: Int64) -> [Expiry] {
         var due: [Expiry] = []
-        for (stream, wait) in streams.sorted(by: { $0.key < $1.key }) {
-            guard let at = deadline(of: wait), at <= now else { continue }
-            switch wait {
-            case .head, .window:
-                due.append(.resetStream(stream))
-                streams[stream] = .answer
-            case .body:
-                due.append(.requestTimeout(stream))
-                streams[stream] = .answer
-            case .answer:
-                break
+        for at in ids.indices.sorted(by: { ids[$0] < ids[$1] }) {
+            guard let deadline = deadline(of: waits[at]), deadline <= now else { continue }
+            switch waits[at] {
+            case .head, .window: due.append(.resetStream(ids[at]))
+            case .body: due.append(.requestTimeout(ids[at]))
+            case .answer: break
             }
+            waits[at] = .answer
         }
         if let idleSince, idleSince + configuration.idleTimeout <= now {
             due.append(.closeIdle)

@@ -87,7 +87,7 @@ private let specExample = """
       format: text               # text | json (one JSON object per line, access log included)
       access_log: stdout         # stdout | stderr | a file path (reopened on SIGHUP) | off
                                  # (true = stdout, false = off)
-    redis:                       # optional shared tier for a fleet of proxies (section 7)
+    redis:                       # optional fleet tier for a fleet of proxies (section 7)
       url: ""                    # redis://[:password@]host:port[/db] or unix:///path/redis.sock
       key_prefix: "bw:"
       timeout: 50ms              # a Redis call slower than this counts as a miss, never an error

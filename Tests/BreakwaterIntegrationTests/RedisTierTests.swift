@@ -78,7 +78,7 @@ struct RedisTierTests {
         #expect(winners == [0])
         // The holder stores its entry once both others wait (their waits are counted when they
         // end, so the store is tied to the waits having begun, not to a delay), then releases.
-        let waitersStarted = SharedValue(0)
+        let waitersStarted = LockedValue(0)
         async let waited1: CacheEntry? = members[1].onLoop { m, done in
             waitersStarted.update { $0 += 1 }
             m.responseTier.awaitEntry(key, timeout: .seconds(60), completion: done)
@@ -118,7 +118,7 @@ struct RedisTierTests {
         #expect(ttl > 0 && ttl <= 1_500, "\(ttl) ms")
         // The holder's loop wedges (as a holder whose SET timed out on its side, then vanished):
         // no renewal, no release, until it is let go.
-        let release = SharedValue(false)
+        let release = LockedValue(false)
         let wedgedUntil = ContinuousClock.now + .seconds(60)
         a.loop.execute {
             while !release.load() && ContinuousClock.now < wedgedUntil { usleep(10_000) }
@@ -147,7 +147,7 @@ struct RedisTierTests {
             m.responseTier.acquireLease(key, ttl: .seconds(60), completion: done)
         }
         #expect(won)
-        let finished = SharedValue(false)
+        let finished = LockedValue(false)
         async let waited: CacheEntry? = b.onLoop { m, done in
             m.responseTier.awaitEntry(key, timeout: .seconds(60)) { entry in
                 finished.store(true)

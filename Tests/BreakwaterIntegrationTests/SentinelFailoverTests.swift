@@ -31,8 +31,8 @@ import Testing
         try waitUntil(proxies, follow: oldMaster, failovers: 0)
 
         // Traffic on both proxies for the whole failover: every answer must be a 200 with data.
-        let stop = SharedValue(false)
-        let answers = SharedValue(0)
+        let stop = LockedValue(false)
+        let answers = LockedValue(0)
         let failures = Collected<String>()
         let traffic = DispatchGroup()
         for worker in 0..<4 {

@@ -16,7 +16,7 @@ package enum AnswerSharing: Sendable, Equatable {
     /// The sharing of `outcome`.
     package init(_ outcome: FetchOutcome) {
         switch outcome {
-        case .stored, .sharedHit, .staleFallback:
+        case .stored, .fleetHit, .staleFallback:
             // An entry stored under the key: by definition shared under it.
             self = .shared
         case .failed(.failed):

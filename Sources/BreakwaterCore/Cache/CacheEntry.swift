@@ -201,7 +201,7 @@ package final class CacheEntry: Sendable {
         etag.hasSuffix("\"") ? String(etag.dropLast()) + "-gzip\"" : etag + "-gzip"
     }
 
-    /// A copy of the stored body (the shared tier's encoding; a hit never copies it).
+    /// A copy of the stored body (the fleet tier's encoding; a hit never copies it).
     package var body: [UInt8] { response.body }
 
     /// The strong entity tag, quoted, as `makeETag(body:hasher:)` made it.

@@ -8,7 +8,7 @@
 package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     package let digest: SHA256Digest
 
-    /// Wraps a digest already computed by `make` (for example one read back from a shared tier).
+    /// Wraps a digest already computed by `make` (for example one read back from a fleet tier).
     package init(digest: SHA256Digest) {
         self.digest = digest
     }

@@ -48,7 +48,7 @@ package final class CachePurger: Sendable {
 
     /// A purge by an entity or a type also reaches the entries stored unchecked
     /// (`EntityTags.unchecked`), whose tags cannot say whether they hold it. Such entries live
-    /// only in this proxy's memory (never in the shared tier), so each proxy applies the rule itself.
+    /// only in this proxy's memory (never in the fleet tier), so each proxy applies the rule itself.
     @discardableResult
     private func applyLocally(_ purge: PurgeRequest) -> Int {
         let now = clock.now

@@ -216,7 +216,7 @@ public struct Configuration: Sendable, Equatable {
         public static let placeholderTokens = ["change-me", "changeme", "change_me", "replace-me", "replaceme", "replace_me"]
     }
 
-    /// The optional shared tier.
+    /// The optional fleet tier.
     public struct Redis: Sendable, Equatable {
         /// `redis://[:password@]host:port[/db]`, `rediss://...` or `unix:///path`; "" for none.
         public var url = ""
@@ -240,7 +240,7 @@ public struct Configuration: Sendable, Equatable {
         public var purgeLog = 100_000
         public init() {}
 
-        /// Whether a shared tier is configured (`url` or `sentinels`).
+        /// Whether a fleet tier is configured (`url` or `sentinels`).
         public var isConfigured: Bool { !url.isEmpty || !sentinels.isEmpty }
 
         /// A shorter `signing_key` is refused: it could be guessed.

@@ -1,4 +1,4 @@
-// Where the shared tier's Redis is and how to log in: the `redis.url` forms of README "Configuration",
+// Where the fleet tier's Redis is and how to log in: the `redis.url` forms of README "Configuration",
 // parsed without any I/O so that `validate` and the tests can check them.
 
 /// A parsed `redis.url`: `redis://[[user]:password@]host[:port][/db]` or `unix:///path[?db=N]`.

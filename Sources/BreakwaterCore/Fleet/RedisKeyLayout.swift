@@ -1,4 +1,4 @@
-// The names of everything the shared tier keeps in Redis (docs/FLEET.md lists them): one place,
+// The names of everything the fleet tier keeps in Redis (docs/FLEET.md lists them): one place,
 // so that every proxy of a fleet, whatever its version, reads and writes the same keys.
 
 /// Key and channel names under one `redis.key_prefix`.

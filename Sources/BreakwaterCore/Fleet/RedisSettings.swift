@@ -1,4 +1,4 @@
-// The shared tier's settings (`redis` in config.yaml, README.md) as the Redis tier reads them, with what
+// The fleet tier's settings (`redis` in config.yaml, README.md) as the Redis tier reads them, with what
 // it derives (the longest lease from `origin.timeout`) and what no key sets (a document's lifetime).
 
 /// What the Redis tier needs from the configuration.

@@ -1,4 +1,4 @@
-// The shared tier's figures (`/stats` `redis`, docs/FLEET.md): one value per event loop,
+// The fleet tier's figures (`/stats` `redis`, docs/FLEET.md): one value per event loop,
 // recorded by that loop, added together when the admin endpoint reads them.
 
 /// Counters and the call-latency histogram of the Redis tier on one loop (or merged):

@@ -1,8 +1,8 @@
-// One fetch for a key (README "The origin side" and "The response cache", docs/FLEET.md) as a value: shared tier, fleet-wide lease,
+// One fetch for a key (README "The origin side" and "The response cache", docs/FLEET.md) as a value: fleet tier, fleet-wide lease,
 // origin, then store / serve stale / pass through. The fetch belongs to no client: whoever led
 // it, its outcome goes to every waiter of the key.
 //
-//   start ── cacheable and a shared tier ──▶ lookupTier ── fresh entry ──▶ finish(sharedHit)
+//   start ── cacheable and a fleet tier ──▶ lookupTier ── fresh entry ──▶ finish(fleetHit)
 //     │                                          └ miss ──▶ acquireLease ── won ──▶ send
 //     │                                                        └ lost ──▶ awaitTierEntry ── entry ──▶ finish
 //     │                                                                        └ none ──▶ send
@@ -28,7 +28,7 @@ package struct FetchFlow {
 
     /// Work the server layer performs right after a step.
     package enum Effect: Equatable {
-        /// Write the entry to the shared tier.
+        /// Write the entry to the fleet tier.
         case storeInTier(CacheKey)
         /// Give the fleet-wide lease back.
         case releaseLease(CacheKey)
@@ -38,7 +38,7 @@ package struct FetchFlow {
 
     package let plan: FetchPlan
     /// For a freshness sample (docs/FRESHNESS.md), the stored answer's entity tag: the fetch
-    /// goes straight to the origin (a shared tier would answer with what it holds), and an
+    /// goes straight to the origin (a fleet tier would answer with what it holds), and an
     /// answer with this same tag is not stored again (the entry is unchanged, its age stands).
     package let sampledETag: String?
     private let environment: FlowEnvironment
@@ -64,10 +64,10 @@ package struct FetchFlow {
         return .lookupTier(key)
     }
 
-    /// The shared tier answered `lookupTier` (nil: miss, timeout or down).
+    /// The fleet tier answered `lookupTier` (nil: miss, timeout or down).
     package mutating func tierLookedUp(_ entry: CacheEntry?) -> Step {
         guard let key = plan.key else { return .send(plan) }
-        if let outcome = sharedHit(entry) { return .finish(outcome) }
+        if let outcome = fleetHit(entry) { return .finish(outcome) }
         // A fetch for one client alone makes no one else wait for it.
         if plan.isHitForMiss { return .send(plan) }
         return .acquireLease(key, ttl: environment.originTimeout)
@@ -85,7 +85,7 @@ package struct FetchFlow {
 
     /// Waiting for another proxy's entry ended (nil: it did not come in time): fetch ourselves.
     package mutating func awaitedEntry(_ entry: CacheEntry?) -> Step {
-        if let outcome = sharedHit(entry) { return .finish(outcome) }
+        if let outcome = fleetHit(entry) { return .finish(outcome) }
         return .send(plan)
     }
 
@@ -148,7 +148,7 @@ package struct FetchFlow {
             return .finish(.bypassed(response, reason))
         case .store(let ttl, var tags):
             // Stored while a schema is expected but the document was not checked against one:
-            // marked, so that every entity purge reaches it, and kept out of the shared tier.
+            // marked, so that every entity purge reaches it, and kept out of the fleet tier.
             let isUnchecked = environment.expectsSchema && !operation.showsTypes
             if isUnchecked { tags.append(EntityTags.unchecked) }
             let entry = CacheEntry.make(
@@ -169,12 +169,12 @@ package struct FetchFlow {
         }
     }
 
-    /// A fresh entry from the shared tier, kept locally for its remaining life.
-    private func sharedHit(_ entry: CacheEntry?) -> FetchOutcome? {
+    /// A fresh entry from the fleet tier, kept locally for its remaining life.
+    private func fleetHit(_ entry: CacheEntry?) -> FetchOutcome? {
         guard let entry = entry?.withTagHeader(environment.policy.tagHeader), entry.key == plan.key else { return nil }
         let now = environment.clock.now
         guard case .fresh(_, let age) = CacheLookup(classifying: entry, staleSince: nil, now: now) else { return nil }
         environment.store.store(entry, now: now)
-        return .sharedHit(entry, age: age)
+        return .fleetHit(entry, age: age)
     }
 }

@@ -5,8 +5,8 @@
 package enum FetchOutcome: Sendable {
     /// Fetched and stored: `MISS` (also for waiters of a coalesced fetch).
     case stored(CacheEntry, originStatus: Int)
-    /// Found in the fleet's shared tier, fresh: `HIT`.
-    case sharedHit(CacheEntry, age: Duration)
+    /// Found in the fleet's fleet tier, fresh: `HIT`.
+    case fleetHit(CacheEntry, age: Duration)
     /// Fetched and not stored: `BYPASS`, with why.
     case bypassed(HTTPResponse, BypassReason)
     /// The origin failed and a stale entry stands in: `STALE`.
@@ -18,7 +18,7 @@ package enum FetchOutcome: Sendable {
     package var cache: XCache {
         switch self {
         case .stored: .miss
-        case .sharedHit: .hit
+        case .fleetHit: .hit
         case .bypassed, .failed: .bypass
         case .staleFallback: .stale
         }
@@ -28,7 +28,7 @@ package enum FetchOutcome: Sendable {
     package var originStatus: Int {
         switch self {
         case .stored(_, let status): status
-        case .sharedHit: 200
+        case .fleetHit: 200
         case .bypassed(let response, _): response.status
         case .staleFallback(_, _, let status): status ?? 502
         case .failed(.failed(let failure)): failure.status
@@ -41,7 +41,7 @@ package enum FetchOutcome: Sendable {
         switch self {
         case .stored(let entry, let status):
             FlowReply(response: CacheAnswer.stored(entry, client: client), cache: .miss, originStatus: status)
-        case .sharedHit(let entry, let age):
+        case .fleetHit(let entry, let age):
             FlowReply(response: CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit)
         case .bypassed(let response, let reason):
             FlowReply(

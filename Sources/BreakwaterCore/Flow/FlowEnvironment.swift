@@ -1,5 +1,5 @@
 // Everything the request flow reads to decide: the endpoint rules, the cache policy, the local
-// store, the clock, and which shared tiers exist. Replaced as a whole when SIGHUP reloads.
+// store, the clock, and which fleet tiers exist. Replaced as a whole when SIGHUP reloads.
 
 /// The settings and shared state a `RequestFlow` and a `FetchFlow` decide with; a class, so that
 /// every flow (and every copy of one) holds it with one reference, not a copy of each field.
@@ -10,7 +10,7 @@ package final class FlowEnvironment: Sendable {
     package let upstreamHeaders: UpstreamHeaders
     package let hasher: any SHA256Hashing
     package let clock: any FlowClock
-    /// A shared registry exists: an unknown hash is looked up there before PersistedQueryNotFound.
+    /// A fleet registry exists: an unknown hash is looked up there before PersistedQueryNotFound.
     package let sharesDocuments: Bool
     /// A shared response tier exists: a local miss is looked up there before the origin.
     package let sharesResponses: Bool

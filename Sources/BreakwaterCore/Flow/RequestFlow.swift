@@ -13,7 +13,7 @@
 //                                    ├ stale ──▶ replyAndRefresh (STALE + one background fetch)
 //                                    └ miss  ──▶ join (lead or wait for the key's fetch)
 //
-// What a fetch does (shared tier, origin, store, stale-if-error) is `FetchFlow`.
+// What a fetch does (fleet tier, origin, store, stale-if-error) is `FetchFlow`.
 
 /// One client request from arrival to the step that answers it.
 package struct RequestFlow {
@@ -21,7 +21,7 @@ package struct RequestFlow {
     package enum Step {
         /// Send this answer; the request is done.
         case reply(FlowReply)
-        /// Ask the shared registry for `digest`, then call `documentLookedUp`.
+        /// Ask the fleet registry for `digest`, then call `documentLookedUp`.
         case lookupDocument(SHA256Digest)
         /// Fetch for this client alone (nothing cached, nothing coalesced), then answer it with
         /// the `FetchOutcome`.
@@ -35,7 +35,7 @@ package struct RequestFlow {
     /// Work the server layer performs right after a step, before any answer is sent.
     package enum Effect: Equatable {
         /// Register a verified document in the local registry (persisted behind the loop's back)
-        /// and, when `publish`, in the shared registry.
+        /// and, when `publish`, in the fleet registry.
         case register(ResolvedDocument, publish: Bool)
     }
 
@@ -107,7 +107,7 @@ package struct RequestFlow {
         }
     }
 
-    /// The shared registry answered the `lookupDocument` step (nil: unknown or unreachable).
+    /// The fleet registry answered the `lookupDocument` step (nil: unknown or unreachable).
     package mutating func documentLookedUp(_ text: String?) -> Step {
         guard let pending else { preconditionFailure("documentLookedUp without lookupDocument") }
         self.pending = nil

@@ -133,7 +133,7 @@ package struct PrebuiltResponse: @unchecked Sendable {
     /// A copy of the stored bytes, lines and body (tests, comparisons).
     package var bytes: [UInt8] { withBytes { Array($0) } }
 
-    /// A copy of the body (for the paths that transform it: batches, shared tiers).
+    /// A copy of the body (for the paths that transform it: batches, fleet tiers).
     package var body: [UInt8] { withBody { Array($0) } }
 
     /// The entity tag, quoted, from the compact form or the first stored `ETag` line; nil if none.

@@ -13,7 +13,7 @@ package struct ResolvedDocument: Sendable, Equatable {
 /// What resolving a request's document found.
 package enum DocumentResolution: Sendable, Equatable {
     case document(ResolvedDocument)
-    /// A hash this registry does not know (mode automatic): a shared tier may know it, else the
+    /// A hash this registry does not know (mode automatic): a fleet tier may know it, else the
     /// answer is PersistedQueryNotFound.
     case unknownHash(SHA256Digest)
 }
@@ -49,7 +49,7 @@ package struct DocumentResolver: Sendable {
         return .document(ResolvedDocument(digest: digest, text: query, shouldRegister: false))
     }
 
-    /// The document a shared tier returned for `digest`, if its text really hashes to it.
+    /// The document a fleet tier returned for `digest`, if its text really hashes to it.
     package func verified(_ text: String, for digest: SHA256Digest) -> ResolvedDocument? {
         hasher.sha256(text) == digest ? ResolvedDocument(digest: digest, text: text, shouldRegister: false) : nil
     }

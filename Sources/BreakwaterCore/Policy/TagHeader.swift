@@ -56,7 +56,7 @@ package struct TagHeader: Sendable, Equatable {
 }
 
 extension CacheEntry {
-    /// This entry with `tagHeader`'s field, for an entry from the fleet's shared tier (whose
+    /// This entry with `tagHeader`'s field, for an entry from the fleet's fleet tier (whose
     /// encoding does not carry the header); itself when it has the field already or none is due.
     package func withTagHeader(_ tagHeader: TagHeader?) -> CacheEntry {
         guard let tagHeader, !extraHeaders.contains(where: { $0.name == tagHeader.name }),

@@ -118,7 +118,7 @@ package final class GraphQLEndpoint: Sendable {
         try GraphQLRequestParser.parse(request, maxDocumentBytes: maxDocumentBytes)
     }
 
-    /// The request's document per the APQ table, or the hash a shared tier may still know.
+    /// The request's document per the APQ table, or the hash a fleet tier may still know.
     package func resolve(_ request: GraphQLRequest) throws(GraphQLErrorResponse) -> DocumentResolution {
         try resolver.resolve(request)
     }

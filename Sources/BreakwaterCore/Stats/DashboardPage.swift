@@ -162,7 +162,7 @@ package enum DashboardPage {
         <div class="note num"><span id="upstream-failed-share">—</span> of
           <span id="upstream-requests">—</span> to origin</div>
         <div class="note">origin: <b id="origin-health">—</b></div>
-        <div class="note num">shared tier (Redis): <b id="redis-state">none</b>
+        <div class="note num">fleet tier (Redis): <b id="redis-state">none</b>
           <span id="redis-figures"></span></div>
         <div class="note num">CDN purges: <b id="cdn-state">none</b>
           <span id="cdn-figures"></span></div>

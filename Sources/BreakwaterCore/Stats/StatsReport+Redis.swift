@@ -1,7 +1,7 @@
-// The shared tier's figures in `/stats` (the `redis` block, docs/FLEET.md) and `/metrics`
+// The fleet tier's figures in `/stats` (the `redis` block, docs/FLEET.md) and `/metrics`
 // (`breakwater_redis_*`), added to the report's renderings when the proxy has a Redis tier.
 
-/// What the shared tier reports: whether Redis answers, and its figures.
+/// What the fleet tier reports: whether Redis answers, and its figures.
 package struct RedisStatus: Sendable, Equatable {
     /// At least one loop's connection answers.
     package var connected: Bool
@@ -26,7 +26,7 @@ package struct RedisStatus: Sendable, Equatable {
 }
 
 extension StatsReport {
-    /// `json()` with a `redis` member when there is a shared tier.
+    /// `json()` with a `redis` member when there is a fleet tier.
     package func json(redis: RedisStatus?) -> [UInt8] {
         var bytes = json()
         guard let redis, bytes.last == UInt8(ascii: "}") else { return bytes }
@@ -57,7 +57,7 @@ extension StatsReport {
         return bytes
     }
 
-    /// `prometheus()` followed by the `breakwater_redis_*` families when there is a shared tier.
+    /// `prometheus()` followed by the `breakwater_redis_*` families when there is a fleet tier.
     package func prometheus(redis: RedisStatus?) -> String {
         let text = prometheus()
         guard let redis else { return text }

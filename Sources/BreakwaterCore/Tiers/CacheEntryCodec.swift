@@ -1,8 +1,8 @@
-// The bytes a cache entry is kept as in a shared tier (docs/FLEET.md): compact, binary (the body
+// The bytes a cache entry is kept as in a fleet tier (docs/FLEET.md): compact, binary (the body
 // is stored as it is, never re-encoded as JSON), versioned, and read back only when every field
 // is whole and well-formed.
 
-/// Encodes and decodes a `CacheEntry` for a shared tier.
+/// Encodes and decodes a `CacheEntry` for a fleet tier.
 ///
 /// Layout (integers little-endian; a string or byte field is a `UInt32` length, then the bytes):
 /// ```

@@ -1,6 +1,6 @@
 // The persisted-query registry a fleet shares (docs/FLEET.md), as the flow sees it.
 
-/// A shared registry bound to one event loop: completions run on that loop, exactly once.
+/// A fleet registry bound to one event loop: completions run on that loop, exactly once.
 package protocol DocumentTier: AnyObject {
     /// The document registered under `hash` anywhere in the fleet; nil when unknown or unreachable.
     /// The caller verifies the hash before trusting the text.

@@ -1,7 +1,7 @@
 // How purges reach the other proxies of a fleet (docs/FLEET.md, "Purges").
 
 /// Carries purges between proxies. The local purge is applied first by `CachePurger`; the bus
-/// only tells the others (and the shared tier), and hands their purges to `onRemotePurge`.
+/// only tells the others (and the fleet tier), and hands their purges to `onRemotePurge`.
 package protocol PurgeBus: AnyObject, Sendable {
     /// Announces a purge applied here.
     func publish(_ purge: PurgeRequest)

@@ -1,5 +1,5 @@
 // The second-level response cache a fleet shares (docs/FLEET.md), as the flow sees it. Redis
-// implements it; without a shared tier there is none and the flow goes from local miss to origin.
+// implements it; without a fleet tier there is none and the flow goes from local miss to origin.
 
 /// A shared response cache bound to one event loop: every completion runs on that loop, exactly
 /// once, and a call never blocks it. Failures (timeout, tier down) read as misses, never errors.

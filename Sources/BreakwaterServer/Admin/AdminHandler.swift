@@ -8,7 +8,7 @@ import Synchronization
 
 /// What the admin endpoints read: the proxy's shared state and every loop's statistics.
 final class AdminState: Sendable {
-    let cache: SharedCache
+    let cache: ProcessCache
     let registry: PersistedQueryRegistry
     let statistics: [LoopStatistics]
     let started: ContinuousClock.Instant
@@ -16,13 +16,13 @@ final class AdminState: Sendable {
     private let process = ProcessSampler()
     /// The configuration reloads the service ran.
     let reloads = ConfigReloadCounter()
-    /// The Redis shared tier, for the `redis` figures.
+    /// The Redis fleet tier, for the `redis` figures.
     let redis: RedisFleet?
     /// The CDN purger, for the `cdn` figures.
     let cdn: CDNPurger?
 
     init(
-        cache: SharedCache, registry: PersistedQueryRegistry, statistics: [LoopStatistics],
+        cache: ProcessCache, registry: PersistedQueryRegistry, statistics: [LoopStatistics],
         started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil, cdn: CDNPurger? = nil
     ) {
         self.redis = redis

@@ -29,6 +29,9 @@ final class HTTP2Session {
 
     private let session: OpaquePointer
     private var streams: [Int32: HTTP2Stream] = [:]
+    /// The stream the last callback named: a head's fields and frames come one stream at a
+    /// time, so most lookups are this one (no hashing).
+    private var recent: HTTP2Stream?
     private var pending: [Event] = []
     private let settings: HTTP2Settings
     private let remoteAddress: String
@@ -92,7 +95,7 @@ final class HTTP2Session {
     /// Sends `response` on `stream` (HEADERS, then DATA as the client's window allows); nothing
     /// when the client reset the stream meanwhile.
     func answer(_ stream: Int32, with response: HTTPResponse, date: String) {
-        guard let state = streams[stream], state.response == nil else { return }
+        guard let state = self.stream(stream), state.response == nil else { return }
         state.response = response
         let status = response.status
         let bodiless = status < 200 || status == 204 || status == 304 || state.isHead
@@ -187,6 +190,13 @@ final class HTTP2Session {
 
     // MARK: Callbacks (nghttp2 calls them inside mem_recv and mem_send)
 
+    private func stream(_ id: Int32) -> HTTP2Stream? {
+        if let recent, recent.id == id { return recent }
+        let found = streams[id]
+        recent = found
+        return found
+    }
+
     private static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
         Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
     }
@@ -194,12 +204,14 @@ final class HTTP2Session {
     fileprivate func beginHeaders(_ frame: nghttp2_frame) {
         guard frame.headers.cat == NGHTTP2_HCAT_REQUEST else { return }
         let id = frame.hd.stream_id
-        streams[id] = HTTP2Stream(id: id)
+        let state = HTTP2Stream(id: id)
+        streams[id] = state
+        recent = state
         deadlines.opened(id, now: now)
     }
 
     fileprivate func header(_ frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let state = streams[frame.hd.stream_id], !state.isRefused, !state.headComplete else { return }
+        guard let state = stream(frame.hd.stream_id), !state.isRefused, !state.headComplete else { return }
         state.headBytes += HTTP2HeadLimits.fieldBytes(nameCount: name.count, valueCount: value.count)
         // Past the head limit, the rest of the list is decoded (HPACK's table must follow) but kept
         // nowhere: the stream is answered 431 when its head ends.
@@ -212,7 +224,7 @@ final class HTTP2Session {
         let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch type {
         case NGHTTP2_HEADERS:
-            guard let state = streams[frame.hd.stream_id] else { return 0 }
+            guard let state = stream(frame.hd.stream_id) else { return 0 }
             if !state.headComplete {
                 state.headComplete = true
                 headComplete(state, endStream: endStream)
@@ -222,7 +234,7 @@ final class HTTP2Session {
             }
         case NGHTTP2_DATA:
             if frame.hd.length == 0 && !endStream, isFlood(.emptyData) { return 0 }
-            if endStream, let state = streams[frame.hd.stream_id] { requestComplete(state) }
+            if endStream, let state = stream(frame.hd.stream_id) { requestComplete(state) }
         case NGHTTP2_SETTINGS:
             if frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { _ = isFlood(.settings) }
         case NGHTTP2_PING:
@@ -273,13 +285,14 @@ final class HTTP2Session {
     }
 
     fileprivate func dataReceived(stream: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let state = streams[stream], !state.isRefused else { return }
+        guard let state = self.stream(stream), !state.isRefused else { return }
         let total = state.requestBody.count + bytes.count
         if let refusal = settings.headLimits.check(bodyBytes: total) { return refuse(state, refusal) }
         state.requestBody.append(contentsOf: bytes)
     }
 
     fileprivate func streamClosed(_ stream: Int32) {
+        if recent?.id == stream { recent = nil }
         streams.removeValue(forKey: stream)
         deadlines.closed(stream, now: now)
     }
@@ -288,14 +301,14 @@ final class HTTP2Session {
     /// rest is not wanted (RFC 9113 8.1, RST_STREAM NO_ERROR).
     fileprivate func frameSent(_ frame: nghttp2_frame) {
         guard frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
-            let state = streams[frame.hd.stream_id], state.isRefused,
+            let state = stream(frame.hd.stream_id), state.isRefused,
             nghttp2_session_get_stream_remote_close(session, state.id) == 0
         else { return }
         reset(state.id, code: NGHTTP2_NO_ERROR)
     }
 
     fileprivate func readBody(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let body = streams[stream]?.body else {
+        guard let body = self.stream(stream)?.body else {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             return 0
         }

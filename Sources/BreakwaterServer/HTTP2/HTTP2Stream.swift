@@ -4,6 +4,7 @@
 // every handler sees the same `HTTPRequest` on either protocol.
 
 import BreakwaterCore
+import Glibc
 
 /// A stream of an `HTTP2Session`; used only on its loop's thread.
 final class HTTP2Stream {
@@ -34,29 +35,34 @@ final class HTTP2Stream {
 
     /// One decoded field of the head (nghttp2 has checked names and values, RFC 9113 8.2).
     func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        let value = String(decoding: value, as: UTF8.self)
+        // Names arrive lower-cased (nghttp2 refuses others): told apart by length and bytes,
+        // without making a string of a pseudo-field's name.
         if name.first == UInt8(ascii: ":") {
-            switch String(decoding: name, as: UTF8.self) {
-            case ":method": method = value
-            case ":path": path = value
-            case ":authority": authority = value
+            switch name.count {
+            case 5 where Self.equals(name, ":path"): path = String(decoding: value, as: UTF8.self)
+            case 7 where Self.equals(name, ":method"): method = String(decoding: value, as: UTF8.self)
+            case 10 where Self.equals(name, ":authority"): authority = String(decoding: value, as: UTF8.self)
             default: break  // :scheme; nghttp2 refuses unknown pseudo-fields
             }
             return
         }
-        let name = String(decoding: name, as: UTF8.self)
-        switch name {
-        case "cookie":
-            cookies.append(value)
+        switch name.count {
+        case 6 where Self.equals(name, "cookie"):
+            cookies.append(String(decoding: value, as: UTF8.self))
             return
-        case "host":
+        case 4 where Self.equals(name, "host"):
             sawHost = true
-        case "content-length":
-            declaredLength = Int(value)
+        case 14 where Self.equals(name, "content-length"):
+            declaredLength = Int(String(decoding: value, as: UTF8.self))
         default:
             break
         }
-        headers.add(name, value)
+        headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+    }
+
+    @inline(__always)
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
     }
 
     /// The request as the handlers take it.

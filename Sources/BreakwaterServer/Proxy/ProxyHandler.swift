@@ -1,6 +1,6 @@
 // The GraphQL listener of one event loop: runs each request's `RequestFlow` and each fetch's
 // `FetchFlow` (BreakwaterCore/Flow), and performs the steps they return: send an answer, ask a
-// shared tier, join the in-flight table, send to the origin through this loop's pool. It decides
+// fleet tier, join the in-flight table, send to the origin through this loop's pool. It decides
 // nothing about caching itself.
 
 import BreakwaterCore
@@ -15,7 +15,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// The way to the origin given at creation instead of a pool (the in-process tests' origin),
     /// kept across reloads.
     private let givenPool: (any OriginSending)?
-    private let cache: SharedCache
+    private let cache: ProcessCache
     private let tiers: LoopTiers
     let statistics: LoopStatistics
     /// This loop's access-log lines (docs/OPERATING.md), handed to the log writer in batches.
@@ -24,7 +24,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let memo = OperationMemo()
 
     init(
-        loop: EventLoop, settings: ProxySettings, cache: SharedCache, statistics: LoopStatistics,
+        loop: EventLoop, settings: ProxySettings, cache: ProcessCache, statistics: LoopStatistics,
         accessLog: ProxyLogBuffer, tiers: LoopTiers = LoopTiers(), pool givenPool: (any OriginSending)? = nil
     ) throws(ServerError) {
         self.accessLog = accessLog
@@ -113,14 +113,14 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             guard let key = plan.key else { preconditionFailure("join without a key") }
             let waiter = FetchWaiter(context: context, plan: plan, handler: self)
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
-            case .startFetch: runShared(plan, key: key)
+            case .startFetch: runCoalesced(plan, key: key)
             case .wait: break
             case .fetchAlone: fetchAlone(waiter)
             }
         case .replyAndRefresh(let reply, let plan):
             context.finish(reply)
             guard let key = plan.key else { preconditionFailure("refresh without a key") }
-            if cache.inFlight.beginRefresh(key) == .startRefresh { runShared(plan, key: key) }
+            if cache.inFlight.beginRefresh(key) == .startRefresh { runCoalesced(plan, key: key) }
         }
     }
 
@@ -136,7 +136,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Runs the fetch of `key` and answers every waiter that joined it, each on its own loop.
     /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels nothing.
-    private func runShared(_ plan: FetchPlan, key: CacheKey) {
+    private func runCoalesced(_ plan: FetchPlan, key: CacheKey) {
         run(plan, answering: .waiters(of: key, in: cache.inFlight))
     }
 

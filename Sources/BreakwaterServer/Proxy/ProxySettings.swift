@@ -27,14 +27,14 @@ struct ProxySettings: Sendable {
         self.rewrites = rewrites
     }
 
-    /// The same settings read from a new configuration, keeping the shared registry and caches.
+    /// The same settings read from a new configuration, keeping the fleet registry and caches.
     func reloaded(with configuration: Configuration) -> ProxySettings {
         ProxySettings(
             configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents, rewrites: rewrites)
     }
 
-    /// What the request flow decides with, over `cache`, with the shared tiers a loop has.
-    func flowEnvironment(cache: SharedCache, tiers: LoopTiers) -> FlowEnvironment {
+    /// What the request flow decides with, over `cache`, with the fleet tiers a loop has.
+    func flowEnvironment(cache: ProcessCache, tiers: LoopTiers) -> FlowEnvironment {
         FlowEnvironment(
             endpoint: endpoint, policy: policy, store: cache.store, upstreamHeaders: upstreamHeaders,
             hasher: cache.hasher, clock: cache.clock, sharesDocuments: tiers.documents != nil,
@@ -52,7 +52,7 @@ struct ProxySettings: Sendable {
     }
 }
 
-/// The shared tiers (docs/FLEET.md) one event loop talks to; none without `redis.url`.
+/// The fleet tiers (docs/FLEET.md) one event loop talks to; none without `redis.url`.
 struct LoopTiers {
     var responses: (any ResponseTier)?
     var documents: (any DocumentTier)?

@@ -6,7 +6,7 @@
 import BreakwaterCore
 import Logging
 
-/// The shared registry of one loop; completions run on that loop, exactly once.
+/// The fleet registry of one loop; completions run on that loop, exactly once.
 package final class RedisDocumentTier: DocumentTier {
     private let connection: RedisConnection
     private let settings: RedisSettings

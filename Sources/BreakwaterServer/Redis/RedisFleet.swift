@@ -1,4 +1,4 @@
-// The shared tier of one process (docs/FLEET.md): a Redis connection per event loop, one
+// The fleet tier of one process (docs/FLEET.md): a Redis connection per event loop, one
 // subscriber for the purge channel, the purge generation and log check, the registry write-back,
 // and the tiers the request flow uses.
 
@@ -19,7 +19,7 @@ package final class RedisFleet: @unchecked Sendable {
     private let responseTiers: [RedisResponseTier]
     private let documentTiers: [RedisDocumentTier]
     /// The schema and per-user operations the fleet shares, on loop 0's connection.
-    let knowledge: RedisSharedKnowledge
+    let knowledge: RedisFleetKnowledge
     /// The fleet's freshness samples (docs/FRESHNESS.md), on loop 0's connection.
     let freshnessPool: RedisFreshnessPool
     /// Finds and follows the master with `redis.sentinels`; nil when `redis.url` names the Redis.
@@ -55,7 +55,7 @@ package final class RedisFleet: @unchecked Sendable {
         documentTiers = connections.map {
             RedisDocumentTier(connection: $0, settings: settings, state: state, signer: signer, logger: logger)
         }
-        knowledge = RedisSharedKnowledge(
+        knowledge = RedisFleetKnowledge(
             connection: connections[0], settings: settings, state: state, signer: signer, logger: logger)
         writeBack = RedisRegistryWriteBack(tier: documentTiers[0], state: state, logger: logger)
         freshnessPool = RedisFreshnessPool(connection: connections[0], settings: settings)
@@ -85,7 +85,7 @@ package final class RedisFleet: @unchecked Sendable {
     /// Connects every loop's connection and the subscriber; returns at once (Redis may be down).
     package func start() {
         logger.info(
-            "redis shared tier",
+            "redis fleet tier",
             metadata: [
                 "redis.url": "\(settings.endpoint)", "redis.l2": .stringConvertible(settings.l2),
                 "redis.sentinels": "\(settings.sentinels.map(\.description))",
@@ -136,7 +136,7 @@ package final class RedisFleet: @unchecked Sendable {
         settings.l2 ? responseTiers[loop.index] : nil
     }
 
-    /// The shared registry of `loop`.
+    /// The fleet registry of `loop`.
     package func documentTier(for loop: EventLoop) -> RedisDocumentTier { documentTiers[loop.index] }
 
     /// Whether Redis answers, and the `/stats` `redis` figures.
@@ -179,12 +179,12 @@ extension RedisFleet {
         return settings.map { RedisFleet(settings: $0, loops: loops, logger: logger) }
     }
 
-    /// The shared tiers `loop`'s proxy handler talks to.
+    /// The fleet tiers `loop`'s proxy handler talks to.
     func tiers(for loop: EventLoop) -> LoopTiers {
         LoopTiers(responses: responseTier(for: loop), documents: documentTier(for: loop))
     }
 
-    /// What `/stats` and `/metrics` show of the shared tier.
+    /// What `/stats` and `/metrics` show of the fleet tier.
     var status: RedisStatus {
         var status = RedisStatus(connected: health.isUp, statistics: health.statistics)
         status.readyConnections = health.readyConnectionCount

@@ -5,7 +5,7 @@ import BreakwaterCore
 import Logging
 import Synchronization
 
-/// The shared tier's state and figures for the whole process; thread-safe.
+/// The fleet tier's state and figures for the whole process; thread-safe.
 package final class RedisHealth: Sendable {
     /// Command connections ready now (one per loop at most).
     private let readyConnections = Atomic<Int>(0)

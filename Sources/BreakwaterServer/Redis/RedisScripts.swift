@@ -1,4 +1,4 @@
-// The Lua scripts the shared tier runs in Redis: each keeps an entry and its purge indexes
+// The Lua scripts the fleet tier runs in Redis: each keeps an entry and its purge indexes
 // consistent in one round trip, without KEYS or SCAN.
 
 enum RedisScripts {

@@ -30,8 +30,8 @@ final class SchemaKeeper: @unchecked Sendable {
     /// When to ask again: the refresh interval while the origin answers, backing off from 1 s after failures.
     private var schedule = IntrospectionSchedule(refreshInterval: SchemaKeeper.refreshInterval)
     /// The fleet's schema in Redis: each good introspection is kept there, and read from there
-    /// while this proxy has none of its own; nil without a shared tier.
-    var shared: (any SharedSchemaStore)?
+    /// while this proxy has none of its own; nil without a fleet tier.
+    var shared: (any FleetSchemaStore)?
 
     init(loop: EventLoop, rewrites: DocumentRewrites, logger: Logger, changed: @escaping @Sendable () -> Void) {
         self.loop = loop

@@ -17,8 +17,8 @@ package final class ProxyStack: @unchecked Sendable {
     /// The reloads `/stats` and `/metrics` report.
     private let reloads: ConfigReloadCounter
     private let registry: PersistedQueryRegistry
-    private let cache: SharedCache
-    /// The Redis shared tier (docs/FLEET.md), when `redis.url` is set.
+    private let cache: ProcessCache
+    /// The Redis fleet tier (docs/FLEET.md), when `redis.url` is set.
     private let fleet: RedisFleet?
     /// Purges the caches in front (docs/CDN.md), when `cdn.targets` is set.
     private let cdn: CDNPurger?
@@ -47,7 +47,7 @@ package final class ProxyStack: @unchecked Sendable {
         rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
         let settings = ProxySettings(
             configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
-        let cache = SharedCache(maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness)
+        let cache = ProcessCache(maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness)
         let statistics = group.loops.map { _ in LoopStatistics() }
         let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
         self.accessLog = accessLog

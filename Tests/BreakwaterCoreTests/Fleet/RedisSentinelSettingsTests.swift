@@ -1,5 +1,5 @@
 // `redis.sentinels` and `redis.master_name` (docs/OPERATING.md): read, checked together, and turned
-// into the sentinels the shared tier asks, with `redis.url` keeping only the credentials.
+// into the sentinels the fleet tier asks, with `redis.url` keeping only the credentials.
 
 import BreakwaterCore
 import Testing

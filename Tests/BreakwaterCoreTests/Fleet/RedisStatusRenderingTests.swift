@@ -1,4 +1,4 @@
-// The shared tier's failover and lease figures in `/stats` `redis` and `/metrics`: the master in
+// The fleet tier's failover and lease figures in `/stats` `redis` and `/metrics`: the master in
 // use, failovers since start, and the waits for other proxies' fetches (count and total time).
 
 import BreakwaterCore

@@ -1,5 +1,5 @@
 // One fetch's rules (README "The origin side" and "The response cache", docs/FLEET.md) in-process: what is stored, what is passed
-// through and why, what stands in when the origin fails, and the shared tier's steps.
+// through and why, what stands in when the origin fails, and the fleet tier's steps.
 
 @testable import BreakwaterCore
 import Testing
@@ -61,7 +61,7 @@ struct FetchFlowTests {
         _ = fetch(fixture, plan, answer: FlowFixture.answer())
         let stored = try #require(fixture.store.lookup(key, now: fixture.clock.now).entry)
         fixture.clock.advance(by: .seconds(12))
-        // Not the shared tier: it would answer with what it holds, not with the origin's answer now.
+        // Not the fleet tier: it would answer with what it holds, not with the origin's answer now.
         guard case .send = FetchFlow(plan: plan, environment: fixture.environment, sampledETag: stored.etag).start() else {
             Issue.record("a sample must go to the origin")
             return

@@ -1,6 +1,6 @@
 // The sharing rule as a property (docs/SECURITY.md "What is shared"): over thousands of random
 // requests and origin answers on two proxies of a fleet, with coalescing, stale serving, lone
-// fetches and the shared tier, no client ever receives an answer made for another request's
+// fetches and the fleet tier, no client ever receives an answer made for another request's
 // headers, nor another request's answer that the storage decision did not let be shared.
 
 @testable import BreakwaterCore

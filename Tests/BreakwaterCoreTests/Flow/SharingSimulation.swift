@@ -1,5 +1,5 @@
 // Two proxies of a fleet in one process, on a manual clock, performing the flows' steps as the
-// server does (the in-flight table, lone fetches, the shared tier and its lease), with an origin
+// server does (the in-flight table, lone fetches, the fleet tier and its lease), with an origin
 // whose every answer names the fetch that made it: what the sharing property tests drive.
 
 @testable import BreakwaterCore

@@ -246,7 +246,7 @@ struct DocumentRewritesTests {
 
 /// Entries stored while a schema was expected but unknown (or lacking a field) carry only the
 /// tags the client selected: every entity purge reaches them too, and they stay out of the
-/// shared tier.
+/// fleet tier.
 struct UncheckedEntryTests {
     static func fixture(_ rewrites: DocumentRewrites, expectsSchema: Bool = true) -> FlowFixture {
         FlowFixture(sharesResponses: true, rewrites: rewrites, expectsSchema: expectsSchema)

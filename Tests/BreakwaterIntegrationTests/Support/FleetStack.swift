@@ -35,7 +35,7 @@ final class FleetStack: @unchecked Sendable {
 
     /// The YAML of a fleet member pointed at `redisURL` (this stack's Redis by default).
     /// No schema: what the fleet shares does not wait on an introspection (with one expected, an
-    /// answer stored before it arrives stays out of the shared tier, docs/SCHEMA.md).
+    /// answer stored before it arrives stays out of the fleet tier, docs/SCHEMA.md).
     func yaml(redisURL: String? = nil) -> String {
         """
         origin:

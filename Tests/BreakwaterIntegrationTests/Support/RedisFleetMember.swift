@@ -70,7 +70,7 @@ final class RedisFleetMember: @unchecked Sendable {
         return condition()
     }
 
-    /// Writes `document` to the shared registry under `hash`, from this member's loop.
+    /// Writes `document` to the fleet registry under `hash`, from this member's loop.
     func publish(_ document: String, hash: SHA256Digest) async {
         await onLoop { (member, done: @escaping (Bool) -> Void) in
             member.documentTier.publish(hash, document: document)
@@ -78,7 +78,7 @@ final class RedisFleetMember: @unchecked Sendable {
         }
     }
 
-    /// The shared registry's document for `hash`, looked up until it comes (at most about 0.5 s).
+    /// The fleet registry's document for `hash`, looked up until it comes (at most about 0.5 s).
     func awaitDocument(_ hash: SHA256Digest) async throws -> String? {
         for _ in 0..<50 {
             let found: String? = await onLoop { member, done in member.documentTier.lookup(hash, completion: done) }

@@ -57,7 +57,7 @@ final class RecordingResponder: HTTPResponder {
 
     let group: EventLoopGroup
     let origin = ScriptedOrigin()
-    let cache: SharedCache
+    let cache: ProcessCache
     let handler: ProxyHandler
 
     init() throws {
@@ -71,7 +71,7 @@ final class RecordingResponder: HTTPResponder {
             configuration: configuration,
             resolver: DocumentResolver(mode: .automatic, registry: registry, hasher: OpenSSLSHA256()),
             documents: DocumentCache(capacity: 100), rewrites: DocumentRewrites())
-        cache = SharedCache(maxBytes: 1 << 20)
+        cache = ProcessCache(maxBytes: 1 << 20)
         handler = try ProxyHandler(
             loop: group.loops[0], settings: settings, cache: cache, statistics: LoopStatistics(),
             accessLog: ProxyAccessLog(loopCount: 1, logging: configuration.logging).buffers[0], pool: origin)

@@ -3,7 +3,7 @@
 import Foundation
 
 /// A lock-guarded value for flags and counters shared with closures that escape.
-final class SharedValue<Value: Sendable>: @unchecked Sendable {
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 

@@ -7,7 +7,7 @@ import BreakwaterCore
 import Logging
 
 /// Where the schema keeper keeps and finds the fleet's schema; completions run on its loop.
-protocol SharedSchemaStore: AnyObject {
+protocol FleetSchemaStore: AnyObject {
     /// Keeps an introspection answer that held a schema, for the fleet; fire and forget.
     func publishSchema(_ introspection: [UInt8])
     /// The fleet's last good introspection answer; nil when none, wrongly signed, or Redis cannot say.
@@ -15,7 +15,7 @@ protocol SharedSchemaStore: AnyObject {
 }
 
 /// The fleet's schema and per-user operations, on one connection.
-final class RedisSharedKnowledge: SharedSchemaStore, @unchecked Sendable {
+final class RedisFleetKnowledge: FleetSchemaStore, @unchecked Sendable {
     private let connection: RedisConnection
     private let settings: RedisSettings
     private let state: RedisFleetState

@@ -3,7 +3,7 @@
 import BreakwaterCore
 
 /// The response cache as the proxy uses it (README "The response cache").
-final class SharedCache: Sendable {
+final class ProcessCache: Sendable {
     let store: ResponseStore
     /// Clients waiting for a fetch in flight, answered on their own loops (responders hop there).
     let inFlight = InFlightTable<CacheKey, FetchWaiter>()
