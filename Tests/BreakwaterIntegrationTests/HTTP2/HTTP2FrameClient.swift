@@ -37,7 +37,7 @@ struct HTTP2FrameClient: HTTPRequestSending {
         defer { watchdog.cancel() }
         if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
         try input.fileHandleForWriting.close()
-        let stderrData = SharedValue<Data?>(nil)
+        let stderrData = LockedValue<Data?>(nil)
         let stderrReader = Thread { stderrData.store(errors.fileHandleForReading.readDataToEndOfFile()) }
         stderrReader.start()
         let data = output.fileHandleForReading.readDataToEndOfFile()
