@@ -23,14 +23,14 @@ func schemaBenchmarks(_ configuration: Benchmark.Configuration) {
     // The three below read the same 20-launch answer (about 5 KiB).
     Benchmark("Miss without schema: JSONParser.parse answer", configuration: configuration) { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(OriginAnswer.jsonObject(SchemaFixture.plainAnswer))
+            blackHole(OriginRelay.jsonObject(SchemaFixture.plainAnswer))
         }
     }
 
     Benchmark("Miss without schema: parse + EntityTags (storage decision)", configuration: configuration) {
         benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(OriginAnswer.jsonObject(SchemaFixture.plainAnswer)?["data"].map(EntityTags.summary(of:)))
+            blackHole(OriginRelay.jsonObject(SchemaFixture.plainAnswer)?["data"].map(EntityTags.summary(of:)))
         }
     }
 

@@ -1,13 +1,14 @@
 // The frames that cost the server work and carry none for it (SETTINGS, PING, PRIORITY, empty
-// DATA), counted against a token bucket per connection: a client may send them in bursts, but one
-// that keeps sending them faster than the bucket refills is told to calm down (RFC 9113 10.5,
-// GOAWAY ENHANCE_YOUR_CALM). Rapid reset and CONTINUATION floods are bounded by nghttp2 itself.
+// DATA, and RST_STREAM: a stream reset as soon as opened is the rapid-reset attack,
+// CVE-2023-44487), counted against a token bucket per connection: a client may send them in
+// bursts, but one that keeps sending them faster than the bucket refills is told to calm down
+// (RFC 9113 10.5, GOAWAY ENHANCE_YOUR_CALM). CONTINUATION floods are bounded by nghttp2 itself.
 
 /// The flood rule of one HTTP/2 connection, on a clock passed in (nanoseconds).
 public struct HTTP2FloodGuard: Sendable {
     /// A frame that asks for work and brings no request.
     public enum Frame: Sendable, Equatable {
-        case settings, ping, priority, emptyData
+        case settings, ping, priority, emptyData, reset
     }
 
     public enum Verdict: Sendable, Equatable {

@@ -1,5 +1,5 @@
 // CHiredis: hiredis 0.14 (Debian's libhiredis-dev) with its libevent adapter, for the Redis
-// shared tier; static inline wrappers for what Swift cannot call (variadic functions, the
+// fleet tier; static inline wrappers for what Swift cannot call (variadic functions, the
 // adapter's header-only static functions, reply-type macros).
 #ifndef BREAKWATER_CHIREDIS_SHIM_H
 #define BREAKWATER_CHIREDIS_SHIM_H

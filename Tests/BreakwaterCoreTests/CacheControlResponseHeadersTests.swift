@@ -40,7 +40,7 @@ struct CacheControlResponseHeadersTests {
     @Test func aHitCarriesTheWholeTTLBesideItsAge() {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(60))
         let client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
-        let answer = CacheAnswer.fromEntry(entry, age: .seconds(20), isFresh: true, client: client)
+        let answer = ClientAnswer.fromEntry(entry, age: .seconds(20), isFresh: true, client: client)
         #expect(answer.headers["Age"] == "20")
         #expect(answer.headers["Cache-Control"]?.hasPrefix("public, max-age=60") == true)
         #expect(answer.headers.fields.filter { $0.name == "Cache-Control" }.count == 1)
@@ -53,7 +53,7 @@ struct CacheControlResponseHeadersTests {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(300))
         var client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
         client.sendsRemainingTTL = sendsRemainingTTL
-        let answer = CacheAnswer.fromEntry(entry, age: .seconds(31), isFresh: false, client: client)
+        let answer = ClientAnswer.fromEntry(entry, age: .seconds(31), isFresh: false, client: client)
         #expect(answer.headers["X-Cache"] == "STALE")
         let cacheControl = answer.headers["Cache-Control"] ?? ""
         #expect(cacheControl.hasPrefix("public, max-age=0"), "\(cacheControl)")
@@ -68,12 +68,12 @@ struct CacheControlResponseHeadersTests {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(60))
         var client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
         client.sendsRemainingTTL = true
-        let answer = CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client)
+        let answer = ClientAnswer.fromEntry(entry, age: age, isFresh: true, client: client)
         #expect(answer.headers["Age"] == nil)
         #expect(answer.headers["Cache-Control"]?.hasPrefix("public, max-age=\(maxAge)") == true, "\(answer.headers)")
         // A POST or per-user answer stays private whatever the mode.
         client.isGET = false
-        #expect(CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client).headers["Cache-Control"] == "private, no-store")
+        #expect(ClientAnswer.fromEntry(entry, age: age, isFresh: true, client: client).headers["Cache-Control"] == "private, no-store")
     }
 
     @Test(arguments: [
@@ -90,7 +90,7 @@ struct BypassedAnswerReliabilityTests {
     @Test func originErrorWithoutAGraphQLBodyCarriesOneCacheControl() {
         let origin = HTTPResponse(status: 503, headers: ["Content-Type": "text/html"], body: Array("<h1>down</h1>".utf8))
         let client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
-        let answer = CacheAnswer.bypassed(origin, client: client)
+        let answer = ClientAnswer.bypassed(origin, client: client)
         #expect(answer.status == 502)
         #expect(answer.headers.values(of: "Cache-Control") == ["private, no-store"])
         #expect(answer.headers["X-Cache"] == "BYPASS")

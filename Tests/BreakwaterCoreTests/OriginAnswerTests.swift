@@ -9,7 +9,7 @@ struct OriginAnswerTests {
         let origin = HTTPResponse(
             status: 400, headers: ["Content-Type": "application/graphql-response+json", "X-Secret": "s"],
             body: #"{"errors":[{"message":"Cannot query field"}]}"#)
-        let relayed = OriginAnswer.relay(origin)
+        let relayed = OriginRelay.relay(origin)
         #expect(relayed.status == 400)
         #expect(relayed.headers["Content-Type"] == "application/graphql-response+json")
         #expect(relayed.headers["X-Secret"] == nil)
@@ -20,25 +20,25 @@ struct OriginAnswerTests {
     @Test func topLevelErrorsAreFoundAtEveryOffset() {
         for padding in 0..<24 {
             let filler = String(repeating: "x", count: padding)
-            #expect(OriginAnswer.hasTopLevelErrors(Array(#"{"data":{"a":"\#(filler)"},"errors":[]}"#.utf8)), "\(padding)")
-            #expect(OriginAnswer.hasTopLevelErrors(Array(#"{"errors":[{"message":"\#(filler)"}]}"#.utf8)), "\(padding)")
-            #expect(!OriginAnswer.hasTopLevelErrors(Array(#"{"data":{"\#(filler)":"errors","errors":1}}"#.utf8)))
-            #expect(!OriginAnswer.hasTopLevelErrors(Array(#"{"data":{"a":"\#(filler)terrors rr \"error\""}}"#.utf8)))
+            #expect(OriginRelay.hasTopLevelErrors(Array(#"{"data":{"a":"\#(filler)"},"errors":[]}"#.utf8)), "\(padding)")
+            #expect(OriginRelay.hasTopLevelErrors(Array(#"{"errors":[{"message":"\#(filler)"}]}"#.utf8)), "\(padding)")
+            #expect(!OriginRelay.hasTopLevelErrors(Array(#"{"data":{"\#(filler)":"errors","errors":1}}"#.utf8)))
+            #expect(!OriginRelay.hasTopLevelErrors(Array(#"{"data":{"a":"\#(filler)terrors rr \"error\""}}"#.utf8)))
         }
         for short in ["", "{}", #""errors""#, #"{"errors"#] {
-            #expect(!OriginAnswer.hasTopLevelErrors(Array(short.utf8)), "\(short)")
+            #expect(!OriginRelay.hasTopLevelErrors(Array(short.utf8)), "\(short)")
         }
-        #expect(OriginAnswer.hasTopLevelErrors(Array(#"{"errors":[]}"#.utf8)))
+        #expect(OriginRelay.hasTopLevelErrors(Array(#"{"errors":[]}"#.utf8)))
     }
 
     @Test func jsonFiveHundredIsRelayedAsSent() {
         let origin = HTTPResponse(status: 503, headers: ["Content-Type": "application/json"], body: #" {"errors":[]}"#)
-        #expect(OriginAnswer.relay(origin).status == 503)
+        #expect(OriginRelay.relay(origin).status == 503)
     }
 
     @Test(arguments: ["<html><body>Internal Server Error</body></html>", "oops", "{\"data\":null}", ""])
     func nonGraphQLFiveHundredBecomesBadGatewayHidingThePage(body: String) throws {
-        let relayed = OriginAnswer.relay(HTTPResponse(status: 500, headers: ["Content-Type": "text/html"], body: body))
+        let relayed = OriginRelay.relay(HTTPResponse(status: 500, headers: ["Content-Type": "text/html"], body: body))
         #expect(relayed.status == 502)
         #expect(relayed.headers["Content-Type"] == "application/json")
         let text = String(decoding: relayed.body, as: UTF8.self)

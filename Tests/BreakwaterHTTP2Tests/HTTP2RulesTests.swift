@@ -23,6 +23,12 @@ import Testing
         #expect(guardian.received(.ping, now: later) == .enhanceYourCalm)
     }
 
+    @Test func resetsCountLikeTheOtherFramesThatBringNoRequest() {
+        var guardian = HTTP2FloodGuard(burst: 4, perSecond: 1, now: 0)
+        for frame: HTTP2FloodGuard.Frame in [.reset, .reset, .ping, .reset] { #expect(guardian.received(frame, now: 0) == .allow) }
+        #expect(guardian.received(.reset, now: 0) == .enhanceYourCalm)
+    }
+
     @Test func aSteadyClientBelowTheRateIsNeverStopped() {
         var guardian = HTTP2FloodGuard(burst: 10, perSecond: 100, now: 0)
         for tick in 0..<10_000 {

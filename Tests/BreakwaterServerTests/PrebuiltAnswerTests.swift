@@ -23,7 +23,7 @@ struct PrebuiltAnswerTests {
 
     @Test func aHitAddsOnlyThePerRequestHeadersAndSharesTheEntrysBytes() {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(60))
-        let answer = CacheAnswer.fromEntry(entry, age: .seconds(5), isFresh: true, client: Self.client)
+        let answer = ClientAnswer.fromEntry(entry, age: .seconds(5), isFresh: true, client: Self.client)
         #expect(answer.status == 200)
         #expect(answer.body.isEmpty)
         #expect(answer.bodyCount == 100)
@@ -52,7 +52,7 @@ struct PrebuiltAnswerTests {
         let entry = StoreFixture.entry(key: StoreFixture.key(1))
         var client = Self.client
         client.ifNoneMatch = [StoreFixture.etag]
-        let answer = CacheAnswer.fromEntry(entry, age: .zero, isFresh: true, client: client)
+        let answer = ClientAnswer.fromEntry(entry, age: .zero, isFresh: true, client: client)
         #expect(answer.status == 304)
         #expect(answer.prebuilt == nil)
         #expect(answer.headers["ETag"] == StoreFixture.etag)
@@ -63,8 +63,8 @@ struct PrebuiltAnswerTests {
         let entry = StoreFixture.entry(key: StoreFixture.key(4), body: body)
         var client = Self.client
         client.gzip = Gzip()
-        let first = CacheAnswer.fromEntry(entry, age: .zero, isFresh: true, client: client)
-        let second = CacheAnswer.fromEntry(entry, age: .zero, isFresh: true, client: client)
+        let first = ClientAnswer.fromEntry(entry, age: .zero, isFresh: true, client: client)
+        let second = ClientAnswer.fromEntry(entry, age: .zero, isFresh: true, client: client)
         let gzipped = try #require(first.prebuilt)
         #expect(gzipped.value(of: "Content-Encoding") == "gzip")
         #expect(gzipped.value(of: "ETag") == CacheEntry.gzipETag(StoreFixture.etag))
@@ -73,7 +73,7 @@ struct PrebuiltAnswerTests {
         #expect(Gzip.gunzip(gzipped.body, limit: 1 << 20) == body)
         #expect(second.prebuilt?.storageAddress == gzipped.storageAddress, "made once")
         // Without gzip, the same entry answers identity.
-        let identity = CacheAnswer.fromEntry(entry, age: .zero, isFresh: true, client: Self.client)
+        let identity = ClientAnswer.fromEntry(entry, age: .zero, isFresh: true, client: Self.client)
         #expect(identity.prebuilt?.value(of: "Content-Encoding") == nil)
         #expect(identity.prebuilt?.body == body)
     }

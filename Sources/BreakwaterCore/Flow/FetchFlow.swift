@@ -90,7 +90,7 @@ package struct FetchFlow {
     }
 
     /// The origin answered (or failed): decide storage, stale-if-error, invalidation.
-    package mutating func originAnswered(_ result: OriginResult) -> Step {
+    package mutating func originAnswered(_ result: UpstreamResult) -> Step {
         let now = environment.clock.now
         // The lease goes back last, after the entry was written to the tier: a proxy waiting on
         // it then finds the entry the moment it sees the lease gone.

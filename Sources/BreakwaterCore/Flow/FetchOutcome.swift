@@ -40,22 +40,22 @@ package enum FetchOutcome: Sendable {
     package func reply(for client: ClientView) -> FlowReply {
         switch self {
         case .stored(let entry, let status):
-            FlowReply(response: CacheAnswer.stored(entry, client: client), cache: .miss, originStatus: status)
+            FlowReply(response: ClientAnswer.stored(entry, client: client), cache: .miss, originStatus: status)
         case .fleetHit(let entry, let age):
-            FlowReply(response: CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit)
+            FlowReply(response: ClientAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit)
         case .bypassed(let response, let reason):
             FlowReply(
-                response: CacheAnswer.bypassed(response, client: client), cache: .bypass, bypassReason: reason,
+                response: ClientAnswer.bypassed(response, client: client), cache: .bypass, bypassReason: reason,
                 originStatus: response.status)
         case .staleFallback(let entry, let age, let status):
             FlowReply(
-                response: CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale,
+                response: ClientAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale,
                 originStatus: status)
         case .failed(.serverError(let response)):
             // A 502 made from an error page, or the origin's GraphQL error body as sent: either
             // way the answer counts as ORIGIN_ERROR (docs/OPERATING.md, the access log).
             FlowReply(
-                response: CacheAnswer.bypassed(response, client: client), cache: .bypass,
+                response: ClientAnswer.bypassed(response, client: client), cache: .bypass,
                 bypassReason: .originFailure, errorCode: GraphQLErrorResponse.originErrorCode,
                 originStatus: response.status)
         case .failed(.failed(let failure)):
@@ -63,7 +63,7 @@ package enum FetchOutcome: Sendable {
         case .failed(.answered(let response)):
             // Not a failure; kept total so the switch needs no trap.
             FlowReply(
-                response: CacheAnswer.bypassed(response, client: client), cache: .bypass, bypassReason: .originStatus,
+                response: ClientAnswer.bypassed(response, client: client), cache: .bypass, bypassReason: .originStatus,
                 originStatus: response.status)
         }
     }

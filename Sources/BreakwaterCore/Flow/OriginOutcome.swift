@@ -11,7 +11,7 @@ package enum OriginOutcome: Sendable {
     /// No usable answer: refused, reset, truncated, malformed (502) or too slow (504).
     case failed(OriginFailure)
 
-    package init(_ result: OriginResult) {
+    package init(_ result: UpstreamResult) {
         switch result {
         case .response(let response) where response.status >= 500: self = .serverError(response)
         case .response(let response): self = .answered(response)

@@ -197,10 +197,10 @@ package struct RequestFlow {
         switch environment.store.lookup(key, now: environment.clock.now) {
         case .fresh(let entry, let age):
             return .reply(
-                FlowReply(response: CacheAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit))
+                FlowReply(response: ClientAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit))
         case .stale(let entry, let age):
             let reply = FlowReply(
-                response: CacheAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale)
+                response: ClientAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale)
             return .replyAndRefresh(reply, plan)
         case .staleIfErrorOnly, .miss:
             return .join(plan)

@@ -33,7 +33,7 @@ extension CachePolicy {
         var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
         guard ttl > .zero || hasPerUserTypes else {
             // Errors are the reason even at TTL 0; the body is parsed only when it holds the word.
-            let hasErrors = stripped?.hasErrors ?? OriginAnswer.hasTopLevelErrors(response.body)
+            let hasErrors = stripped?.hasErrors ?? OriginRelay.hasTopLevelErrors(response.body)
             return .doNotStore(hasErrors ? .graphQLErrors : .zeroTTL)
         }
 
@@ -43,8 +43,8 @@ extension CachePolicy {
             guard !stripped.hasErrors else { return .doNotStore(.graphQLErrors) }
             (tags, types) = (stripped.tags, stripped.types)
         } else {
-            guard let body = OriginAnswer.jsonObject(response.body) else { return .doNotStore(.notJSON) }
-            guard !OriginAnswer.hasErrors(body) else { return .doNotStore(.graphQLErrors) }
+            guard let body = OriginRelay.jsonObject(response.body) else { return .doNotStore(.notJSON) }
+            guard !OriginRelay.hasErrors(body) else { return .doNotStore(.graphQLErrors) }
             (tags, types) = body["data"].map(EntityTags.summary(of:)) ?? ([], [])
         }
 

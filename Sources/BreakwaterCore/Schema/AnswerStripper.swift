@@ -11,7 +11,7 @@ package struct StrippedAnswer: Sendable, Equatable {
     package var tags: [String]
     /// Every type an object of `data` names, keyed or not (the per-type policy reads them).
     package var types: Set<String>
-    /// The answer has a top-level `errors` member (`OriginAnswer.hasErrors`).
+    /// The answer has a top-level `errors` member (`OriginRelay.hasErrors`).
     package var hasErrors: Bool
 
     package init(body: [UInt8], tags: [String], types: Set<String> = [], hasErrors: Bool = false) {

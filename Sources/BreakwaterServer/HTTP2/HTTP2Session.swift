@@ -241,6 +241,8 @@ final class HTTP2Session {
             if frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { _ = isFlood(.ping) }
         case NGHTTP2_PRIORITY:
             _ = isFlood(.priority)
+        case NGHTTP2_RST_STREAM:
+            _ = isFlood(.reset)
         default:
             break
         }
@@ -361,6 +363,9 @@ final class HTTP2Session {
         let options = made!
         // Closed streams are forgotten at once (no RFC 7540 priority tree to keep them for).
         nghttp2_option_set_no_closed_streams(options, 1)
+        // Resets count in HTTP2FloodGuard's bucket (GOAWAY ENHANCE_YOUR_CALM past it); nghttp2's
+        // own bound on them stays, looser, behind it.
+        nghttp2_option_set_stream_reset_rate_limit(options, 4000, 400)
         return options
     }()
 

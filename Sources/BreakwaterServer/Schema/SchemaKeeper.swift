@@ -130,7 +130,7 @@ final class SchemaKeeper: @unchecked Sendable {
     }
 
     /// Installs the schema an introspection answer holds, or logs why there is none; whether it held one.
-    private func learn(from result: OriginResult) -> Bool {
+    private func learn(from result: UpstreamResult) -> Bool {
         switch result {
         case .failure(let failure):
             fail("the origin did not answer: \(failure)")

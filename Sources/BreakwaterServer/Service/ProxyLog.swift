@@ -10,7 +10,7 @@ package enum ProxyLog {
     private static let logger = Logger(label: "breakwater.origin")
 
     /// Logs a failed fetch (no answer, or a 5xx); says nothing about a good one.
-    package static func originResult(_ result: OriginResult, operation: String?, requestID: String?) {
+    package static func originResult(_ result: UpstreamResult, operation: String?, requestID: String?) {
         switch result {
         case .failure(let failure):
             originFailed(reason: failure.logReason, originStatus: nil, operation: operation, requestID: requestID)

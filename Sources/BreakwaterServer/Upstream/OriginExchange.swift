@@ -7,7 +7,7 @@ import BreakwaterCore
 /// A request in flight to the origin; used on its pool's loop only.
 final class OriginExchange {
     let request: UpstreamRequest
-    private var completion: OneShotCompletion<OriginResult>
+    private var completion: OneShotCompletion<UpstreamResult>
     /// The deadline's timer, the pool's, while the exchange runs.
     private var timer: ExchangeTimer?
     private unowned let pool: OriginPool
@@ -18,7 +18,7 @@ final class OriginExchange {
     /// Whether the result was delivered.
     var isFinished: Bool { completion.isFinished }
 
-    init(request: UpstreamRequest, pool: OriginPool, completion: @escaping (OriginResult) -> Void) {
+    init(request: UpstreamRequest, pool: OriginPool, completion: @escaping (UpstreamResult) -> Void) {
         self.request = request
         self.pool = pool
         self.completion = OneShotCompletion(completion)
@@ -38,7 +38,7 @@ final class OriginExchange {
     }
 
     /// Delivers the result once.
-    func finish(_ result: OriginResult) {
+    func finish(_ result: UpstreamResult) {
         guard !completion.isFinished else { return }
         if let timer {
             timer.disarm()

@@ -38,7 +38,7 @@ package final class OriginPool: @unchecked Sendable {
     }
 
     /// Sends `request`; `completion` runs on this loop exactly once. Call on the loop's thread.
-    package func send(_ request: UpstreamRequest, completion: @escaping (OriginResult) -> Void) {
+    package func send(_ request: UpstreamRequest, completion: @escaping (UpstreamResult) -> Void) {
         let exchange = OriginExchange(request: request, pool: self, completion: completion)
         exchange.startDeadline(timeout, on: spareTimers.popLast() ?? ExchangeTimer(loop: loop))
         if let connection = idle.popLast() {

@@ -7,7 +7,7 @@ import BreakwaterCore
 /// Sends requests to the origin for one event loop. Called on that loop's thread.
 package protocol OriginSending: AnyObject {
     /// Sends `request`; `completion` runs on the loop exactly once.
-    func send(_ request: UpstreamRequest, completion: @escaping (OriginResult) -> Void)
+    func send(_ request: UpstreamRequest, completion: @escaping (UpstreamResult) -> Void)
 }
 
 extension OriginPool: OriginSending {}

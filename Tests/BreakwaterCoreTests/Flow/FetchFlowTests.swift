@@ -12,7 +12,7 @@ struct FetchFlowTests {
         return try #require(step.joinedPlan)
     }
 
-    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: OriginResult, sampledETag: String? = nil)
+    private func fetch(_ fixture: FlowFixture, _ plan: FetchPlan, answer: UpstreamResult, sampledETag: String? = nil)
         -> (FetchFlow, FetchOutcome?)
     {
         var flow = FetchFlow(plan: plan, environment: fixture.environment, sampledETag: sampledETag)
@@ -95,7 +95,7 @@ struct FetchFlowTests {
         _ = fetch(fixture, plan, answer: FlowFixture.answer())
         fixture.clock.advance(by: .seconds(45))  // past TTL 30 + swr 10, within stale_if_error 60
 
-        for failure in [OriginResult.failure(.timeout), .failure(.unreachable("reset")), FlowFixture.answer("<html>", status: 503, headers: ["Content-Type": "text/html"])] {
+        for failure in [UpstreamResult.failure(.timeout), .failure(.unreachable("reset")), FlowFixture.answer("<html>", status: 503, headers: ["Content-Type": "text/html"])] {
             let reply = try #require(fetch(fixture, plan, answer: failure).1).reply(for: Self.client)
             #expect(reply.cache == .stale)
             #expect(reply.response.headers["Age"] == "45")

@@ -93,7 +93,7 @@ final class FlowFixture {
     static func answer(
         _ body: String = #"{"data":{"launch":{"id":"1","site":"KSC"}}}"#, status: Int = 200,
         headers: HTTPHeaders = ["Content-Type": "application/json"]
-    ) -> OriginResult {
+    ) -> UpstreamResult {
         .response(HTTPResponse(status: status, headers: headers, body: body))
     }
 }

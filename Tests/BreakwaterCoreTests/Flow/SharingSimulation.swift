@@ -195,7 +195,7 @@ final class SharingSimulation {
     // MARK: The origin
 
     /// An answer of `kind` whose every form names fetch `tag` (`tag-<n>`).
-    private static func answer(_ kind: AnswerKind, tag: Int, operationName: String?) -> OriginResult {
+    private static func answer(_ kind: AnswerKind, tag: Int, operationName: String?) -> UpstreamResult {
         let data =
             switch operationName {
             case "Viewer": #"{"data":{"me":{"__typename":"User","id":"u","email":"tag-\#(tag)"}}}"#

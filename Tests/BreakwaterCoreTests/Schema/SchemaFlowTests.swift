@@ -166,7 +166,7 @@ struct SchemaFlowTests {
         #expect(xkey(miss.response) == expected)
         let entry = try #require(fixture.store.lookup(try key(plan), now: fixture.clock.now).entry)
         #expect(entry.extraHeaders.filter { $0.name == "xkey" }.map(\.value) == [expected])
-        let hit = CacheAnswer.fromEntry(entry, age: .seconds(1), isFresh: true, client: Self.client)
+        let hit = ClientAnswer.fromEntry(entry, age: .seconds(1), isFresh: true, client: Self.client)
         #expect(xkey(hit) == expected)
         #expect(hit.headers.values(of: "xkey").isEmpty, "the tag header is one of the prebuilt lines, not added per hit")
     }

@@ -14,15 +14,15 @@ import Testing
 /// Touched only on the loop's thread.
 final class ScriptedOrigin: OriginSending, @unchecked Sendable {
     private(set) var requests: [UpstreamRequest] = []
-    private var pending: [(OriginResult) -> Void] = []
+    private var pending: [(UpstreamResult) -> Void] = []
 
-    func send(_ request: UpstreamRequest, completion: @escaping (OriginResult) -> Void) {
+    func send(_ request: UpstreamRequest, completion: @escaping (UpstreamResult) -> Void) {
         requests.append(request)
         pending.append(completion)
     }
 
     /// Answers every request waiting so far with `result`.
-    func answerAll(_ result: OriginResult) {
+    func answerAll(_ result: UpstreamResult) {
         let waiting = pending
         pending.removeAll()
         for completion in waiting { completion(result) }
@@ -148,10 +148,10 @@ final class RecordingResponder: HTTPResponder {
     }
 
     @Test(arguments: [
-        (OriginResult.failure(.timeout), 504, "ORIGIN_TIMEOUT"),
+        (UpstreamResult.failure(.timeout), 504, "ORIGIN_TIMEOUT"),
         (.failure(.refused("connection refused")), 502, "ORIGIN_UNAVAILABLE"),
     ])
-    func anOriginFailureWithoutAStaleEntryIsTheFlowsError(result: OriginResult, status: Int, code: String) throws {
+    func anOriginFailureWithoutAStaleEntryIsTheFlowsError(result: UpstreamResult, status: Int, code: String) throws {
         let client = RecordingResponder()
         post(Self.detail, to: client)
         onLoop { [origin] in origin.answerAll(result) }

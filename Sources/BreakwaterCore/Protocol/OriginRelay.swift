@@ -1,7 +1,7 @@
 // How an origin's answer is relayed to the client (README, "The origin side").
 
 /// The client-facing form of an origin response.
-package enum OriginAnswer {
+package enum OriginRelay {
     /// Relays status, `Content-Type` and body; a 5xx without a GraphQL JSON body becomes 502
     /// so that an origin's HTML error page never reaches the client.
     package static func relay(_ origin: HTTPResponse) -> HTTPResponse {

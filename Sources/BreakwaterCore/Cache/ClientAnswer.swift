@@ -1,7 +1,7 @@
 // How each cache outcome is answered (README "The response cache"): X-Cache, Age, Cache-Control, ETag, 304.
 
 /// The response a client gets for a cache outcome.
-package enum CacheAnswer {
+package enum ClientAnswer {
     /// An answer from a stored entry: `HIT` when fresh, `STALE` past its TTL (or soft-purged).
     ///
     /// A public GET answer says how old it is in one of two ways (`cache.downstream_age`): `rfc`,
@@ -50,7 +50,7 @@ package enum CacheAnswer {
             if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
             return HTTPResponse(status: origin.status, headers: headers, body: origin.body)
         }
-        var response = OriginAnswer.relay(origin)
+        var response = OriginRelay.relay(origin)
         if response.status == 200 && MediaType.isJSONResponse(origin.headers["Content-Type"]) {
             response.headers.replace("Content-Type", with: client.jsonContentType)
         }

@@ -1,7 +1,10 @@
-// What came back from one request to the origin.
+// What came back over the upstream hop: one request sent by Breakwater's HTTP client (to the
+// origin, or to a CDN's purge API), before any GraphQL rule reads it. `OriginOutcome` is the
+// origin's result classified for the flow; `FetchOutcome` the end of a fetch; `FlowReply` the
+// answer on the client hop.
 
-/// The origin's answer, or why there was none.
-package enum OriginResult: Sendable {
+/// The upstream server's answer, or why there was none.
+package enum UpstreamResult: Sendable {
     case response(HTTPResponse)
     case failure(OriginFailure)
 }
