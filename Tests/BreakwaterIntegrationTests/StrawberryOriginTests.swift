@@ -13,16 +13,7 @@ final class StrawberryOrigin: @unchecked Sendable {
         .appendingPathComponent("fixtures/strawberry_origin.py").path
 
     /// Python 3 with strawberry importable.
-    static let isAvailable: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import strawberry"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
+    static let isAvailable: Bool = pythonImports("strawberry")
 
     let process: ManagedProcess
     let port: Int

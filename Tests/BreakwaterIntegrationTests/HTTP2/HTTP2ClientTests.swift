@@ -39,7 +39,7 @@ import Testing
 
     @Test(arguments: [false, true])
     func httpxReachesTheProxyOverH2(tls: Bool) throws {
-        guard HTTP2FrameClient.pythonImports("httpx, h2") else {
+        guard pythonImports("httpx, h2") else {
             Issue.record("httpx[http2] is missing: run `make python-deps`")
             return
         }

@@ -75,18 +75,6 @@ struct HTTP2FrameClient: HTTPRequestSending {
         return HTTPClientResponse(
             status: status, version: "HTTP/2", headers: pairs.map { (name: $0.0, value: $0.1) }, body: bytes)
     }
-
-    /// Whether `python3 -c "import <module>"` succeeds.
-    static func pythonImports(_ module: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import \(module)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
 }
 
 /// What one run of the frame client saw: the JSON line, with typed views of its common keys.

@@ -123,6 +123,18 @@ func runTool(
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
+/// Whether `python3 -c "import <module>"` succeeds (the PyPI packages of `make python-deps`).
+func pythonImports(_ module: String) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", "import \(module)"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
 /// The `errors[0].extensions.code` and `errors[0].message` of a GraphQL error body.
 func firstError(_ response: HTTPClientResponse) -> (message: String?, code: String?) {
     let first = (response.jsonObject?["errors"] as? [[String: Any]])?.first
