@@ -2,6 +2,7 @@
 # The repository speaks of the product only: its sources, tests, scripts and docs cite the
 # repository's own docs (README sections, docs/*.md) or RFCs, never an outside contract, a
 # tracker's numbers, a dated work log, a branch or who did what. History is what git is for.
+# It also checks that a comment citing a doc's section names one that exists.
 # Usage: scripts/check-words.sh   (exit 1 and the offending lines when any is found)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +31,15 @@ if [ -n "$hits" ]; then
   echo "$hits" | head -20
   found=1
 fi
+# A comment that cites a section (README "Name", docs/X.md "Name") names a heading that exists.
+while IFS= read -r cited; do
+  file=$(printf '%s' "$cited" | sed -E 's/^(README|docs\/[A-Za-z]+\.md)[,:]? .*/\1/')
+  [ "$file" = README ] && file=README.md
+  section=$(printf '%s' "$cited" | sed -E 's/^[^"]*"([^"]+)".*/\1/')
+  if ! grep -qE "^#+ (([0-9]+\. )?)$(printf '%s' "$section" | sed 's/[][\.*^$/()+?{}|]/\\&/g')( |,|$)" "$file" 2>/dev/null; then
+    echo "check-words: $file has no section \"$section\" (cited in a comment)"
+    found=1
+  fi
+done < <(git grep -hoIE '(README|docs/[A-Za-z]+\.md)[,]? "[^"]+"' -- Sources Tests | sort -u)
 [ "$found" -eq 0 ] && echo "check-words: ok"
 exit "$found"

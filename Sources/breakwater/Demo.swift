@@ -46,7 +46,7 @@ struct Demo: ParsableCommand {
             valueName: "FIELD=INTERVAL"))
     var churn: [String] = []
 
-    @Option(name: .customLong("log-level"), help: "Log level.")
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
     func run() throws {
@@ -66,8 +66,11 @@ struct Demo: ParsableCommand {
         let originAddress = PortProbe.usable(originGiven, explicit: originListen != nil, role: "demo origin")
         let proxyAddress = PortProbe.usable(proxyGiven, explicit: listen != nil || originOnly, role: "proxy")
         let adminAddress = PortProbe.usable(adminGiven, explicit: adminListen != nil || originOnly, role: "admin")
+        guard let level = Configuration.LogLevel(rawValue: logLevel.lowercased()) else {
+            throw ValidationError("--log-level: expected one of trace, debug, info, notice, warning, error, critical")
+        }
         var settings = Configuration()
-        settings.logging.level = Configuration.LogLevel(rawValue: logLevel) ?? .info
+        settings.logging.level = level
         // The demo's stdout is for the curl examples; `run` has the access log.
         settings.logging.accessLog = .off
         let logger = LogSetup.bootstrap(settings.logging)

@@ -1,4 +1,4 @@
-// In a fleet each purge reaches the cache in front once (docs/CDN.md, "In a fleet"): sent by the
+// In a fleet each purge reaches the cache in front once (docs/CDN.md, its opening: "In a fleet"): sent by the
 // proxy where it started, never again by the proxies that learn it over Redis.
 
 import BreakwaterTesting

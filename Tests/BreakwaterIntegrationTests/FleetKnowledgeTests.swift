@@ -1,4 +1,4 @@
-// What a fleet learns about its origin, shared through Redis (docs/FLEET.md, "Shared knowledge"):
+// What a fleet learns about its origin, shared through Redis (docs/FLEET.md, "What is shared"):
 // a proxy that cannot introspect the origin uses the schema another proxy introspected, and an
 // operation one proxy saw answering a per-user type is bypassed by the others before they fetch it.
 

@@ -1,4 +1,4 @@
-// Live framing tests (README, "The HTTP/1.1 engine"; RFC 9112): the real proxy over raw sockets refuses
+// Live framing tests (README, "The HTTP engines"; RFC 9112): the real proxy over raw sockets refuses
 // ambiguous requests before anything reaches the origin, answers pipelined requests in order,
 // cuts slow heads off at header_timeout, and stops reading a client that does not read.
 

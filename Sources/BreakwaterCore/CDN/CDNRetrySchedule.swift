@@ -1,4 +1,4 @@
-// How long a failed purge call waits before it goes again (docs/CDN.md, "Failures"):
+// How long a failed purge call waits before it goes again (docs/CDN.md, "Batching, retries and the queue bound"):
 // exponential backoff, so a CDN that is down is not hammered, capped so a purge is never late
 // by much more than the cap once it recovers.
 

@@ -1,4 +1,4 @@
-// What SIGHUP can change in a running process (docs/DEPLOYING.md, "Start, stop, reload"): every
+// What SIGHUP can change in a running process (docs/DEPLOYING.md, "4. Start, stop, reload"): every
 // key but those that shape what was built at start. Those are listed here, once, so a reload logs each one that changed
 // by its config name and keeps its running value.
 

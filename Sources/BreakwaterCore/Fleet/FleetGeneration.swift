@@ -1,4 +1,4 @@
-// The rule for the purge-everything generation (docs/FLEET.md, "Purge everything"): cache keys
+// The rule for the purge-everything generation (docs/FLEET.md, "No purge lost"): cache keys
 // live under `g<N>:`, so the number a fleet shares must never go backwards, or entries of an old
 // generation would be read again. The Lua scripts in RedisScripts apply the same rule in Redis.
 

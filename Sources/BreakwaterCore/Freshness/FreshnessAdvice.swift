@@ -1,4 +1,4 @@
-// `breakwater advise` (README "Measuring freshness", docs/FRESHNESS.md): the `freshness` figures
+// `breakwater advise` (docs/FRESHNESS.md): the `freshness` figures
 // of a running proxy's `/stats`, turned into a `cache.rules` snippet with the evidence beside
 // each rule as comments.
 

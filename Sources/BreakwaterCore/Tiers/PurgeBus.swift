@@ -1,4 +1,4 @@
-// How purges reach the other proxies of a fleet (docs/FLEET.md, "Purges").
+// How purges reach the other proxies of a fleet (docs/FLEET.md, "What is shared" and "No purge lost").
 
 /// Carries purges between proxies. The local purge is applied first by `CachePurger`; the bus
 /// only tells the others (and the fleet tier), and hands their purges to `onRemotePurge`.

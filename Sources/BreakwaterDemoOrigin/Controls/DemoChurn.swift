@@ -1,4 +1,4 @@
-// The demo origin's churn control (README "Measuring freshness", docs/FRESHNESS.md): chosen
+// The demo origin's churn control (docs/FRESHNESS.md): chosen
 // fields of every launch change as a Poisson process with a given mean interval, so that the
 // suggested TTLs can be checked against a known truth. `breakwater demo --churn Launch.site=30s`.
 

@@ -19,7 +19,7 @@ package final class DemoOrigin: HTTPHandler {
     let ledger = BookingLedger()
     let controls = DemoControls()
 
-    /// `churn`: fields that change at known rates (README "Measuring freshness").
+    /// `churn`: fields that change at known rates (docs/FRESHNESS.md).
     package init(graphqlPath: String = "/graphql", testControls: Bool, churn: DemoChurn? = nil) {
         self.graphqlPath = graphqlPath
         self.testControls = testControls

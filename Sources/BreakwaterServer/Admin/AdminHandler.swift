@@ -1,4 +1,4 @@
-// The operators' endpoints on `admin.listen` (README, "Watching it"): stats, metrics, dashboard,
+// The operators' endpoints on `admin.listen` (README, "Watching it: the admin endpoints"): stats, metrics, dashboard,
 // purge, health, readiness. Never reachable through the GraphQL listener.
 
 import BreakwaterCore

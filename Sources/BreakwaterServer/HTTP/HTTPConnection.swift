@@ -457,7 +457,11 @@ final class HTTPConnection: IOEventHandler {
         let now = MonotonicTime.now.nanoseconds
         let events = buffer.withBytes { http2.receive($0, now: now) }
         buffer.discard(buffer.count)
-        guard let events else { return false }
+        guard let events else {
+            // Nothing more is read: what the session queued (its GOAWAY) goes out, then the close.
+            readEvent?.remove()
+            return false
+        }
         perform(events, on: http2)
         return !isReleased
     }

@@ -1,4 +1,4 @@
-// What a fleet learns about its origin, shared through Redis (docs/FLEET.md, "Shared knowledge"):
+// What a fleet learns about its origin, shared through Redis (docs/FLEET.md, "What is shared"):
 // the last good introspected schema, so that a proxy that cannot introspect uses the fleet's, and
 // the operations seen answering a per-user type, so that every proxy bypasses them. On loop 0's
 // connection; every failure leaves the proxy with what it learned itself.

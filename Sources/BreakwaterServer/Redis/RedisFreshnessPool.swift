@@ -1,4 +1,4 @@
-// The fleet's freshness samples in Redis (docs/FRESHNESS.md, "A fleet"): every sample this proxy
+// The fleet's freshness samples in Redis (docs/FRESHNESS.md, "Limits"): every sample this proxy
 // takes is appended to its operation's bounded list and counted, and every two seconds the pool
 // is read back, so `/stats`, `/metrics` and `advise` show the estimates of the whole fleet. On
 // loop 0's connection; when Redis cannot answer, the proxy falls back to its own samples.

@@ -1,4 +1,4 @@
-// Purges across the fleet (docs/FLEET.md, "Purges" and "No purge lost"). A purge applied here
+// Purges across the fleet (docs/FLEET.md, "What is shared" and "No purge lost"). A purge applied here
 // waits in the outbox until one Lua script has applied it to the L2 (index sets, or a new
 // generation for everything), appended it to the purge log and announced it on the channel; it is
 // retried until Redis confirms. The other proxies' purges arrive on the channel, and after any

@@ -1,4 +1,4 @@
-// The registry written back (docs/FLEET.md, "Registry written back"): when the check finds that
+// The registry written back (docs/FLEET.md, "No purge lost"): when the check finds that
 // Redis started empty (a new data epoch), this proxy writes every document it knows back to it,
 // paced on loop 0 and never on a client's path, so that other and new proxies find them there.
 

@@ -1,5 +1,5 @@
 // CachePurger hands the purges that start here to the CDN purger, never those from the fleet
-// (docs/CDN.md, "In a fleet"), however many there are.
+// (docs/CDN.md, its opening: "In a fleet"), however many there are.
 
 import BreakwaterCore
 import Synchronization
