@@ -1,5 +1,5 @@
-// The known HTTP/2 attacks against the real binary (README "HTTP/2", docs/OPERATING.md "HTTP/2
-// limits"), each written frame by frame (Tests/fixtures/h2_attacks.py): rapid reset
+// The known HTTP/2 attacks against the real binary (docs/reference/client-protocol.md, "HTTP/2":
+// the attacks' bounds), each written frame by frame (Tests/fixtures/h2_attacks.py): rapid reset
 // (CVE-2023-44487), CONTINUATION floods, SETTINGS / PING / PRIORITY / empty DATA floods, an HPACK
 // bomb, a window held shut, more streams than the limit, an oversized body. Each ends with the
 // answer RFC 9113 and the limits call for, bounded memory and CPU, and a process that still serves.

@@ -1,4 +1,4 @@
-// Real HTTP/2 clients against the real binary (README "HTTP/2"): curl negotiating h2 by ALPN over
+// Real HTTP/2 clients against the real binary (docs/reference/client-protocol.md, "HTTP/2"): curl negotiating h2 by ALPN over
 // TLS and speaking prior knowledge (h2c) on a plain listener, Python's httpx on both, HTTP/1.1
 // still offered beside h2, and `server.http2: false` turning both off.
 

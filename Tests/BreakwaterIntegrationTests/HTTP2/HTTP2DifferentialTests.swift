@@ -1,5 +1,5 @@
-// The same protocol suite over HTTP/1.1 and over HTTP/2 (README "HTTP/2": every rule applies per
-// stream): two proxies with one configuration, one asked over HTTP/1.1 and one over prior-knowledge
+// The same protocol suite over HTTP/1.1 and over HTTP/2 (docs/reference/client-protocol.md,
+// "HTTP/2": every rule applies per stream): two proxies with one configuration, one asked over HTTP/1.1 and one over prior-knowledge
 // h2c, the same requests in the same order; statuses, headers and bodies must match.
 
 import BreakwaterTesting

@@ -1,5 +1,5 @@
-// SIGTERM with HTTP/2 connections open (README "HTTP/2", docs/OPERATING.md "Stopping"): GOAWAY
-// naming the last stream taken, the open streams answered within the drain, then exit 0.
+// SIGTERM with HTTP/2 connections open (docs/reference/client-protocol.md, "HTTP/2": stopping):
+// GOAWAY naming the last stream taken, the open streams answered within the drain, then exit 0.
 
 import BreakwaterTesting
 import Foundation

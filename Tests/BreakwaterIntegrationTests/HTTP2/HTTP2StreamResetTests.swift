@@ -1,4 +1,4 @@
-// A stream the client resets stops only itself (README "HTTP/2"; docs/reference/client-protocol.md,
+// A stream the client resets stops only itself (docs/reference/client-protocol.md,
 // "HTTP/2"): requests coalesced onto one origin fetch still get the answer when the first of
 // them is reset while the fetch runs, and the origin is asked once.
 
