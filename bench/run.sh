@@ -140,8 +140,7 @@ bench_start_breakwater breakwater5 "$BENCH_TMP/bench-medium.yaml" 1 0 BW5_PID BW
 jq -cn --arg q "$LIVE" '{query: $q, operationName: "GetLaunchLive", variables: {id: "@ID@"}}' >"$BENCH_TMP/live-template.json"
 jq -cn '{query: "query GetBig { big }", operationName: "GetBig"}' >"$BENCH_TMP/big-post.json"
 
-# nginx's `return` text is a complex value: escape \ and ', and spell $ as ${dollar}.
-STATIC_TEXT=$(sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g" -e 's/\$/${dollar}/g' "$BENCH_TMP/body.json")
+STATIC_TEXT=$(bench_nginx_return_text "$BENCH_TMP/body.json")
 
 # The proxy_cache directives of every cached location (the same key and rules for each).
 NGINX_CACHE_DIRECTIVES='proxy_cache graphql;

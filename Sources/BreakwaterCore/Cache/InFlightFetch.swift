@@ -41,7 +41,8 @@ package struct InFlightFetch<Waiter> {
         case alreadyFetching
     }
 
-    fileprivate enum State {
+    @usableFromInline
+    enum State {
         case idle
         /// `isRefresh`: started by stale-while-revalidate rather than by a miss.
         case fetching(waiters: [Waiter], isRefresh: Bool)
@@ -51,38 +52,38 @@ package struct InFlightFetch<Waiter> {
 
     /// How long a key whose answer may not be shared is remembered so (Varnish keeps its
     /// hit-for-miss objects 120 s; shorter here, since a stored answer ends it anyway).
-    package static var passDuration: Duration { .seconds(30) }
+    @inlinable package static var passDuration: Duration { .seconds(30) }
 
-    private var state = State.idle
+    @usableFromInline var state = State.idle
 
-    package init() {}
+    @inlinable package init() {}
 
     /// True when no fetch is under way.
-    package var isIdle: Bool {
+    @inlinable package var isIdle: Bool {
         if case .fetching = state { return false }
         return true
     }
 
     /// True while a background refresh (and not a miss) runs.
-    package var isRefreshing: Bool {
+    @inlinable package var isRefreshing: Bool {
         if case .fetching(_, isRefresh: true) = state { return true }
         return false
     }
 
     /// Clients waiting for the fetch under way.
-    package var waiterCount: Int {
+    @inlinable package var waiterCount: Int {
         if case .fetching(let waiters, _) = state { return waiters.count }
         return 0
     }
 
     /// Whether misses fetch alone at `now` (the key's last answer could not be shared).
-    package func isPassing(at now: ContinuousClock.Instant) -> Bool {
+    @inlinable package func isPassing(at now: ContinuousClock.Instant) -> Bool {
         if case .passing(let until) = state { return now < until }
         return false
     }
 
     /// Whether the value holds nothing worth keeping at `now`: no fetch, no live pass.
-    package func isSpent(at now: ContinuousClock.Instant) -> Bool {
+    @inlinable package func isSpent(at now: ContinuousClock.Instant) -> Bool {
         switch state {
         case .idle: true
         case .fetching: false
@@ -92,7 +93,7 @@ package struct InFlightFetch<Waiter> {
 
     /// A client missed the cache: it leads a new fetch, waits for the one under way (a refresh
     /// included, whose answer is as fresh as any), or fetches alone while the key passes.
-    package mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
+    @inlinable package mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
         switch state {
         case .passing(let until) where now < until:
             return .fetchAlone
@@ -109,7 +110,7 @@ package struct InFlightFetch<Waiter> {
     }
 
     /// A client was served a stale entry: refresh it in the background unless a fetch runs.
-    package mutating func beginRefresh() -> RefreshAction {
+    @inlinable package mutating func beginRefresh() -> RefreshAction {
         if case .fetching = state { return .alreadyFetching }
         state = .fetching(waiters: [], isRefresh: true)
         return .startRefresh
@@ -117,7 +118,7 @@ package struct InFlightFetch<Waiter> {
 
     /// The fetch finished with an answer of `sharing`: returns whom to answer with it and who
     /// must fetch for themselves. Completing when no fetch runs returns no one.
-    package mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant) -> InFlightCompletion<Waiter> {
+    @inlinable package mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant) -> InFlightCompletion<Waiter> {
         guard case .fetching(let waiters, let isRefresh) = state else { return InFlightCompletion() }
         switch sharing {
         case .shared:
@@ -132,7 +133,7 @@ package struct InFlightFetch<Waiter> {
 
     /// A fetch made alone (`.fetchAlone`, or a waiter refetching) ended with an answer of
     /// `sharing`: a shared one ends the pass, one that says the key is private starts or renews it.
-    package mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
+    @inlinable package mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
         switch (state, sharing) {
         case (.fetching, _):
             // The fetch under way decides when it completes.
@@ -153,7 +154,7 @@ package struct InFlightCompletion<Waiter> {
     package var answered: [Waiter] = []
     package var refetching: [Waiter] = []
 
-    package init(answered: [Waiter] = [], refetching: [Waiter] = []) {
+    @inlinable package init(answered: [Waiter] = [], refetching: [Waiter] = []) {
         self.answered = answered
         self.refetching = refetching
     }
