@@ -127,6 +127,8 @@ launches = [{"id": str(i), "site": ["CCAFS SLC 40", "KSC LC 39A", "VAFB SLC 4E"]
              "rocket": {"id": "falcon9", "name": "Falcon 9", "type": ["v1.0", "FT", "Block 5"][i % 3]}}
             for i in range(1, 21)]
 sys.stdout.write(json.dumps({"data": {"launches": launches}}, separators=(",", ":")))' >"$BENCH_TMP/medium.json"
+# (l): the 1 KiB answer of the untuned miss setup, from the origin's /page.
+bench_write_page "$BENCH_TMP/page.json"
 start_origin_nginx NGX_ORIGIN
 bench_log "nginx origin (return 200) at $NGX_ORIGIN"
 
@@ -137,6 +139,9 @@ done
 bench_start_breakwater breakwater3 "$BENCH_TMP/bench-graphql.yaml" 1 0 BW3_PID BW3_URL BW3_ADMIN
 bench_start_breakwater breakwater4 "$BENCH_TMP/bench-big.yaml" 1 0 BW4_PID BW4_URL BW4_ADMIN
 bench_start_breakwater breakwater5 "$BENCH_TMP/bench-medium.yaml" 1 0 BW5_PID BW5_URL BW5_ADMIN
+# (l): Breakwater's default configuration (`origin.schema: auto`, `default_ttl: 0s`, no rules).
+bench_write_default_config "$BENCH_TMP/bench-default.yaml" "http://$NGX_ORIGIN/page"
+bench_start_breakwater breakwater6 "$BENCH_TMP/bench-default.yaml" 1 0 BW6_PID BW6_URL BW6_ADMIN
 jq -cn --arg q "$LIVE" '{query: $q, operationName: "GetLaunchLive", variables: {id: "@ID@"}}' >"$BENCH_TMP/live-template.json"
 jq -cn '{query: "query GetBig { big }", operationName: "GetBig"}' >"$BENCH_TMP/big-post.json"
 
@@ -191,6 +196,13 @@ write_nginx_conf() {
         # (f): plain proxy_pass with keep-alive upstream connections, nothing cached.
         location = /pass {
             proxy_pass http://nginx_origin/graphql;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+
+        # (l): plain proxy_pass of the origin's 1 KiB /page, keep-alive upstream connections.
+        location = /pass-page {
+            proxy_pass http://nginx_origin/page;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
         }
@@ -321,7 +333,15 @@ for server in "$BW5_URL" "$NGINX1_BASE/medium"; do
   same_body "4 KiB answer, gzipped ($tag)" "$BENCH_TMP/$tag-gzip.json" "$BENCH_TMP/medium.json"
 done
 GZIP_BYTES=$(wc -c <"$BENCH_TMP/bw-gzip.json.gz")
+# (l): both relay the origin's 1 KiB answer as it is.
+curl -sf -o "$BENCH_TMP/bw-page.json" "$BW6_URL" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-live.json" \
+  || bench_die "breakwater (default configuration) does not relay the 1 KiB answer"
+curl -sf -o "$BENCH_TMP/ng-page.json" "$NGINX1_BASE/pass-page" -H 'Content-Type: application/json' --data-binary @"$BENCH_TMP/post-live.json"
+same_body "1 KiB miss (l), breakwater" "$BENCH_TMP/page.json" "$BENCH_TMP/bw-page.json"
+same_body "1 KiB miss (l), nginx" "$BENCH_TMP/page.json" "$BENCH_TMP/ng-page.json"
 warm -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
+warm -s "$BENCH_DIR/lua/distinct.lua" "$BW6_URL" -- "$BENCH_TMP/live-template.json" 0 1
+warm -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass-page" -- "$BENCH_TMP/live-template.json" 0 1
 warm -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
 bench_log "both serve the same $BODY_BYTES bytes; warm"
 
@@ -409,6 +429,14 @@ if wanted f; then
     F_CPU_NGINX+="$(bench_cpu_per_request $(($(bench_cpu_ticks "$NGINX1_WORKER") - before)) "$LAST_WRK_OUT") "
   done
 fi
+# (l) misses in the setup no one tuned for: Breakwater's default configuration, 64 connections,
+# 1 KiB answers (README "Performance"). Distinct ids from a range (l)'s warm-up did not use.
+for run in $(seq 1 "$RUNS"); do
+  measure l breakwater taskset -c 1 wrk -t1 -c64 -d"$DURATION" --latency -s "$BENCH_DIR/lua/distinct.lua" "$BW6_URL" \
+    -- "$BENCH_TMP/live-template.json" 0 1 "${run}00000000"
+  measure l nginx taskset -c 1 wrk -t1 -c64 -d"$DURATION" --latency -s "$BENCH_DIR/lua/distinct.lua" \
+    "$NGINX1_BASE/pass-page" -- "$BENCH_TMP/live-template.json" 0 1 "${run}00000000"
+done
 # (g) pipelining depth 16, (h) Connection: close churn, (i) 1,000 connections: hashed GET hits.
 for run in $(seq 1 "$RUNS"); do
   measure g breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/pipeline.lua" "${BW1_URL%/graphql}" -- 16 "$BW_HIT_PATH"
@@ -484,6 +512,8 @@ row "(e) 2 loops/workers, unpinned, -t2 -c100" breakwater "e|breakwater" "e|ngin
 row "(e) 2 loops/workers, unpinned, -t2 -c100" "nginx proxy_cache" "e|nginx"
 row "(f) miss, distinct variables, TTL 0, nginx origin" breakwater "f|breakwater" "f|nginx"
 row "(f) miss, distinct variables, TTL 0, nginx origin" "nginx proxy_pass (keep-alive upstream)" "f|nginx"
+row "(l) miss, default config, -c64, 1 KiB answer" breakwater "l|breakwater" "l|nginx"
+row "(l) miss, default config, -c64, 1 KiB answer" "nginx proxy_pass (keep-alive upstream)" "l|nginx"
 row "(g) pipelining depth 16, hashed GET hit" breakwater "g|breakwater" "g|nginx"
 row "(g) pipelining depth 16, hashed GET hit" "nginx proxy_cache" "g|nginx"
 row "(h) Connection: close churn, hit" breakwater "h|breakwater" "h|nginx"
@@ -496,13 +526,16 @@ row "(k) gzip hit, 4 KiB answer (${GZIP_BYTES} B gzipped)" breakwater "k|breakwa
 row "(k) gzip hit, 4 KiB answer (${GZIP_BYTES} B gzipped)" "nginx proxy_cache + gzip" "k|nginx"
 row "ceiling: nginx return 200, same body" "nginx static" "ceiling|nginx"
 
-# verdict SCENARIO: whether Breakwater's req/s is at least nginx's.
-verdict() {
-  local bw ng
-  wanted "$1" || { echo "not run"; return; }
-  read -r bw _ <<<"$(median "$1|breakwater")"
-  read -r ng _ <<<"$(median "$1|nginx")"
-  awk -v a="$bw" -v b="$ng" 'BEGIN { printf "%s (%.2fx)", (a >= b ? "yes" : "NO"), (b > 0 ? a / b : 0) }'
+# goal KEY BASELINE_KEY FIELD BOUND: "PASS (1.77x)" or "FAIL (0.60x)", the ratio of KEY's median
+# run to BASELINE_KEY's in FIELD (1 req/s, which must reach BOUND; 3 p99, which must stay within it).
+goal() {
+  local a b
+  { [ -n "${RESULTS[$1]:-}" ] && [ -n "${RESULTS[$2]:-}" ]; } || { echo "not run"; return; }
+  a=$(median "$1" | cut -d' ' -f"$3")
+  b=$(median "$2" | cut -d' ' -f"$3")
+  awk -v a="$a" -v b="$b" -v bound="$4" -v atLeast="$([ "$3" = 1 ] && echo 1 || echo 0)" 'BEGIN {
+    r = (b > 0 ? a / b : 0)
+    printf "%s (%.2fx)", ((atLeast ? r >= bound : r <= bound) && b > 0 ? "PASS" : "FAIL"), r }'
 }
 # cpu_verdict: (f)'s median CPU per request on each side and their ratio.
 cpu_verdict() {
@@ -513,11 +546,15 @@ cpu_verdict() {
   awk -v a="$bw" -v b="$ng" -v runs="$F_CPU_BW/ $F_CPU_NGINX" 'BEGIN {
     printf "breakwater %s us, nginx %s us: %s (nginx/breakwater %.2f; runs %s)", a, b, (a <= b ? "yes" : "NO"), (a > 0 ? b / a : 0), runs }'
 }
+# The goals of README "Performance", one verdict each; then what the other rows say beside them.
 VERDICTS=(
-  "cache-hit req/s at least nginx's: (a) $(verdict a), (b) $(verdict b), (e) $(verdict e), (g) $(verdict g), (h) $(verdict h), (i) $(verdict i), (j) $(verdict j), (k) $(verdict k)"
-  "miss req/s at least nginx proxy_pass's: (f) $(verdict f)"
+  "goal: hits >= 1.5x nginx proxy_cache: (a) $(goal a\|breakwater a\|nginx 1 1.5), (b) $(goal b\|breakwater b\|nginx 1 1.5); p99 no worse: (a) $(goal a\|breakwater a\|nginx 3 1.0), (b) $(goal b\|breakwater b\|nginx 3 1.0)"
+  "goal: hits >= 0.8x nginx return 200 of the same body (the ceiling): (a) $(goal a\|breakwater ceiling\|nginx 1 0.8)"
+  "goal: misses >= 1.0x nginx proxy_pass: (f) $(goal f\|breakwater f\|nginx 1 1.0), (l) default configuration, -c64, 1 KiB $(goal l\|breakwater l\|nginx 1 1.0)"
+  "goal: added miss latency at p50 < 0.2 ms: $(wanted c && awk -v d="$ADDED_P50" 'BEGIN { print (d < 0.2 ? "PASS" : "FAIL") }' || echo "not run") ($ADDED_P50 ms)"
+  "goal: RSS <= 1.3x the payload when full, flat under churn: bench/memory.sh $([ "${BENCH_SKIP_MEMORY:-0}" = "1" ] && echo "(skipped)" || echo "(below)")"
+  "other hit rows at least nginx's: (e) $(goal e\|breakwater e\|nginx 1 1.0), (g) $(goal g\|breakwater g\|nginx 1 1.0), (h) $(goal h\|breakwater h\|nginx 1 1.0), (i) $(goal i\|breakwater i\|nginx 1 1.0), (j) $(goal j\|breakwater j\|nginx 1 1.0), (k) $(goal k\|breakwater k\|nginx 1 1.0)"
   "miss CPU per request, median of runs (the proxy's own cost; bench/miss-side.sh runs both at once): (f) $(cpu_verdict)"
-  "added miss latency at p50 <= 0.2 ms: $(wanted c && awk -v d="$ADDED_P50" 'BEGIN { print (d <= 0.2 ? "yes" : "NO") }' || echo "not run") ($ADDED_P50 ms)"
 )
 
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
@@ -528,7 +565,7 @@ HEADER=(
   "swift: $(swift --version 2>&1 | head -n1)"
   "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   "runs: $RUNS x $DURATION per scenario and server, interleaved; median run by req/s; body $BODY_BYTES bytes"
-  "layout: server on CPU 0 (taskset / worker_cpu_affinity), wrk -t1 -c50 and the nginx origin of (c)/(f) on CPU 1; (c) -c1; (e) unpinned"
+  "layout: server on CPU 0 (taskset / worker_cpu_affinity), wrk -t1 -c50 and the nginx origin of (c)/(f)/(l) on CPU 1; (c) -c1; (l) -c64; (e) unpinned"
 )
 
 print_text() {

@@ -21,9 +21,9 @@
 /// The caller must call `complete` exactly once per started fetch, whatever the outcome
 /// (stored, not storable, origin error, timeout). A background refresh has no leader: when its
 /// answer may not be shared, every waiter fetches alone.
-package struct InFlightFetch<Waiter> {
+public struct InFlightFetch<Waiter> {
     /// What the caller does after `join`.
-    package enum JoinAction: Sendable, Equatable {
+    public enum JoinAction: Sendable, Equatable {
         /// Nobody was fetching: send the upstream request, then call `complete`.
         case startFetch
         /// A fetch or refresh is under way: the waiter is delivered to when it completes.
@@ -34,7 +34,7 @@ package struct InFlightFetch<Waiter> {
     }
 
     /// What the caller does after `beginRefresh`.
-    package enum RefreshAction: Sendable, Equatable {
+    public enum RefreshAction: Sendable, Equatable {
         /// Send the background request, then call `complete`.
         case startRefresh
         /// A fetch or refresh is under way; its answer will refresh the entry.
@@ -52,38 +52,38 @@ package struct InFlightFetch<Waiter> {
 
     /// How long a key whose answer may not be shared is remembered so (Varnish keeps its
     /// hit-for-miss objects 120 s; shorter here, since a stored answer ends it anyway).
-    @inlinable package static var passDuration: Duration { .seconds(30) }
+    @inlinable public static var passDuration: Duration { .seconds(30) }
 
     @usableFromInline var state = State.idle
 
-    @inlinable package init() {}
+    @inlinable public init() {}
 
     /// True when no fetch is under way.
-    @inlinable package var isIdle: Bool {
+    @inlinable public var isIdle: Bool {
         if case .fetching = state { return false }
         return true
     }
 
     /// True while a background refresh (and not a miss) runs.
-    @inlinable package var isRefreshing: Bool {
+    @inlinable public var isRefreshing: Bool {
         if case .fetching(_, isRefresh: true) = state { return true }
         return false
     }
 
     /// Clients waiting for the fetch under way.
-    @inlinable package var waiterCount: Int {
+    @inlinable public var waiterCount: Int {
         if case .fetching(let waiters, _) = state { return waiters.count }
         return 0
     }
 
     /// Whether misses fetch alone at `now` (the key's last answer could not be shared).
-    @inlinable package func isPassing(at now: ContinuousClock.Instant) -> Bool {
+    @inlinable public func isPassing(at now: ContinuousClock.Instant) -> Bool {
         if case .passing(let until) = state { return now < until }
         return false
     }
 
     /// Whether the value holds nothing worth keeping at `now`: no fetch, no live pass.
-    @inlinable package func isSpent(at now: ContinuousClock.Instant) -> Bool {
+    @inlinable public func isSpent(at now: ContinuousClock.Instant) -> Bool {
         switch state {
         case .idle: true
         case .fetching: false
@@ -93,7 +93,7 @@ package struct InFlightFetch<Waiter> {
 
     /// A client missed the cache: it leads a new fetch, waits for the one under way (a refresh
     /// included, whose answer is as fresh as any), or fetches alone while the key passes.
-    @inlinable package mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
+    @inlinable public mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
         switch state {
         case .passing(let until) where now < until:
             return .fetchAlone
@@ -110,7 +110,7 @@ package struct InFlightFetch<Waiter> {
     }
 
     /// A client was served a stale entry: refresh it in the background unless a fetch runs.
-    @inlinable package mutating func beginRefresh() -> RefreshAction {
+    @inlinable public mutating func beginRefresh() -> RefreshAction {
         if case .fetching = state { return .alreadyFetching }
         state = .fetching(waiters: [], isRefresh: true)
         return .startRefresh
@@ -118,7 +118,7 @@ package struct InFlightFetch<Waiter> {
 
     /// The fetch finished with an answer of `sharing`: returns whom to answer with it and who
     /// must fetch for themselves. Completing when no fetch runs returns no one.
-    @inlinable package mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant) -> InFlightCompletion<Waiter> {
+    @inlinable public mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant) -> InFlightCompletion<Waiter> {
         guard case .fetching(let waiters, let isRefresh) = state else { return InFlightCompletion() }
         switch sharing {
         case .shared:
@@ -133,7 +133,7 @@ package struct InFlightFetch<Waiter> {
 
     /// A fetch made alone (`.fetchAlone`, or a waiter refetching) ended with an answer of
     /// `sharing`: a shared one ends the pass, one that says the key is private starts or renews it.
-    @inlinable package mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
+    @inlinable public mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
         switch (state, sharing) {
         case (.fetching, _):
             // The fetch under way decides when it completes.
@@ -150,11 +150,11 @@ package struct InFlightFetch<Waiter> {
 
 /// Whom a finished fetch answers: `answered` get its outcome; `refetching` were waiting for an
 /// answer they may not have, and fetch for themselves.
-package struct InFlightCompletion<Waiter> {
-    package var answered: [Waiter] = []
-    package var refetching: [Waiter] = []
+public struct InFlightCompletion<Waiter> {
+    public var answered: [Waiter] = []
+    public var refetching: [Waiter] = []
 
-    @inlinable package init(answered: [Waiter] = [], refetching: [Waiter] = []) {
+    @inlinable public init(answered: [Waiter] = [], refetching: [Waiter] = []) {
         self.answered = answered
         self.refetching = refetching
     }

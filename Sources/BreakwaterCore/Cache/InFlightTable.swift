@@ -13,12 +13,14 @@ import Synchronization
 /// then it stays, passing, for `InFlightFetch.passDuration`; spent entries are swept once they
 /// double in number, so the table holds the keys in flight and the recent passing ones.
 ///
-/// Its operations are `@inlinable` so that the module using it specialises them for its own key
-/// and waiter: called unspecialised from another module, every miss looked generic metadata up
-/// about thirty times (a fifth of a miss's instructions).
-package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Sendable {
-    package typealias JoinAction = InFlightFetch<Waiter>.JoinAction
-    package typealias RefreshAction = InFlightFetch<Waiter>.RefreshAction
+/// Its operations are `@inlinable` and public so that the module using it specialises them for
+/// its own key and waiter: Swift serialises the bodies of public `@inlinable` functions only
+/// (a `package` one is called unspecialised from another module of the package), and called
+/// unspecialised, every miss looked generic metadata up about thirty times (a fifth of a miss's
+/// instructions in the default configuration).
+public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Sendable {
+    public typealias JoinAction = InFlightFetch<Waiter>.JoinAction
+    public typealias RefreshAction = InFlightFetch<Waiter>.RefreshAction
 
     @usableFromInline
     struct Shard {
@@ -58,14 +60,14 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
     @usableFromInline let shards: [ShardBox]
 
     /// `shardCount` bounds contention: two loops block each other only on keys of one shard.
-    package init(shardCount: Int = 16) {
+    public init(shardCount: Int = 16) {
         shards = (0..<max(1, shardCount)).map { _ in ShardBox() }
     }
 
     /// A client missed on `key` at `now`: `.startFetch` if it leads a new fetch, `.wait` for
     /// the one under way, `.fetchAlone` while the key's answers may not be shared.
     @inlinable
-    package func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
+    public func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
         shard(for: key).state.withLock { shard in
             let action = shard.fetches[key, default: InFlightFetch()].join(waiter, now: now)
             switch action {
@@ -79,7 +81,7 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
 
     /// A stale entry for `key` was served: `.startRefresh` unless a fetch for it is under way.
     @inlinable
-    package func beginRefresh(_ key: Key) -> RefreshAction {
+    public func beginRefresh(_ key: Key) -> RefreshAction {
         shard(for: key).state.withLock { shard in
             shard.fetches[key, default: InFlightFetch()].beginRefresh()
         }
@@ -89,7 +91,7 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
     /// with it and who must fetch for themselves (nobody for a refresh nobody joined, or a key
     /// not in flight).
     @inlinable
-    package func complete(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant)
+    public func complete(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant)
         -> InFlightCompletion<Waiter>
     {
         shard(for: key).state.withLock { shard in
@@ -103,7 +105,7 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
 
     /// A fetch of `key` made for one client alone ended at `now` with an answer of `sharing`.
     @inlinable
-    package func answeredAlone(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant) {
+    public func answeredAlone(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant) {
         shard(for: key).state.withLock { shard in
             if sharing != .shared || shard.fetches[key] != nil {
                 shard.fetches[key, default: InFlightFetch()].answeredAlone(sharing, now: now)
@@ -124,7 +126,7 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
 
     /// Whether misses on `key` fetch alone at `now` (its last answer could not be shared).
     @inlinable
-    package func isPassing(_ key: Key, now: ContinuousClock.Instant) -> Bool {
+    public func isPassing(_ key: Key, now: ContinuousClock.Instant) -> Bool {
         shard(for: key).state.withLock { $0.fetches[key]?.isPassing(at: now) ?? false }
     }
 
