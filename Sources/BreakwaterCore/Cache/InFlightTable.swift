@@ -34,10 +34,18 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
 
         @inlinable init() {}
 
-        /// Removes `key`'s entry when it holds nothing worth keeping at `now`.
+        /// Takes `key`'s entry out, to be changed and put back with `put`: the dictionary's
+        /// in-place accessors (`fetches[key]?.…`, `fetches[key, default:]`) run unspecialised
+        /// in the standard library, each call looking the value's generic metadata up.
         @inlinable
-        mutating func dropIfSpent(_ key: Key, now: ContinuousClock.Instant) {
-            if fetches[key]?.isSpent(at: now) == true { fetches.removeValue(forKey: key) }
+        mutating func take(_ key: Key) -> InFlightFetch<Waiter>? {
+            fetches.removeValue(forKey: key)
+        }
+
+        /// Puts `fetch` back under `key` unless it holds nothing worth keeping at `now`.
+        @inlinable
+        mutating func put(_ fetch: InFlightFetch<Waiter>, for key: Key, now: ContinuousClock.Instant) {
+            if !fetch.isSpent(at: now) { fetches[key] = fetch }
         }
 
         /// Amortised: a sweep over the shard each time its entries double.
@@ -69,7 +77,10 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
     @inlinable
     public func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
         shard(for: key).state.withLock { shard in
-            let action = shard.fetches[key, default: InFlightFetch()].join(waiter, now: now)
+            var fetch = shard.take(key) ?? InFlightFetch()
+            let action = fetch.join(waiter, now: now)
+            // Fetching or passing now: never spent.
+            shard.fetches[key] = fetch
             switch action {
             case .wait: shard.coalesced += 1
             case .startFetch: shard.sweepIfDue(now: now)
@@ -83,7 +94,10 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
     @inlinable
     public func beginRefresh(_ key: Key) -> RefreshAction {
         shard(for: key).state.withLock { shard in
-            shard.fetches[key, default: InFlightFetch()].beginRefresh()
+            var fetch = shard.take(key) ?? InFlightFetch()
+            let action = fetch.beginRefresh()
+            shard.fetches[key] = fetch
+            return action
         }
     }
 
@@ -95,10 +109,9 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
         -> InFlightCompletion<Waiter>
     {
         shard(for: key).state.withLock { shard in
-            guard let completion = shard.fetches[key]?.complete(sharing, now: now) else {
-                return InFlightCompletion()
-            }
-            shard.dropIfSpent(key, now: now)
+            guard var fetch = shard.take(key) else { return InFlightCompletion() }
+            let completion = fetch.complete(sharing, now: now)
+            shard.put(fetch, for: key, now: now)
             return completion
         }
     }
@@ -107,10 +120,11 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
     @inlinable
     public func answeredAlone(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant) {
         shard(for: key).state.withLock { shard in
-            if sharing != .shared || shard.fetches[key] != nil {
-                shard.fetches[key, default: InFlightFetch()].answeredAlone(sharing, now: now)
-            }
-            shard.dropIfSpent(key, now: now)
+            let taken = shard.take(key)
+            guard sharing != .shared || taken != nil else { return }
+            var fetch = taken ?? InFlightFetch()
+            fetch.answeredAlone(sharing, now: now)
+            shard.put(fetch, for: key, now: now)
         }
     }
 

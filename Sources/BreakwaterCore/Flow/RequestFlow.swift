@@ -132,7 +132,7 @@ package struct RequestFlow {
         let environment = environment
         let operation = try environment.endpoint.prepare(
             graphQLRequest, document: document, rewrites: environment.rewrites, clientBody: request.body,
-            rewritesQuery: { environment.policy.hasPerUserTypes || !environment.hasZeroTTLRule($0) })
+            rewritesQuery: { !environment.hasZeroTTLRule($0) || environment.hasPerUserTypes })
         // Registered only once the operation is known to be usable (README "GraphQL over HTTP rules").
         if document.shouldRegister { effects.append(.register(document, publish: true)) }
         // Operations that never use the cache (a TTL-0 rule, mutations) are not remembered:
