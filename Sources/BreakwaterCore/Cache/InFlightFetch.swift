@@ -41,50 +41,40 @@ public struct InFlightFetch<Waiter> {
         case alreadyFetching
     }
 
-    @usableFromInline
-    enum State {
-        case idle
-        /// `isRefresh`: started by stale-while-revalidate rather than by a miss.
-        case fetching(waiters: [Waiter], isRefresh: Bool)
-        /// The last answer may not be shared: misses fetch alone until `until`.
-        case passing(until: ContinuousClock.Instant)
-    }
-
     /// How long a key whose answer may not be shared is remembered so (Varnish keeps its
     /// hit-for-miss objects 120 s; shorter here, since a stored answer ends it anyway).
     @inlinable public static var passDuration: Duration { .seconds(30) }
 
-    @usableFromInline var state = State.idle
+    @usableFromInline var phase = InFlightPhase.idle
+    /// The clients waiting for the fetch under way; empty in every other phase.
+    @usableFromInline var waiters: [Waiter] = []
 
     @inlinable public init() {}
 
     /// True when no fetch is under way.
     @inlinable public var isIdle: Bool {
-        if case .fetching = state { return false }
+        if case .fetching = phase { return false }
         return true
     }
 
     /// True while a background refresh (and not a miss) runs.
     @inlinable public var isRefreshing: Bool {
-        if case .fetching(_, isRefresh: true) = state { return true }
+        if case .fetching(isRefresh: true) = phase { return true }
         return false
     }
 
     /// Clients waiting for the fetch under way.
-    @inlinable public var waiterCount: Int {
-        if case .fetching(let waiters, _) = state { return waiters.count }
-        return 0
-    }
+    @inlinable public var waiterCount: Int { waiters.count }
 
     /// Whether misses fetch alone at `now` (the key's last answer could not be shared).
     @inlinable public func isPassing(at now: ContinuousClock.Instant) -> Bool {
-        if case .passing(let until) = state { return now < until }
+        if case .passing(let until) = phase { return now < until }
         return false
     }
 
     /// Whether the value holds nothing worth keeping at `now`: no fetch, no live pass.
     @inlinable public func isSpent(at now: ContinuousClock.Instant) -> Bool {
-        switch state {
+        switch phase {
         case .idle: true
         case .fetching: false
         case .passing(let until): now >= until
@@ -94,38 +84,41 @@ public struct InFlightFetch<Waiter> {
     /// A client missed the cache: it leads a new fetch, waits for the one under way (a refresh
     /// included, whose answer is as fresh as any), or fetches alone while the key passes.
     @inlinable public mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
-        switch state {
+        switch phase {
         case .passing(let until) where now < until:
             return .fetchAlone
         case .idle, .passing:
-            state = .fetching(waiters: [waiter], isRefresh: false)
+            phase = .fetching(isRefresh: false)
+            waiters = [waiter]
             return .startFetch
-        case .fetching(var waiters, let isRefresh):
-            // Leave .idle in place while appending so `waiters` stays uniquely referenced.
-            state = .idle
+        case .fetching:
             waiters.append(waiter)
-            state = .fetching(waiters: waiters, isRefresh: isRefresh)
             return .wait
         }
     }
 
     /// A client was served a stale entry: refresh it in the background unless a fetch runs.
     @inlinable public mutating func beginRefresh() -> RefreshAction {
-        if case .fetching = state { return .alreadyFetching }
-        state = .fetching(waiters: [], isRefresh: true)
+        if case .fetching = phase { return .alreadyFetching }
+        phase = .fetching(isRefresh: true)
+        waiters = []
         return .startRefresh
     }
 
     /// The fetch finished with an answer of `sharing`: returns whom to answer with it and who
     /// must fetch for themselves. Completing when no fetch runs returns no one.
-    @inlinable public mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant) -> InFlightCompletion<Waiter> {
-        guard case .fetching(let waiters, let isRefresh) = state else { return InFlightCompletion() }
+    @inlinable public mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant)
+        -> InFlightCompletion<Waiter>
+    {
+        guard case .fetching(let isRefresh) = phase else { return InFlightCompletion() }
+        let waiters = self.waiters
+        self.waiters = []
         switch sharing {
         case .shared:
-            state = .idle
+            phase = .idle
             return InFlightCompletion(answered: waiters)
         case .fetcherOnly(let remember):
-            state = remember ? .passing(until: now + Self.passDuration) : .idle
+            phase = remember ? .passing(until: now + Self.passDuration) : .idle
             if isRefresh { return InFlightCompletion(refetching: waiters) }
             return InFlightCompletion(answered: Array(waiters.prefix(1)), refetching: Array(waiters.dropFirst()))
         }
@@ -134,18 +127,31 @@ public struct InFlightFetch<Waiter> {
     /// A fetch made alone (`.fetchAlone`, or a waiter refetching) ended with an answer of
     /// `sharing`: a shared one ends the pass, one that says the key is private starts or renews it.
     @inlinable public mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
-        switch (state, sharing) {
+        switch (phase, sharing) {
         case (.fetching, _):
             // The fetch under way decides when it completes.
             break
         case (_, .shared):
-            state = .idle
+            phase = .idle
         case (_, .fetcherOnly(remember: true)):
-            state = .passing(until: now + Self.passDuration)
+            phase = .passing(until: now + Self.passDuration)
         case (_, .fetcherOnly(remember: false)):
             break
         }
     }
+}
+
+/// Where an `InFlightFetch` stands. Not nested in it (a type nested in a generic one is generic
+/// too), and the waiters live beside it: copying or destroying a fetch in another module's
+/// specialised code then never looks up the metadata of a generic enum (each lookup cost about
+/// 300 instructions, a dozen of them on every miss).
+@usableFromInline
+enum InFlightPhase: Sendable {
+    case idle
+    /// `isRefresh`: started by stale-while-revalidate rather than by a miss.
+    case fetching(isRefresh: Bool)
+    /// The last answer may not be shared: misses fetch alone until `until`.
+    case passing(until: ContinuousClock.Instant)
 }
 
 /// Whom a finished fetch answers: `answered` get its outcome; `refetching` were waiting for an
@@ -161,5 +167,4 @@ public struct InFlightCompletion<Waiter> {
 }
 
 extension InFlightFetch: Sendable where Waiter: Sendable {}
-extension InFlightFetch.State: Sendable where Waiter: Sendable {}
 extension InFlightCompletion: Sendable where Waiter: Sendable {}
