@@ -27,6 +27,8 @@ package enum JSONWriter {
     /// share a cache entry.
     package static func canonical(_ value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []
+        // Room for the usual variables at once: growing from empty reallocated about five times.
+        out.reserveCapacity(64)
         writeCanonical(value, into: &out)
         return out
     }
