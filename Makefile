@@ -148,7 +148,8 @@ check-words:
 	bash scripts/check-words.sh
 
 ## CI's guard on the hot paths: instructions per request (callgrind) for the hashed-GET hit, POST
-## hit, gzip hit, miss and connection churn against bench/perf-budgets.txt; fails past +10 %.
+## hit, gzip hit, miss (TTL-0 rule, and default configuration) and connection churn against
+## bench/perf-budgets.txt; fails past +10 %.
 .PHONY: perf-guard
 perf-guard: deps
 	bash bench/perf-guard.sh

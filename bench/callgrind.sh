@@ -6,10 +6,13 @@
 # CALLGRIND_REQUESTS requests sent over one keep-alive connection (bench/fixed_requests.py), and
 # prints instructions per request and the functions that spend the most of them (self cost).
 #   CALLGRIND_REQUESTS=2000   requests counted per scenario
-#   CALLGRIND_SCENARIOS="hit-get hit-post miss"   which scenarios (also: churn, a hashed-GET hit
-#                             on a connection of its own with `Connection: close`; hit-h2, the
-#                             hashed-GET hit over HTTP/2 with prior knowledge, 10 streams at a time
-#                             on one connection by h2load; not by default)
+#   CALLGRIND_SCENARIOS="hit-get hit-post hit-gzip miss"   which scenarios (also: churn, a
+#                             hashed-GET hit on a connection of its own with `Connection: close`;
+#                             hit-h2, the hashed-GET hit over HTTP/2 with prior knowledge, 10
+#                             streams at a time on one connection by h2load; miss-default, the
+#                             miss in Breakwater's default configuration (`origin.schema: auto`,
+#                             `default_ttl: 0s`, no rules) answered with 1 KiB by the nginx
+#                             origin's /page; not by default)
 #   CALLGRIND_TOP=25          functions listed per scenario (0: none)
 #   CALLGRIND_INCLUSIVE=1     list them by inclusive cost (callees included) instead of self cost
 #   BENCH_BIN=PATH            this binary instead of building .build/release/breakwater
@@ -47,10 +50,12 @@ jq -cn --arg q "$LIVE" '{query: $q, operationName: "GetLaunchLive", variables: {
 jq -cn '{query: "query GetLaunchDetail { launches(pageSize: 20) { launches { id site mission { name missionPatch } rocket { id name type } } } }", operationName: "GetLaunchDetail"}' >"$BENCH_TMP/list.json"
 
 bench_start_origin ORIGIN_PID ORIGIN_URL
+bench_write_page "$BENCH_TMP/page.json"
 start_origin_nginx NGX_ORIGIN
 RULES=$(printf '  rules:\n    - operation: GetLaunchDetail\n      ttl: 1h\n    - operation: GetLaunchLive\n      ttl: 0s')
 bench_write_config "$BENCH_TMP/hit.yaml" "$ORIGIN_URL" "$RULES"
 bench_write_config "$BENCH_TMP/miss.yaml" "http://$NGX_ORIGIN/graphql" "$RULES"
+bench_write_default_config "$BENCH_TMP/miss-default.yaml" "http://$NGX_ORIGIN/page"
 
 # counted SCENARIO CONFIG METHOD TARGET [BODY|-] [HEADER...]: one scenario's figures.
 counted() {
@@ -95,6 +100,7 @@ for scenario in $SCENARIOS; do
     churn) FIXED_REQUESTS_CLOSE=1 counted churn "$BENCH_TMP/hit.yaml" GET "$HIT_TARGET" - ;;
     hit-gzip) counted hit-gzip "$BENCH_TMP/hit.yaml" POST /graphql "$BENCH_TMP/list.json" "Accept-Encoding: gzip" ;;
     miss) counted miss "$BENCH_TMP/miss.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
+    miss-default) counted miss-default "$BENCH_TMP/miss-default.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
     *) bench_die "unknown scenario $scenario" ;;
   esac
 done

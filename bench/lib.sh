@@ -288,9 +288,41 @@ http {
 EOF
 }
 
+# bench_write_page FILE: the 1 KiB answer of the untuned miss setup (five launches, as JSON
+# answers look in practice), the body the nginx origin's /page returns.
+bench_write_page() {
+  python3 -c '
+import json, sys
+launches = [{"id": str(i), "site": ["CCAFS SLC 40", "KSC LC 39A", "VAFB SLC 4E"][i % 3],
+             "mission": {"name": "Mission %d" % i, "missionPatch": "https://images2.imgbox.com/patch-%d.png" % i},
+             "rocket": {"id": "falcon9", "name": "Falcon 9", "type": ["v1.0", "FT", "Block 5"][i % 3]}}
+            for i in range(1, 6)]
+answer = {"data": {"launch": launches[0], "upcoming": {"cursor": "1583556631", "hasMore": True, "launches": launches[1:]}}}
+sys.stdout.write(json.dumps(answer, separators=(",", ":")))' >"$1"
+}
+
+# bench_write_default_config FILE ORIGIN_URL: Breakwater's default configuration (`origin.schema:
+# auto`, `default_ttl: 0s`, no rules), listening on port 0, with an in-memory registry and no
+# access log (nginx runs here without one too).
+bench_write_default_config() {
+  printf 'server:\n  listen: "127.0.0.1:0"\norigin:\n  url: "%s"\nlogging:\n  access_log: off\npersisted_queries:\n  store: ""\n' "$2" >"$1"
+}
+
+# bench_nginx_return_text FILE: FILE's text for an nginx `return 200 '...'` (a complex value:
+# \ and ' escaped, $ spelt ${dollar}, which the http block defines with `geo`).
+bench_nginx_return_text() { sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g" -e 's/\$/${dollar}/g' "$1"; }
+
+# The origin's `location = /page`: a `return 200` of $BENCH_TMP/page.json when the caller wrote
+# it (`bench_write_page`).
+origin_nginx_page_location() {
+  [ -f "$BENCH_TMP/page.json" ] || return 0
+  printf '        location = /page { default_type application/json; return 200 '"'"'%s'"'"'; }\n' \
+    "$(bench_nginx_return_text "$BENCH_TMP/page.json")"
+}
+
 # start_origin_nginx VAR_HOSTPORT: an nginx origin answering every request at once, its worker on
-# CPU 1 (NGINX set by the caller; /big and /medium serve $BENCH_TMP/big.json and medium.json when
-# the caller wrote them).
+# CPU 1 (NGINX set by the caller; /big, /medium and /page serve $BENCH_TMP/big.json, medium.json
+# and page.json when the caller wrote them).
 start_origin_nginx() { # VAR_HOSTPORT
   local dir="$BENCH_TMP/origin-nginx" port pid
   port=$(bench_free_port)
@@ -304,6 +336,7 @@ start_origin_nginx() { # VAR_HOSTPORT
     [ "$(id -u)" -eq 0 ] && echo "user root;"
     nginx_preamble "$dir"
     cat <<EOF
+    geo \$dollar { default "\$"; }
     server {
         listen 127.0.0.1:$port;
         location = /graphql { default_type application/json; return 200 '{"data":{"launch":{"id":"1","site":"KSC"}}}'; }
@@ -313,6 +346,7 @@ start_origin_nginx() { # VAR_HOSTPORT
         location = /medium { default_type application/json; error_page 405 =200 /medium.json; return 405; }
         location = /medium.json { default_type application/json; root $BENCH_TMP; }
         location = /static { return 200 'ok'; }
+$(origin_nginx_page_location)
     }
 }
 EOF

@@ -23,7 +23,7 @@ mkdir -p "$OUT"
 
 # ratios FILE: "row rps_ratio p99_ratio" for each Breakwater row of one run's Markdown table.
 ratios() {
-  awk -F' *[|] *' '$2 ~ /^[(][a-k][)]/ && $3 ~ /^breakwater/ && $7 != "" {
+  awk -F' *[|] *' '$2 ~ /^[(][a-l][)]/ && $3 ~ /^breakwater/ && $7 != "" {
     split($2, label, " "); print label[1], $7, $8 }' "$1"
 }
 

@@ -20,6 +20,23 @@ struct CacheKeyTests {
         }
     }
 
+    /// The layout is fixed: proxies of two versions share keys in the shared tier. A version
+    /// byte, the document digest, the operation name (presence byte, 8-byte little-endian length,
+    /// bytes), the variables (length, bytes), the scope (presence byte).
+    @Test func theKeyIsTheSHA256OfItsDocumentedLayout() {
+        let parts = Parts()
+        var material: [UInt8] = [1]
+        material += parts.document.bytes
+        material += [1, 11, 0, 0, 0, 0, 0, 0, 0] + Array("GetLaunches".utf8)
+        material += [7, 0, 0, 0, 0, 0, 0, 0] + Array(#"{"a":1}"#.utf8)
+        material += [0]
+        #expect(parts.key.digest == SoftwareSHA256().sha256(material))
+        var unnamed = Parts()
+        unnamed.operationName = nil
+        material.replaceSubrange(33..<(33 + 9 + 11), with: [0])
+        #expect(unnamed.key.digest == SoftwareSHA256().sha256(material))
+    }
+
     @Test func equalInputsGiveEqualKeysAndHashes() {
         #expect(Parts().key == Parts().key)
         #expect(Parts().key.hashValue == Parts().key.hashValue)

@@ -81,6 +81,18 @@ struct OperationMemoDoorkeeperTests {
         #expect(memo[.get("/graphql?a")]?.operation.document.text == "{ b }")
     }
 
+    /// `remember` says whether the memo kept the operation: the flow records a request's cache
+    /// key in the memo only when it did (a request seen once is not looked up a second time).
+    @Test func rememberSaysWhetherTheOperationIsKept() {
+        let memo = OperationMemo(capacity: 8, maxKeyBytes: 64, entryOverhead: 0)
+        #expect(!memo.remember(OperationMemoTests().operation("{ a }"), for: .get("/graphql?a")))
+        #expect(memo.remember(OperationMemoTests().operation("{ a }"), for: .get("/graphql?a")))
+        #expect(memo[.get("/graphql?a")] != nil)
+        let tooLong = OperationMemo.Key.get("/graphql?" + String(repeating: "b", count: 64))
+        #expect(!memo.remember(OperationMemoTests().operation("{ a }"), for: tooLong))
+        #expect(!memo.remember(OperationMemoTests().operation("{ a }"), for: tooLong))
+    }
+
     @Test func aFloodOfRequestsSeenOnceKeepsNothing() {
         let memo = OperationMemo(capacity: 64, entryOverhead: 0)
         for id in 0..<1_000 { memo[.get("/graphql?id=\(id)")] = OperationMemoTests().operation("{ a }") }

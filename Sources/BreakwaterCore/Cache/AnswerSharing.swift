@@ -4,7 +4,7 @@
 // fetcher alone; the other waiters fetch for themselves (Varnish's hit-for-miss).
 
 /// Whether the end of one fetch may be handed to every waiter of its key.
-package enum AnswerSharing: Sendable, Equatable {
+public enum AnswerSharing: Sendable, Equatable {
     /// Every waiter may have it: a stored entry, or an answer public by every sign.
     case shared
     /// Only the request it was fetched for; the others fetch for themselves. `remember`: the
@@ -45,5 +45,5 @@ package enum AnswerSharing: Sendable, Equatable {
     }
 
     /// Whether the answer may reach requests other than its fetcher.
-    package var isShared: Bool { self == .shared }
+    public var isShared: Bool { self == .shared }
 }

@@ -39,7 +39,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         // A version byte, so that a future change of layout can never reuse old keys.
         material.append(1)
         document.withUnsafeBytes { material.append(contentsOf: $0) }
-        appendOptional(operationName.map { Array($0.utf8) }, to: &material)
+        appendOptionalText(operationName, to: &material)
         appendField(canonicalVariables, to: &material)
         appendOptional(scope, to: &material)
         // Keyed forwarded headers (Accept-Language...), only when the request carries any, so
@@ -67,12 +67,28 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         appendField(field, to: &material)
     }
 
+    /// `appendOptional` of the text's UTF-8 bytes, without copying them into an array first.
+    private static func appendOptionalText(_ text: String?, to material: inout [UInt8]) {
+        guard let text else {
+            material.append(0)
+            return
+        }
+        material.append(1)
+        appendLength(text.utf8.count, to: &material)
+        material.append(contentsOf: text.utf8)
+    }
+
     /// Appends the field's length as 8 little-endian bytes, then the field.
     private static func appendField(_ field: [UInt8], to material: inout [UInt8]) {
-        let length = UInt64(field.count)
+        appendLength(field.count, to: &material)
+        material.append(contentsOf: field)
+    }
+
+    /// A field's length as 8 little-endian bytes.
+    private static func appendLength(_ count: Int, to material: inout [UInt8]) {
+        let length = UInt64(count)
         for shift in stride(from: 0, to: 64, by: 8) {
             material.append(UInt8(truncatingIfNeeded: length >> UInt64(shift)))
         }
-        material.append(contentsOf: field)
     }
 }

@@ -21,9 +21,9 @@
 /// The caller must call `complete` exactly once per started fetch, whatever the outcome
 /// (stored, not storable, origin error, timeout). A background refresh has no leader: when its
 /// answer may not be shared, every waiter fetches alone.
-package struct InFlightFetch<Waiter> {
+public struct InFlightFetch<Waiter> {
     /// What the caller does after `join`.
-    package enum JoinAction: Sendable, Equatable {
+    public enum JoinAction: Sendable, Equatable {
         /// Nobody was fetching: send the upstream request, then call `complete`.
         case startFetch
         /// A fetch or refresh is under way: the waiter is delivered to when it completes.
@@ -34,56 +34,47 @@ package struct InFlightFetch<Waiter> {
     }
 
     /// What the caller does after `beginRefresh`.
-    package enum RefreshAction: Sendable, Equatable {
+    public enum RefreshAction: Sendable, Equatable {
         /// Send the background request, then call `complete`.
         case startRefresh
         /// A fetch or refresh is under way; its answer will refresh the entry.
         case alreadyFetching
     }
 
-    fileprivate enum State {
-        case idle
-        /// `isRefresh`: started by stale-while-revalidate rather than by a miss.
-        case fetching(waiters: [Waiter], isRefresh: Bool)
-        /// The last answer may not be shared: misses fetch alone until `until`.
-        case passing(until: ContinuousClock.Instant)
-    }
-
     /// How long a key whose answer may not be shared is remembered so (Varnish keeps its
     /// hit-for-miss objects 120 s; shorter here, since a stored answer ends it anyway).
-    package static var passDuration: Duration { .seconds(30) }
+    @inlinable public static var passDuration: Duration { .seconds(30) }
 
-    private var state = State.idle
+    @usableFromInline var phase = InFlightPhase.idle
+    /// The clients waiting for the fetch under way; empty in every other phase.
+    @usableFromInline var waiters: [Waiter] = []
 
-    package init() {}
+    @inlinable public init() {}
 
     /// True when no fetch is under way.
-    package var isIdle: Bool {
-        if case .fetching = state { return false }
+    @inlinable public var isIdle: Bool {
+        if case .fetching = phase { return false }
         return true
     }
 
     /// True while a background refresh (and not a miss) runs.
-    package var isRefreshing: Bool {
-        if case .fetching(_, isRefresh: true) = state { return true }
+    @inlinable public var isRefreshing: Bool {
+        if case .fetching(isRefresh: true) = phase { return true }
         return false
     }
 
     /// Clients waiting for the fetch under way.
-    package var waiterCount: Int {
-        if case .fetching(let waiters, _) = state { return waiters.count }
-        return 0
-    }
+    @inlinable public var waiterCount: Int { waiters.count }
 
     /// Whether misses fetch alone at `now` (the key's last answer could not be shared).
-    package func isPassing(at now: ContinuousClock.Instant) -> Bool {
-        if case .passing(let until) = state { return now < until }
+    @inlinable public func isPassing(at now: ContinuousClock.Instant) -> Bool {
+        if case .passing(let until) = phase { return now < until }
         return false
     }
 
     /// Whether the value holds nothing worth keeping at `now`: no fetch, no live pass.
-    package func isSpent(at now: ContinuousClock.Instant) -> Bool {
-        switch state {
+    @inlinable public func isSpent(at now: ContinuousClock.Instant) -> Bool {
+        switch phase {
         case .idle: true
         case .fetching: false
         case .passing(let until): now >= until
@@ -92,39 +83,42 @@ package struct InFlightFetch<Waiter> {
 
     /// A client missed the cache: it leads a new fetch, waits for the one under way (a refresh
     /// included, whose answer is as fresh as any), or fetches alone while the key passes.
-    package mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
-        switch state {
+    @inlinable public mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
+        switch phase {
         case .passing(let until) where now < until:
             return .fetchAlone
         case .idle, .passing:
-            state = .fetching(waiters: [waiter], isRefresh: false)
+            phase = .fetching(isRefresh: false)
+            waiters = [waiter]
             return .startFetch
-        case .fetching(var waiters, let isRefresh):
-            // Leave .idle in place while appending so `waiters` stays uniquely referenced.
-            state = .idle
+        case .fetching:
             waiters.append(waiter)
-            state = .fetching(waiters: waiters, isRefresh: isRefresh)
             return .wait
         }
     }
 
     /// A client was served a stale entry: refresh it in the background unless a fetch runs.
-    package mutating func beginRefresh() -> RefreshAction {
-        if case .fetching = state { return .alreadyFetching }
-        state = .fetching(waiters: [], isRefresh: true)
+    @inlinable public mutating func beginRefresh() -> RefreshAction {
+        if case .fetching = phase { return .alreadyFetching }
+        phase = .fetching(isRefresh: true)
+        waiters = []
         return .startRefresh
     }
 
     /// The fetch finished with an answer of `sharing`: returns whom to answer with it and who
     /// must fetch for themselves. Completing when no fetch runs returns no one.
-    package mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant) -> InFlightCompletion<Waiter> {
-        guard case .fetching(let waiters, let isRefresh) = state else { return InFlightCompletion() }
+    @inlinable public mutating func complete(_ sharing: AnswerSharing, now: ContinuousClock.Instant)
+        -> InFlightCompletion<Waiter>
+    {
+        guard case .fetching(let isRefresh) = phase else { return InFlightCompletion() }
+        let waiters = self.waiters
+        self.waiters = []
         switch sharing {
         case .shared:
-            state = .idle
+            phase = .idle
             return InFlightCompletion(answered: waiters)
         case .fetcherOnly(let remember):
-            state = remember ? .passing(until: now + Self.passDuration) : .idle
+            phase = remember ? .passing(until: now + Self.passDuration) : .idle
             if isRefresh { return InFlightCompletion(refetching: waiters) }
             return InFlightCompletion(answered: Array(waiters.prefix(1)), refetching: Array(waiters.dropFirst()))
         }
@@ -132,33 +126,45 @@ package struct InFlightFetch<Waiter> {
 
     /// A fetch made alone (`.fetchAlone`, or a waiter refetching) ended with an answer of
     /// `sharing`: a shared one ends the pass, one that says the key is private starts or renews it.
-    package mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
-        switch (state, sharing) {
+    @inlinable public mutating func answeredAlone(_ sharing: AnswerSharing, now: ContinuousClock.Instant) {
+        switch (phase, sharing) {
         case (.fetching, _):
             // The fetch under way decides when it completes.
             break
         case (_, .shared):
-            state = .idle
+            phase = .idle
         case (_, .fetcherOnly(remember: true)):
-            state = .passing(until: now + Self.passDuration)
+            phase = .passing(until: now + Self.passDuration)
         case (_, .fetcherOnly(remember: false)):
             break
         }
     }
 }
 
+/// Where an `InFlightFetch` stands. Not nested in it (a type nested in a generic one is generic
+/// too), and the waiters live beside it: copying or destroying a fetch in another module's
+/// specialised code then never looks up the metadata of a generic enum (each lookup cost about
+/// 300 instructions, a dozen of them on every miss).
+@usableFromInline
+enum InFlightPhase: Sendable {
+    case idle
+    /// `isRefresh`: started by stale-while-revalidate rather than by a miss.
+    case fetching(isRefresh: Bool)
+    /// The last answer may not be shared: misses fetch alone until `until`.
+    case passing(until: ContinuousClock.Instant)
+}
+
 /// Whom a finished fetch answers: `answered` get its outcome; `refetching` were waiting for an
 /// answer they may not have, and fetch for themselves.
-package struct InFlightCompletion<Waiter> {
-    package var answered: [Waiter] = []
-    package var refetching: [Waiter] = []
+public struct InFlightCompletion<Waiter> {
+    public var answered: [Waiter] = []
+    public var refetching: [Waiter] = []
 
-    package init(answered: [Waiter] = [], refetching: [Waiter] = []) {
+    @inlinable public init(answered: [Waiter] = [], refetching: [Waiter] = []) {
         self.answered = answered
         self.refetching = refetching
     }
 }
 
 extension InFlightFetch: Sendable where Waiter: Sendable {}
-extension InFlightFetch.State: Sendable where Waiter: Sendable {}
 extension InFlightCompletion: Sendable where Waiter: Sendable {}

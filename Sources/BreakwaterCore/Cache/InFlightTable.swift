@@ -12,25 +12,44 @@ import Synchronization
 /// answer may not be shared and says so of the key (`AnswerSharing.fetcherOnly(remember: true)`):
 /// then it stays, passing, for `InFlightFetch.passDuration`; spent entries are swept once they
 /// double in number, so the table holds the keys in flight and the recent passing ones.
-package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Sendable {
-    package typealias JoinAction = InFlightFetch<Waiter>.JoinAction
-    package typealias RefreshAction = InFlightFetch<Waiter>.RefreshAction
+///
+/// Its operations are `@inlinable` and public so that the module using it specialises them for
+/// its own key and waiter: Swift serialises the bodies of public `@inlinable` functions only
+/// (a `package` one is called unspecialised from another module of the package), and called
+/// unspecialised, every miss looked generic metadata up about thirty times (a fifth of a miss's
+/// instructions in the default configuration).
+public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Sendable {
+    public typealias JoinAction = InFlightFetch<Waiter>.JoinAction
+    public typealias RefreshAction = InFlightFetch<Waiter>.RefreshAction
 
-    private struct Shard {
-        var fetches: [Key: InFlightFetch<Waiter>] = [:]
+    @usableFromInline
+    struct Shard {
+        @usableFromInline var fetches: [Key: InFlightFetch<Waiter>] = [:]
         /// Joins that waited instead of fetching; summed over shards on read.
-        var coalesced = 0
+        @usableFromInline var coalesced = 0
         /// Entries held at which passing ones past their time are swept next.
-        var sweepAt = Shard.minimumSweep
+        @usableFromInline var sweepAt = Shard.minimumSweep
 
-        static var minimumSweep: Int { 64 }
+        @inlinable static var minimumSweep: Int { 64 }
 
-        /// Removes `key`'s entry when it holds nothing worth keeping at `now`.
-        mutating func dropIfSpent(_ key: Key, now: ContinuousClock.Instant) {
-            if fetches[key]?.isSpent(at: now) == true { fetches.removeValue(forKey: key) }
+        @inlinable init() {}
+
+        /// Takes `key`'s entry out, to be changed and put back with `put`: the dictionary's
+        /// in-place accessors (`fetches[key]?.…`, `fetches[key, default:]`) run unspecialised
+        /// in the standard library, each call looking the value's generic metadata up.
+        @inlinable
+        mutating func take(_ key: Key) -> InFlightFetch<Waiter>? {
+            fetches.removeValue(forKey: key)
+        }
+
+        /// Puts `fetch` back under `key` unless it holds nothing worth keeping at `now`.
+        @inlinable
+        mutating func put(_ fetch: InFlightFetch<Waiter>, for key: Key, now: ContinuousClock.Instant) {
+            if !fetch.isSpent(at: now) { fetches[key] = fetch }
         }
 
         /// Amortised: a sweep over the shard each time its entries double.
+        @inlinable
         mutating func sweepIfDue(now: ContinuousClock.Instant) {
             guard fetches.count >= sweepAt else { return }
             fetches = fetches.filter { !$0.value.isSpent(at: now) }
@@ -39,22 +58,29 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
     }
 
     /// A class box because an array cannot hold the non-copyable `Mutex` itself.
-    private final class ShardBox: Sendable {
-        let state = Mutex(Shard())
+    @usableFromInline
+    final class ShardBox: Sendable {
+        @usableFromInline let state = Mutex(Shard())
+
+        @usableFromInline init() {}
     }
 
-    private let shards: [ShardBox]
+    @usableFromInline let shards: [ShardBox]
 
     /// `shardCount` bounds contention: two loops block each other only on keys of one shard.
-    package init(shardCount: Int = 16) {
+    public init(shardCount: Int = 16) {
         shards = (0..<max(1, shardCount)).map { _ in ShardBox() }
     }
 
     /// A client missed on `key` at `now`: `.startFetch` if it leads a new fetch, `.wait` for
     /// the one under way, `.fetchAlone` while the key's answers may not be shared.
-    package func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
+    @inlinable
+    public func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
         shard(for: key).state.withLock { shard in
-            let action = shard.fetches[key, default: InFlightFetch()].join(waiter, now: now)
+            var fetch = shard.take(key) ?? InFlightFetch()
+            let action = fetch.join(waiter, now: now)
+            // Fetching or passing now: never spent.
+            shard.fetches[key] = fetch
             switch action {
             case .wait: shard.coalesced += 1
             case .startFetch: shard.sweepIfDue(now: now)
@@ -65,34 +91,40 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
     }
 
     /// A stale entry for `key` was served: `.startRefresh` unless a fetch for it is under way.
-    package func beginRefresh(_ key: Key) -> RefreshAction {
+    @inlinable
+    public func beginRefresh(_ key: Key) -> RefreshAction {
         shard(for: key).state.withLock { shard in
-            shard.fetches[key, default: InFlightFetch()].beginRefresh()
+            var fetch = shard.take(key) ?? InFlightFetch()
+            let action = fetch.beginRefresh()
+            shard.fetches[key] = fetch
+            return action
         }
     }
 
     /// The fetch for `key` finished at `now` with an answer of `sharing`: returns whom to answer
     /// with it and who must fetch for themselves (nobody for a refresh nobody joined, or a key
     /// not in flight).
-    package func complete(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant)
+    @inlinable
+    public func complete(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant)
         -> InFlightCompletion<Waiter>
     {
         shard(for: key).state.withLock { shard in
-            guard let completion = shard.fetches[key]?.complete(sharing, now: now) else {
-                return InFlightCompletion()
-            }
-            shard.dropIfSpent(key, now: now)
+            guard var fetch = shard.take(key) else { return InFlightCompletion() }
+            let completion = fetch.complete(sharing, now: now)
+            shard.put(fetch, for: key, now: now)
             return completion
         }
     }
 
     /// A fetch of `key` made for one client alone ended at `now` with an answer of `sharing`.
-    package func answeredAlone(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant) {
+    @inlinable
+    public func answeredAlone(_ key: Key, sharing: AnswerSharing, now: ContinuousClock.Instant) {
         shard(for: key).state.withLock { shard in
-            if sharing != .shared || shard.fetches[key] != nil {
-                shard.fetches[key, default: InFlightFetch()].answeredAlone(sharing, now: now)
-            }
-            shard.dropIfSpent(key, now: now)
+            let taken = shard.take(key)
+            guard sharing != .shared || taken != nil else { return }
+            var fetch = taken ?? InFlightFetch()
+            fetch.answeredAlone(sharing, now: now)
+            shard.put(fetch, for: key, now: now)
         }
     }
 
@@ -107,7 +139,8 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
     }
 
     /// Whether misses on `key` fetch alone at `now` (its last answer could not be shared).
-    package func isPassing(_ key: Key, now: ContinuousClock.Instant) -> Bool {
+    @inlinable
+    public func isPassing(_ key: Key, now: ContinuousClock.Instant) -> Bool {
         shard(for: key).state.withLock { $0.fetches[key]?.isPassing(at: now) ?? false }
     }
 
@@ -116,7 +149,8 @@ package final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: S
         shards.reduce(0) { total, box in total + box.state.withLock { $0.coalesced } }
     }
 
-    private func shard(for key: Key) -> ShardBox {
+    @inlinable
+    func shard(for key: Key) -> ShardBox {
         shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
     }
 }

@@ -27,6 +27,8 @@ package final class FlowEnvironment: Sendable {
     package let responseVary: String
     /// `cache.downstream_age: remaining`.
     package let sendsRemainingTTL: Bool
+    /// Some type of `cache.types` is per-user (`policy.hasPerUserTypes`, read once).
+    package let hasPerUserTypes: Bool
     /// A schema is expected (`origin.schema` auto or a file, `cache.entity_tags: auto`): answers
     /// to documents not checked against one are marked `EntityTags.unchecked`.
     package let expectsSchema: Bool
@@ -53,6 +55,7 @@ package final class FlowEnvironment: Sendable {
         self.compressor = compressor
         responseVary = policy.keyedHeaders.responseVary + (compressor == nil ? "" : ", Accept-Encoding")
         sendsRemainingTTL = policy.settings.downstreamAge == .remaining
+        hasPerUserTypes = policy.hasPerUserTypes
     }
 
     /// The registry the endpoint resolves documents in.

@@ -126,8 +126,13 @@ package struct RequestFlow {
     private mutating func prepared(
         _ graphQLRequest: GraphQLRequest, document: ResolvedDocument, memoKey: OperationMemo.Key?
     ) throws(GraphQLErrorResponse) -> Step {
+        // A query under a TTL-0 rule is stored nowhere: it goes upstream as the client wrote it
+        // (the client's own body, when plain), and its answer is relayed unparsed. Unless some
+        // type is per-user: then even such an answer is read for its types (the bypass reason).
+        let environment = environment
         let operation = try environment.endpoint.prepare(
-            graphQLRequest, document: document, rewrites: environment.rewrites, clientBody: request.body)
+            graphQLRequest, document: document, rewrites: environment.rewrites, clientBody: request.body,
+            rewritesQuery: { !environment.hasZeroTTLRule($0) || environment.hasPerUserTypes })
         // Registered only once the operation is known to be usable (README "GraphQL over HTTP rules").
         if document.shouldRegister { effects.append(.register(document, publish: true)) }
         // Operations that never use the cache (a TTL-0 rule, mutations) are not remembered:
@@ -135,10 +140,14 @@ package struct RequestFlow {
         // wholesale resets would drop the popular hits' entries) for a parse that the origin
         // round trip they always make dwarfs.
         let hasZeroTTL = environment.hasZeroTTLRule(operation.operationName)
+        var isMemoized = false
         if let memoKey, operation.kind == .query, !hasZeroTTL {
-            memo?[memoKey] = MemoizedOperation(operation: operation, sharedCacheKey: nil)
+            isMemoized =
+                memo?.remember(MemoizedOperation(operation: operation, sharedCacheKey: nil), for: memoKey) ?? false
         }
-        return route(operation, knownKey: nil, memoKey: memoKey, hasZeroTTL: hasZeroTTL)
+        // The key goes on only when the memo kept the operation: `route` records the cache key
+        // there, a lookup that a request seen once would make in vain.
+        return route(operation, knownKey: nil, memoKey: isMemoized ? memoKey : nil, hasZeroTTL: hasZeroTTL)
     }
 
     /// Scope, key and local lookup (README "The response cache" and docs/SECURITY.md).

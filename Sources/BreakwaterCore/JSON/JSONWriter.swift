@@ -27,6 +27,8 @@ package enum JSONWriter {
     /// share a cache entry.
     package static func canonical(_ value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []
+        // Room for the usual variables at once: growing from empty reallocated about five times.
+        out.reserveCapacity(64)
         writeCanonical(value, into: &out)
         return out
     }
@@ -63,7 +65,8 @@ package enum JSONWriter {
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            let ordered = sortingKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : members
+            // Most variables objects have one member, or arrive sorted: nothing to sort then.
+            let ordered = sortingKeys && !isSorted(members) ? members.sorted { precedes($0.key, $1.key) } : members
             out.append(UInt8(ascii: "{"))
             for (position, member) in ordered.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
@@ -73,6 +76,18 @@ package enum JSONWriter {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Whether `members`' keys are in canonical order already.
+    private static func isSorted(_ members: [(key: String, value: JSONValue)]) -> Bool {
+        guard members.count > 1 else { return true }
+        for index in 1..<members.count where !precedes(members[index - 1].key, members[index].key) { return false }
+        return true
+    }
+
+    /// Canonical key order: by UTF-8 bytes.
+    private static func precedes(_ first: String, _ second: String) -> Bool {
+        first.utf8.lexicographicallyPrecedes(second.utf8)
     }
 
     /// Copies `utf8` into `out` in runs, breaking a run only where a byte needs escaping.

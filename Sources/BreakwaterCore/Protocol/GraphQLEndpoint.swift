@@ -124,12 +124,18 @@ package final class GraphQLEndpoint: Sendable {
     }
 
     /// Selects and checks the operation `request` runs in `document`, and builds its origin request,
-    /// with the document as `rewrites` has it for the origin's schema when given.
+    /// with the document as `rewrites` has it for the origin's schema when given. A query for
+    /// whose name (the selected operation's) `rewritesQuery` says false goes as written: its
+    /// answer is stored nowhere, so the reserved members would only be added upstream and stripped
+    /// again. A mutation is always rewritten: its answer's entities purge what it changed.
     package func prepare(
         _ request: GraphQLRequest, document: ResolvedDocument, rewrites: DocumentRewrites? = nil,
-        clientBody: [UInt8]? = nil
+        clientBody: [UInt8]? = nil, rewritesQuery: (_ operationName: String?) -> Bool = { _ in true }
     ) throws(GraphQLErrorResponse) -> PreparedOperation {
         let operation = try select(request, in: document)
+        let rewrites =
+            operation.kind == .query && rewrites != nil && !rewritesQuery(operation.name ?? request.operationName)
+            ? nil : rewrites
         let upstream = rewrites?.upstreamDocument(for: document.digest, text: document.text) ?? .unchecked
         let rewritten: String? = if case .rewritten(let text) = upstream { text } else { nil }
         return PreparedOperation(

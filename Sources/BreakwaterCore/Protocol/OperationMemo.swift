@@ -99,22 +99,35 @@ package final class OperationMemo {
     package subscript(key: Key) -> MemoizedOperation? {
         get { entries[key] }
         set {
-            let old = entries.removeValue(forKey: key)
-            if let old { keyBytes -= cost(key, old) }
-            // As before: the key and its document within `maxKeyBytes`, or not kept.
-            guard let newValue, Self.keyCount(key) + newValue.operation.document.text.utf8.count <= maxKeyBytes
-            else { return }
-            if admitsOnSecondSight && old == nil && seenOnce.remove(key.hash) == nil {
-                if seenOnce.count >= capacity { seenOnce.removeAll(keepingCapacity: true) }
-                seenOnce.insert(key.hash)
+            guard let newValue else {
+                if let old = entries.removeValue(forKey: key) { keyBytes -= cost(key, old) }
                 return
             }
-            let cost = cost(key, newValue)
-            // Wholesale reset when full: cheap, and the popular keys come back at once.
-            if entries.count >= capacity || keyBytes + cost > budgetBytes { dropEntries() }
-            entries[key] = newValue
-            keyBytes += cost
+            remember(newValue, for: key)
         }
+    }
+
+    /// Stores `value` under `key` and returns whether it is kept: false for a request seen for
+    /// the first time (the doorkeeper only notes it) or too large to keep. The caller that
+    /// gets false knows the memo holds nothing under `key` and need not ask again (a one-off
+    /// request, such as a miss with distinct variables, pays one probe, not two).
+    @discardableResult
+    package func remember(_ value: MemoizedOperation, for key: Key) -> Bool {
+        let old = entries.removeValue(forKey: key)
+        if let old { keyBytes -= cost(key, old) }
+        // As before: the key and its document within `maxKeyBytes`, or not kept.
+        guard Self.keyCount(key) + value.operation.document.text.utf8.count <= maxKeyBytes else { return false }
+        if admitsOnSecondSight && old == nil && seenOnce.remove(key.hash) == nil {
+            if seenOnce.count >= capacity { seenOnce.removeAll(keepingCapacity: true) }
+            seenOnce.insert(key.hash)
+            return false
+        }
+        let cost = cost(key, value)
+        // Wholesale reset when full: cheap, and the popular keys come back at once.
+        if entries.count >= capacity || keyBytes + cost > budgetBytes { dropEntries() }
+        entries[key] = value
+        keyBytes += cost
+        return true
     }
 
     /// Forgets every entry and every request seen once (a reload: what they resolved to may differ).

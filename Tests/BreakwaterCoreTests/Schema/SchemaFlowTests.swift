@@ -54,6 +54,35 @@ struct SchemaFlowTests {
         #expect(!String(decoding: plan.operation.origin.body, as: UTF8.self).contains("__bw_"))
     }
 
+    /// A query under a TTL-0 rule is stored nowhere: it goes upstream as the client wrote it, and
+    /// its answer (holding no reserved member) is relayed as the origin sent it.
+    @Test func aQueryUnderATTLZeroRuleGoesAsWrittenAndItsAnswerAsSent() throws {
+        let fixture = fixture { $0.cache.rules = [.init(operation: "GetLaunch", ttl: .zero)] }
+        let plan = try missPlan(fixture)
+        #expect(plan.bypass == .zeroTTL)
+        #expect(!plan.operation.isRewritten)
+        #expect(!String(decoding: plan.operation.origin.body, as: UTF8.self).contains("__bw_"))
+        let answer = #"{"data":{"launch":{"site":"KSC","rocket":{"name":"Falcon 9"}}}}"#
+        let reply = try #require(fetch(fixture, plan, answer: answer)).reply(for: Self.client)
+        #expect(reply.bypassReason == .zeroTTL)
+        #expect(String(decoding: reply.response.completeBody, as: UTF8.self) == answer)
+    }
+
+    /// Unless a type is per-user (its answers are read for their types even when stored
+    /// nowhere), or the operation is a mutation (its answer's entities purge what it changed).
+    @Test func aTTLZeroRuleKeepsTheRewriteForPerUserTypesAndMutations() throws {
+        let perUser = fixture {
+            $0.cache.rules = [.init(operation: "GetLaunch", ttl: .zero)]
+            $0.cache.types = ["User": .init(scope: .perUser)]
+        }
+        #expect(try missPlan(perUser).operation.isRewritten)
+        let fixture = fixture { $0.cache.rules = [.init(operation: "Book", ttl: .zero)] }
+        let mutation = "mutation Book($ids: [ID]!) { bookTrips(launchIds: $ids) { success launches { isBooked } } }"
+        let (_, step) = fixture.start(FlowFixture.post(#"{"query":"\#(mutation)","variables":{"ids":["1"]}}"#))
+        guard case .fetch(let plan) = step else { Issue.record("\(step)"); return }
+        #expect(plan.operation.isRewritten)
+    }
+
     @Test func theAnswerIsStrippedBeforeItIsStoredAndTaggedByTheEntitiesItHolds() throws {
         let fixture = fixture()
         let plan = try missPlan(fixture)
