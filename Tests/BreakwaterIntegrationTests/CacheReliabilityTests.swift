@@ -20,8 +20,13 @@ struct CacheReliabilityTests {
         let proxy = try cachingProxy(origin: origin)
         let miss = try Self.get(proxy, Self.detail, #"{"id":"11"}"#)
         #expect(miss.header("X-Cache") == "MISS")
-        Thread.sleep(forTimeInterval: 1.2)
-        let hit = try Self.get(proxy, Self.detail, #"{"id":"11"}"#)
+        // Asked until its Age is no longer 0: the first answer after that is a HIT aged 1.
+        var hit = miss
+        #expect(
+            try eventually(within: .seconds(6), every: .milliseconds(100)) {
+                hit = try Self.get(proxy, Self.detail, #"{"id":"11"}"#)
+                return hit.header("X-Cache") != "HIT" || hit.header("Age") != "0"
+            })
         #expect(hit.header("X-Cache") == "HIT")
         #expect(hit.header("Age") == "1")
         #expect(hit.headers(named: "Cache-Control") == ["public, max-age=30, stale-while-revalidate=10, stale-if-error=300"])
@@ -72,8 +77,14 @@ struct CacheReliabilityTests {
                       ttl: 1s
                 """)
         #expect(try Self.get(proxy, Self.detail, #"{"id":"13"}"#).header("X-Cache") == "MISS")
-        Thread.sleep(forTimeInterval: 1.3)
-        #expect(try Self.get(proxy, Self.detail, #"{"id":"13"}"#).header("X-Cache") == "STALE")
+        // HITs until the 1 s TTL runs out; the first answer after it is STALE.
+        var answer: String?
+        #expect(
+            try eventually(within: .seconds(6), every: .milliseconds(50)) {
+                answer = try Self.get(proxy, Self.detail, #"{"id":"13"}"#).header("X-Cache")
+                return answer != "HIT"
+            })
+        #expect(answer == "STALE")
         // The background refresh replaces the entry whose TTL ran out.
         var expired = -1
         for _ in 0..<50 {

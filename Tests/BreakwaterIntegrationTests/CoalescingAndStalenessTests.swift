@@ -31,14 +31,15 @@ import Testing
         // The first client starts the fetch and hangs up at once.
         let first = try KeepAliveClient(port: proxy.port)
         try first.write(Array("POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
-        Thread.sleep(forTimeInterval: 0.1)
+        // Its fetch has reached the origin when the client goes.
+        #expect(try eventually { try origin.requests("Slow") == 1 })
         first.close()
         let results = Collected<HTTPClientResponse?>()
         concurrently(5) { _ in
             results.append(try? proxy.client.post("/graphql", json: String(decoding: body, as: UTF8.self)))
         }
         #expect(results.all.allSatisfy { $0?.status == 200 })
-        #expect(((try origin.counters())["byOperation"] as? [String: Any])?["Slow"] as? Int == 1)
+        #expect(try origin.requests("Slow") == 1)
         // The proxy is still healthy.
         #expect(try proxy.client.post("/graphql", json: String(decoding: body, as: UTF8.self)).header("X-Cache") == "HIT")
     }
@@ -56,8 +57,19 @@ import Testing
             """)
         let query = #"{"query":"query GetLaunchDetail { launch(id: \"11\") { id } }"}"#
         #expect(try proxy.client.post("/graphql", json: query).header("X-Cache") == "MISS")
-        Thread.sleep(forTimeInterval: 0.4)
-        try origin.setFaults(#"{"delayMs": 400}"#)
+        // The origin now takes 1 s: asked until the 300 ms TTL runs out, the first STALE answer
+        // starts the one refresh, and comes at once.
+        try origin.setFaults(#"{"delayMs": 1000}"#)
+        var first: (answer: String?, took: Duration) = (nil, .zero)
+        #expect(
+            try eventually(within: .seconds(5), every: .milliseconds(20)) {
+                let asked = ContinuousClock.now
+                first.answer = try proxy.client.post("/graphql", json: query).header("X-Cache")
+                first.took = ContinuousClock.now - asked
+                return first.answer != "HIT"
+            })
+        #expect(first.answer == "STALE")
+        #expect(first.took < .milliseconds(350), "a stale answer does not wait for the origin: \(first.took)")
         let started = ContinuousClock.now
         let stale = Collected<HTTPClientResponse?>()
         concurrently(5) { _ in
@@ -68,7 +80,7 @@ import Testing
         // The refresh lands (STALE until then, from the one background fetch), and it was one
         // fetch, whatever the number of stale answers.
         #expect(try eventually { try proxy.client.post("/graphql", json: query).header("X-Cache") == "HIT" })
-        #expect(((try origin.counters())["byOperation"] as? [String: Any])?["GetLaunchDetail"] as? Int == 2)
+        #expect(try origin.requests("GetLaunchDetail") == 2)
     }
 
     @Test(arguments: [#"{"status": 500, "statusBody": "html"}"#, #"{"status": 503, "statusBody": "json"}"#, #"{"close": true}"#, #"{"delayMs": 1500}"#])
@@ -89,9 +101,14 @@ import Testing
         let query = #"{"query":"query GetLaunchDetail { launch(id: \"12\") { id } }"}"#
         let fresh = try proxy.client.post("/graphql", json: query)
         #expect(fresh.header("X-Cache") == "MISS")
-        Thread.sleep(forTimeInterval: 0.3)
+        // The origin fails from now on: HITs until the 200 ms TTL runs out, then the stale entry.
         try origin.setFaults(fault)
-        let response = try proxy.client.post("/graphql", json: query)
+        var response = fresh
+        #expect(
+            try eventually(within: .seconds(6), every: .milliseconds(20)) {
+                response = try proxy.client.post("/graphql", json: query)
+                return response.header("X-Cache") != "HIT"
+            })
         #expect(response.status == 200, "\(fault)")
         #expect(response.header("X-Cache") == "STALE")
         #expect(response.body == fresh.body)

@@ -175,7 +175,8 @@ struct FaultReliabilityTests {
                 }
             }
         }
-        Thread.sleep(forTimeInterval: 1.5)
+        // Killed mid-load, once a hundred registrations have been answered.
+        #expect(eventually(within: .seconds(30)) { acknowledged.all.count >= 100 })
         proxy.process.signal(SIGKILL)
         _ = proxy.process.waitForExit(timeout: .seconds(5))
         stop.append(true)

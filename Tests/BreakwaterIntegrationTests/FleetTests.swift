@@ -29,7 +29,15 @@ import Testing
         try fleet.waitUntilConnected()
         let first = try FleetStack.post(fleet.proxies[0], FleetStack.detail, variables: #"{"id":"7"}"#)
         #expect(first.header("X-Cache") == "MISS")
-        Thread.sleep(forTimeInterval: 1.2)
+        // The entry has landed in Redis (stores are fire and forget), and is a second old: the
+        // first proxy's own copy, asked until its Age is 1, tells when (asking it changes nothing
+        // on the second proxy).
+        #expect(try eventually { try fleet.entryKeys().count == 1 })
+        #expect(
+            try eventually(within: .seconds(5), every: .milliseconds(100)) {
+                let own = try FleetStack.post(fleet.proxies[0], FleetStack.detail, variables: #"{"id":"7"}"#)
+                return own.header("X-Cache") == "HIT" && (Int(own.header("Age") ?? "") ?? 0) >= 1
+            })
         let second = try FleetStack.post(fleet.proxies[1], FleetStack.detail, variables: #"{"id":"7"}"#)
         #expect(second.status == 200)
         #expect(second.header("X-Cache") == "HIT")
@@ -121,11 +129,22 @@ import Testing
                 clients.leave()
             }.start()
         }
-        Thread.sleep(forTimeInterval: 0.5)
+        // Traffic before, during and after the outage: each phase lasts until both proxies have
+        // seen its state and the clients have had 20 more answers in it.
+        func answersGrow(by count: Int) -> Bool {
+            let from = results.all.count
+            return eventually(within: .seconds(20)) { results.all.count >= from + count }
+        }
+        func everyProxy(connected: Bool) throws -> Bool {
+            try proxies.allSatisfy { try ($0.stats()["redis"] as? [String: Any])?["connected"] as? Bool == connected }
+        }
+        #expect(answersGrow(by: 20))
         fleet.redis.kill()
-        Thread.sleep(forTimeInterval: 1.0)
+        #expect(try eventually { try everyProxy(connected: false) }, "the proxies saw Redis go")
+        #expect(answersGrow(by: 20))
         try fleet.redis.restart()
-        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try eventually(within: .seconds(10)) { try everyProxy(connected: true) }, "the proxies saw Redis return")
+        #expect(answersGrow(by: 20))
         stop.set()
         clients.wait()
         let statuses = results.all
@@ -141,8 +160,11 @@ import Testing
         while !shared, ContinuousClock.now < deadline {
             attempt += 1
             let variables = #"{"id":"\#(900 + attempt)"}"#
+            let stored = try fleet.entryKeys().count
             #expect(try FleetStack.post(proxies[0], FleetStack.detail, variables: variables).header("X-Cache") == "MISS")
-            Thread.sleep(forTimeInterval: 0.2)
+            // Tried on the other proxy once the store has landed (or not within a second: the
+            // first proxy's loop may not be back yet; the next attempt will tell).
+            _ = try eventually(within: .seconds(1)) { try fleet.entryKeys().count > stored }
             shared = try FleetStack.post(proxies[1], FleetStack.detail, variables: variables).header("X-Cache") == "HIT"
         }
         #expect(shared, "no entry stored by one proxy reached the other within 12 s of Redis's return (\(attempt) tried)")

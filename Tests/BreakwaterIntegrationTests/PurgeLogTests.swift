@@ -34,6 +34,15 @@ import Testing
         return Double(age) >= Double(sincePurge.components.seconds) + 2
     }
 
+    /// Whether `proxy` is stopped by a signal (state T in /proc/<pid>/stat).
+    static func isStopped(_ proxy: ProxyProcess) -> Bool {
+        guard let pid = proxy.process.processIdentifier,
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: end)...].split(separator: " ").first == "T"
+    }
+
     /// Polls every proxy until none serves the purged copy as fresh; the time it took, or nil.
     static func waitUntilNoProxyServesThePurgedCopy(
         _ fleet: FleetStack, purgedAt: ContinuousClock.Instant, variables: String = variables,
@@ -139,8 +148,17 @@ import Testing
         let purgedAt = ContinuousClock.now
         let purged = try fleet.proxies[0].admin.post("/purge", json: #"{"type":"Launch","id":"7"}"#)
         #expect(purged.status == 200)
-        // Redis stays frozen for 3 s, with every connection open.
-        Thread.sleep(forTimeInterval: 3)
+        // Redis stays frozen, with every connection open, until every proxy has found its checks
+        // unanswered for over a second and marked its local entries stale (about 2 s), and calls
+        // of the purging proxy have run out of time.
+        let markedStale = "local entries are served STALE until refreshed"
+        #expect(
+            try eventually(within: .seconds(15), every: .milliseconds(50)) {
+                try fleet.proxies.allSatisfy { proxy in proxy.process.output.contains { $0.contains(markedStale) } }
+                    && (Self.redisStats(fleet.proxies[0])["timeouts"] as? Int ?? 0) >= 1
+            })
+        #expect(try Self.redisStats(fleet.proxies[0])["purges_pending"] as? Int == 1, "the purge waits for Redis")
+        let frozen = ContinuousClock.now - purgedAt
         fleet.redis.resume()
         // Right after: the purging proxy must not read the entry back from the L2.
         let own = try FleetStack.post(fleet.proxies[0], FleetStack.detail, variables: Self.variables)
@@ -161,7 +179,7 @@ import Testing
         let published = try Self.redisStats(fleet.proxies[0])["purges_published"] as? Int
         #expect(published == 1, "applied once in Redis, however many times it was sent")
         let lines = fleet.proxies[1].process.output.filter { $0.contains("purge log") }
-        print("figures: pause 3 s: no purged copy served \(settled.map { "\($0)" } ?? "-") after SIGCONT; \(lines)")
+        print("figures: paused \(frozen): no purged copy served \(settled.map { "\($0)" } ?? "-") after SIGCONT; \(lines)")
     }
 
     @Test func aPurgeOfEverythingWorksAfterRedisRestartsEmptyBetweenTwo() throws {
@@ -209,6 +227,8 @@ import Testing
         // while they have none, so only the log can tell them.
         for proxy in fleet.proxies.dropFirst() { proxy.process.signal(SIGSTOP) }
         defer { for proxy in fleet.proxies.dropFirst() { proxy.process.signal(SIGCONT) } }
+        // Stopped before Redis drops them: none may subscribe again before the purge.
+        #expect(eventually { fleet.proxies.dropFirst().allSatisfy(Self.isStopped) })
         try fleet.redis.cli("CLIENT", "KILL", "TYPE", "pubsub")
         let purgedAt = ContinuousClock.now
         #expect(try fleet.proxies[0].admin.post("/purge", json: #"{"type":"Launch","id":"7"}"#).status == 200)
@@ -218,7 +238,6 @@ import Testing
             if !logged.contains("Launch:7") { Thread.sleep(forTimeInterval: 0.02) }
         }
         #expect(logged.contains("Launch:7"), "the purge is in the log: \(logged)")
-        Thread.sleep(forTimeInterval: 0.5)
         let resumed = ContinuousClock.now
         for proxy in fleet.proxies.dropFirst() { proxy.process.signal(SIGCONT) }
         let settled = try Self.waitUntilNoProxyServesThePurgedCopy(fleet, purgedAt: purgedAt)

@@ -327,10 +327,10 @@ struct RedisTierTests {
     }
 
     @Test func withRedisUnreachableEveryCallIsAMissWithinTheTimeout() async throws {
-        let a = try RedisFleetMember(url: "redis://127.0.0.1:\(FreePort.allocate())")
-        // The first connection attempts are refused (nothing tells the test when: they are
-        // immediate on loopback, so this is ample), then every call misses at once.
-        try await Task.sleep(for: .milliseconds(200))
+        let log = CapturedLog()
+        let a = try RedisFleetMember(url: "redis://127.0.0.1:\(FreePort.allocate())", log: log)
+        // Once the first connection attempt is refused, every call misses at once.
+        #expect(await a.waitUntil(.seconds(5)) { log.all.contains { $0.message.hasPrefix("redis unreachable") } })
         #expect(!a.fleet.health.isUp)
         let (entry, lookupTime): (CacheEntry?, Duration) = await a.onLoopTimed { m, done in
             m.responseTier.lookup(RedisTestEntries.key("x"), completion: done)
@@ -396,13 +396,20 @@ struct RedisTierTests {
 
     @Test func afterAnOutageEveryLoopReconnectsWithTheFirst() async throws {
         let redis = try RedisServerProcess()
-        let a = try RedisFleetMember(url: redis.url, timeout: .milliseconds(200), loops: 4)
+        let log = CapturedLog()
+        let a = try RedisFleetMember(url: redis.url, timeout: .milliseconds(200), loops: 4, log: log)
         let health = a.fleet.health
         #expect(await a.waitUntilUp())
         redis.kill()
-        // Long enough that the loops' backoffs (doubling, with jitter) have drifted up to a
+        // Every connection (the loops' and the purge subscriber) has failed five reconnections:
+        // its backoff (100 ms, doubling, with jitter) is 1.6 to 3.2 s now, the loops' retries a
         // second and more apart.
-        try await Task.sleep(for: .seconds(3.5))
+        @Sendable func attempts(_ number: Int) -> Int {
+            log.all.filter { $0.message == "redis connecting" && $0.metadata["redis.attempt"] == "\(number)" }.count
+        }
+        let connections = attempts(1)
+        #expect(connections >= 4, "each loop's connection made its first attempt")
+        #expect(await a.waitUntil(.seconds(15)) { attempts(6) >= connections }, "\(log.all.count) records")
         #expect(health.readyConnectionCount == 0)
         try redis.restart()
         #expect(await a.waitUntil(.seconds(10)) { health.isUp })

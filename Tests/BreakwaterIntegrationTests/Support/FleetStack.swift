@@ -71,7 +71,7 @@ final class FleetStack: @unchecked Sendable {
 
     /// Requests the origin answered for `operation` so far.
     func originRequests(_ operation: String) throws -> Int {
-        ((try origin.counters())["byOperation"] as? [String: Any])?[operation] as? Int ?? 0
+        try origin.requests(operation)
     }
 
     /// Waits until every proxy reports in `/stats` every loop connected to Redis and the purge

@@ -39,6 +39,11 @@ final class DemoOriginProcess: @unchecked Sendable {
         try #require(try client.get("/_demo/counters").jsonObject)
     }
 
+    /// Requests that reached the origin for `operation` so far (counted on arrival).
+    func requests(_ operation: String) throws -> Int {
+        ((try counters())["byOperation"] as? [String: Any])?[operation] as? Int ?? 0
+    }
+
     deinit { _ = process.terminate() }
 }
 

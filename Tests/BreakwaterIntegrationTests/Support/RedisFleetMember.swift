@@ -14,15 +14,15 @@ final class RedisFleetMember: @unchecked Sendable {
 
     init(
         url: String, timeout: Duration = .seconds(1), prefix: String = "bwtest:", loops: Int = 1,
-        signingKey: String = ""
+        signingKey: String = "", log: CapturedLog? = nil
     ) throws {
         var settings = RedisSettings(endpoint: try RedisEndpoint(parsing: url))
         settings.timeout = timeout
         settings.keyPrefix = prefix
         settings.signingKey = signingKey
         group = try EventLoopGroup(count: loops)
-        var logger = Logger(label: "test.redis")
-        logger.logLevel = .critical
+        var logger = log?.logger(label: "test.redis") ?? Logger(label: "test.redis")
+        if log == nil { logger.logLevel = .critical }
         fleet = RedisFleet(settings: settings, loops: group.loops, logger: logger)
         // A loop with no event at all returns from event_base_loop at once: a long timer keeps
         // these server-less loops running (a proxy's listeners do that in the real process).
