@@ -24,7 +24,7 @@ extension Configuration {
         guard case .file(let path) = logging.accessLog, let problem = WritableFile.problem(path, readable: false) else {
             return []
         }
-        return [source.problem("logging.access_log", problem)]
+        return [source.problem(ConfigurationKeys.Logging.accessLog.path, problem)]
     }
 
     /// The registry store, when the registry keeps one: its folder must exist and the file be
@@ -34,7 +34,7 @@ extension Configuration {
         guard !store.isEmpty, persistedQueries.mode == .automatic,
             let problem = WritableFile.problem(store, readable: true)
         else { return [] }
-        let key = "persisted_queries.store"
+        let key = ConfigurationKeys.PersistedQueries.store.path
         let unset = source.sets(key) ? "" : " (the default, as the file does not set \(key); \"\" keeps the registry in memory)"
         return [source.problem(key, problem + unset)]
     }

@@ -9,39 +9,43 @@ extension Configuration {
         let differs: @Sendable (Configuration, Configuration) -> Bool
         let keep: @Sendable (inout Configuration, Configuration) -> Void
 
-        init<Value: Equatable & Sendable>(_ name: String, _ path: any WritableKeyPath<Configuration, Value> & Sendable) {
-            self.name = name
+        init<Value: Equatable & Sendable>(
+            _ key: some ConfigurationKey, _ path: any WritableKeyPath<Configuration, Value> & Sendable
+        ) {
+            name = key.path
             differs = { $0[keyPath: path] != $1[keyPath: path] }
             keep = { $0[keyPath: path] = $1[keyPath: path] }
         }
     }
 
+    private typealias Key = ConfigurationKeys
+
     private static let restartOnlyKeys: [RestartOnlyKey] = [
-        .init("server.listen", \.server.listen),
-        .init("server.threads", \.server.threads),
-        .init("server.tls", \.server.tls),
+        .init(Key.Server.listen, \.server.listen),
+        .init(Key.Server.threads, \.server.threads),
+        .init(Key.Server.tls, \.server.tls),
         // A TLS listener's context offers h2 by ALPN as it was built at start.
-        .init("server.http2", \.server.http2),
-        .init("cache.max_bytes", \.cache.maxBytes),
-        .init("persisted_queries.mode", \.persistedQueries.mode),
-        .init("persisted_queries.max_entries", \.persistedQueries.maxEntries),
-        .init("persisted_queries.max_bytes", \.persistedQueries.maxBytes),
-        .init("persisted_queries.manifest", \.persistedQueries.manifest),
-        .init("persisted_queries.store", \.persistedQueries.store),
-        .init("admin.listen", \.admin.listen),
-        .init("redis.url", \.redis.url),
-        .init("redis.key_prefix", \.redis.keyPrefix),
-        .init("redis.l2", \.redis.l2),
-        .init("redis.sentinels", \.redis.sentinels),
-        .init("redis.master_name", \.redis.masterName),
-        .init("redis.purge_log", \.redis.purgeLog),
+        .init(Key.Server.http2, \.server.http2),
+        .init(Key.Cache.maxBytes, \.cache.maxBytes),
+        .init(Key.PersistedQueries.mode, \.persistedQueries.mode),
+        .init(Key.PersistedQueries.maxEntries, \.persistedQueries.maxEntries),
+        .init(Key.PersistedQueries.maxBytes, \.persistedQueries.maxBytes),
+        .init(Key.PersistedQueries.manifest, \.persistedQueries.manifest),
+        .init(Key.PersistedQueries.store, \.persistedQueries.store),
+        .init(Key.Admin.listen, \.admin.listen),
+        .init(Key.Redis.url, \.redis.url),
+        .init(Key.Redis.keyPrefix, \.redis.keyPrefix),
+        .init(Key.Redis.l2, \.redis.l2),
+        .init(Key.Redis.sentinels, \.redis.sentinels),
+        .init(Key.Redis.masterName, \.redis.masterName),
+        .init(Key.Redis.purgeLog, \.redis.purgeLog),
         // The fleet's connections and tier are built with these at start.
-        .init("redis.timeout", \.redis.timeout),
-        .init("redis.l2_max_entry_bytes", \.redis.l2MaxEntryBytes),
+        .init(Key.Redis.timeout, \.redis.timeout),
+        .init(Key.Redis.l2MaxEntryBytes, \.redis.l2MaxEntryBytes),
         // The fleet's tiers sign and check with the key they were built with.
-        .init("redis.signing_key", \.redis.signingKey),
+        .init(Key.Redis.signingKey, \.redis.signingKey),
         // The purger's targets, clients and queues are built at start.
-        .init("cdn", \.cdn),
+        .init(Key.Section.cdn, \.cdn),
     ]
 
     /// The config names of the keys that need a restart (the rest reload); a key's sub-keys

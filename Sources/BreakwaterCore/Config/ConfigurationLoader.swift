@@ -87,6 +87,15 @@ public enum ConfigurationLoader {
             configuration: configuration, source: ConfigurationSource(file: file, keyLines: reader.keyLines))
     }
 
+    /// Every key the reader asks for while reading `yaml`, by `ConfigurationKey.path`: with every
+    /// optional section and each kind of list item present, the keys the loader accepts.
+    static func keysAsked(yaml: String) throws -> Set<String> {
+        let reader = ConfigurationReader(
+            file: "", baseDirectory: "/", expansion: EnvironmentExpansion(environment: [:]))
+        _ = reader.configuration(from: try Yams.compose(yaml: yaml))
+        return reader.keysAsked
+    }
+
     /// Turns a Yams syntax error into a problem at its line.
     private static func problem(from error: any Error, file: String) -> ConfigurationError.Problem {
         switch error as? YamlError {
@@ -151,32 +160,35 @@ private struct Field {
     let node: Node
 }
 
-/// The settings of one mapping, each named once: where the reader asks for it. A key the file
-/// has and the reader never asked for is unknown (`reportUnknownKeys`).
-private final class Settings {
+/// The settings of one mapping, asked for by the keys of `Key` (ConfigurationKeys). A key the
+/// file has and the reader never asked for is unknown (`reportUnknownKeys`).
+private final class Settings<Key: ConfigurationKey> {
     let section: Field
     private let present: [String: Field]
-    /// The names asked for, in the order the reader asked (the "did you mean" candidates).
-    private(set) var known: [String] = []
+    /// The keys asked for, in the order the reader asked (the "did you mean" candidates).
+    private(set) var known: [Key] = []
 
     init(section: Field, present: [String: Field]) {
         self.section = section
         self.present = present
     }
 
-    subscript(name: String) -> Field? {
-        if !known.contains(name) { known.append(name) }
-        return present[name]
+    subscript(key: Key) -> Field? {
+        if !known.contains(key) { known.append(key) }
+        return present[key.name]
     }
 
     /// The file's keys nobody asked for, in file order.
     var unread: [(name: String, field: Field)] {
-        present.filter { !known.contains($0.key) }.map { ($0.key, $0.value) }.sorted { $0.field.line < $1.field.line }
+        present.filter { entry in !known.contains { $0.name == entry.key } }.map { ($0.key, $0.value) }
+            .sorted { $0.field.line < $1.field.line }
     }
 }
 
 /// Walks the YAML tree once, filling a Configuration and collecting problems instead of stopping.
 private final class ConfigurationReader {
+    typealias Key = ConfigurationKeys
+
     let file: String
     let baseDirectory: String
     let expansion: EnvironmentExpansion
@@ -187,6 +199,8 @@ private final class ConfigurationReader {
     private var perUserTypeLines: [String: Int] = [:]
     /// The line of every key in the file, by dotted name (`logging.access_log`).
     private(set) var keyLines: [String: Int] = [:]
+    /// Every key the reader asked for, by its `ConfigurationKey.path` (`cdn.targets[].kind`).
+    private(set) var keysAsked: Set<String> = []
 
     init(file: String, baseDirectory: String, expansion: EnvironmentExpansion) {
         (self.file, self.baseDirectory, self.expansion) = (file, baseDirectory, expansion)
@@ -200,27 +214,29 @@ private final class ConfigurationReader {
             report("the top level must be a mapping of sections (server:, origin:, ...), found \(root.kind)", at: top)
             return configuration
         }
-        let sections = settings(of: top)
+        let sections = settings(of: top, Key.Section.self)
         defer { reportUnknownKeys(in: sections) }
-        if let section = sections["server"] { configuration.server = server(section) }
-        if let section = sections["origin"] { configuration.origin = origin(section) }
-        if let section = sections["persisted_queries"] { configuration.persistedQueries = persistedQueries(section) }
-        if let section = sections["cache"] { configuration.cache = cache(section) }
-        if let section = sections["admin"] { configuration.admin = admin(section) }
-        if let section = sections["redis"] { configuration.redis = redis(section) }
-        if let section = sections["cdn"] { configuration.cdn = cdn(section) }
-        if let section = sections["logging"] { configuration.logging = logging(section) }
+        if let section = sections[.server] { configuration.server = server(section) }
+        if let section = sections[.origin] { configuration.origin = origin(section) }
+        if let section = sections[.persistedQueries] { configuration.persistedQueries = persistedQueries(section) }
+        if let section = sections[.cache] { configuration.cache = cache(section) }
+        if let section = sections[.admin] { configuration.admin = admin(section) }
+        if let section = sections[.redis] { configuration.redis = redis(section) }
+        if let section = sections[.cdn] { configuration.cdn = cdn(section) }
+        if let section = sections[.logging] { configuration.logging = logging(section) }
         // A cache in front learns an answer's tags only from the tag header: without it a purge
         // by tag reaches nothing there (docs/CDN.md).
         if !configuration.cdn.targets.isEmpty && configuration.cache.tagHeader.isEmpty {
             report(
-                "cdn.targets needs cache.tag_header (xkey for Varnish, Surrogate-Key for Fastly, Cache-Tag for "
-                    + "Cloudflare): a cache in front can only purge by the tags it was told", at: sections["cdn"] ?? top)
+                "\(Key.CDN.targets.path) needs \(Key.Cache.tagHeader.path) (xkey for Varnish, Surrogate-Key for "
+                    + "Fastly, Cache-Tag for Cloudflare): a cache in front can only purge by the tags it was told",
+                at: sections[.cdn] ?? top)
         }
 
         let typesUnseen: String? =
             configuration.origin.schema == .off
-            ? "origin.schema is off" : configuration.cache.entityTags != .auto ? "cache.entity_tags is not auto" : nil
+            ? "\(Key.Origin.schema.path) is off"
+            : configuration.cache.entityTags != .auto ? "\(Key.Cache.entityTags.path) is not auto" : nil
         if let typesUnseen, let (name, line) = perUserTypeLines.min(by: { $0.value < $1.value }) {
             // Without a schema an answer's types are only those the client happened to select by
             // `__typename`; the per-user policy then fails closed, which would otherwise show only
@@ -229,17 +245,17 @@ private final class ConfigurationReader {
             warnings.append(
                 .init(
                     file: file, line: line,
-                    message: "warning: cache.types.\(name) has scope per-user\(others) but \(typesUnseen): "
+                    message: "warning: \(Key.Cache.types.path).\(name) has scope per-user\(others) but \(typesUnseen): "
                         + "the per-user type policy cannot see the types in an answer without a schema, so answers "
                         + "to documents not checked against a schema will not be stored (fail closed); set "
-                        + "origin.schema to auto or an SDL file, and cache.entity_tags to auto"))
+                        + "\(Key.Origin.schema.path) to auto or an SDL file, and \(Key.Cache.entityTags.path) to auto"))
         }
 
         let admin = configuration.admin.listen
         if admin == configuration.server.listen && admin.port != 0 {
             report(
-                "admin.listen must differ from server.listen (\(admin))",
-                at: sections["admin"] ?? sections["server"] ?? top
+                "\(Key.Admin.listen.path) must differ from \(Key.Server.listen.path) (\(admin))",
+                at: sections[.admin] ?? sections[.server] ?? top
             )
         }
         return resolvingPaths(configuration)
@@ -249,34 +265,34 @@ private final class ConfigurationReader {
 
     private func server(_ section: Field) -> Configuration.Server {
         var server = Configuration.Server()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.Server.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["listen"], into: &server.listen, hostPort)
-        read(f["threads"], into: &server.threads) { integer($0, minimum: 0) }
-        read(f["graphql_path"], into: &server.graphqlPath) { string($0, startingWith: "/") }
-        let uriRead = read(f["max_uri_bytes"], into: &server.maxURIBytes) { size($0, minimum: 1)?.bytes }
-        read(f["max_body_bytes"], into: &server.maxBodyBytes) { size($0, minimum: 1) }
-        let headerRead = read(f["max_header_bytes"], into: &server.maxHeaderBytes) { size($0, minimum: 1) }
-        read(f["idle_timeout"], into: &server.idleTimeout) { duration($0) }
-        read(f["header_timeout"], into: &server.headerTimeout) { duration($0, positive: true) }
-        read(f["body_timeout"], into: &server.bodyTimeout) { duration($0, positive: true) }
-        read(f["max_connections"], into: &server.maxConnections) { integer($0, minimum: 1) }
-        read(f["max_batch"], into: &server.maxBatch) { integer($0, minimum: 1) }
-        read(f["shutdown_delay"], into: &server.shutdownDelay) { duration($0) }
-        read(f["drain_timeout"], into: &server.drainTimeout) { duration($0) }
-        read(f["compression"], into: &server.compression, boolean)
-        read(f["http2"], into: &server.http2, boolean)
-        read(f["http2_max_streams"], into: &server.http2MaxStreams) { integer($0, minimum: 1) }
-        if let cors = f["cors"], !cors.node.isNull { server.cors = self.cors(cors) }
-        if let tls = f["tls"], !tls.node.isNull { server.tls = self.tls(tls) }
+        read(f[.listen], into: &server.listen, hostPort)
+        read(f[.threads], into: &server.threads) { integer($0, minimum: 0) }
+        read(f[.graphqlPath], into: &server.graphqlPath) { string($0, startingWith: "/") }
+        let uriRead = read(f[.maxURIBytes], into: &server.maxURIBytes) { size($0, minimum: 1)?.bytes }
+        read(f[.maxBodyBytes], into: &server.maxBodyBytes) { size($0, minimum: 1) }
+        let headerRead = read(f[.maxHeaderBytes], into: &server.maxHeaderBytes) { size($0, minimum: 1) }
+        read(f[.idleTimeout], into: &server.idleTimeout) { duration($0) }
+        read(f[.headerTimeout], into: &server.headerTimeout) { duration($0, positive: true) }
+        read(f[.bodyTimeout], into: &server.bodyTimeout) { duration($0, positive: true) }
+        read(f[.maxConnections], into: &server.maxConnections) { integer($0, minimum: 1) }
+        read(f[.maxBatch], into: &server.maxBatch) { integer($0, minimum: 1) }
+        read(f[.shutdownDelay], into: &server.shutdownDelay) { duration($0) }
+        read(f[.drainTimeout], into: &server.drainTimeout) { duration($0) }
+        read(f[.compression], into: &server.compression, boolean)
+        read(f[.http2], into: &server.http2, boolean)
+        read(f[.http2MaxStreams], into: &server.http2MaxStreams) { integer($0, minimum: 1) }
+        if let cors = f[.cors], !cors.node.isNull { server.cors = self.cors(cors) }
+        if let tls = f[.tls], !tls.node.isNull { server.tls = self.tls(tls) }
 
         // The request line is part of the header block, so a header limit at or below the URI
         // limit would turn every long-but-allowed URI into a 431.
         if uriRead && headerRead && server.maxHeaderBytes.bytes <= server.maxURIBytes {
             report(
-                "server.max_header_bytes (\(server.maxHeaderBytes)) must be greater than "
-                    + "server.max_uri_bytes (\(server.maxURIBytes))",
-                at: f["max_header_bytes"] ?? f["max_uri_bytes"] ?? section
+                "\(Key.Server.maxHeaderBytes.path) (\(server.maxHeaderBytes)) must be greater than "
+                    + "\(Key.Server.maxURIBytes.path) (\(server.maxURIBytes))",
+                at: f[.maxHeaderBytes] ?? f[.maxURIBytes] ?? section
             )
         }
         return server
@@ -285,15 +301,15 @@ private final class ConfigurationReader {
     private func cors(_ section: Field) -> Configuration.CORS {
         var cors = Configuration.CORS()
         let earlierProblems = problems.count
-        let f = settings(of: section)
-        read(f["allow_origins"], into: &cors.allowOrigins) { strings($0) }
-        read(f["allow_headers"], into: &cors.allowHeaders) { strings($0, headerNames: true) }
-        read(f["max_age"], into: &cors.maxAge) { duration($0) }
+        let f = settings(of: section, Key.CORS.self)
+        read(f[.allowOrigins], into: &cors.allowOrigins) { strings($0) }
+        read(f[.allowHeaders], into: &cors.allowHeaders) { strings($0, headerNames: true) }
+        read(f[.maxAge], into: &cors.maxAge) { duration($0) }
         reportUnknownKeys(in: f)
         // A misspelled allow_origins is already reported; "must name an origin" would only repeat it.
         if problems.count == earlierProblems && cors.allowOrigins.isEmpty {
-            let message = "server.cors.allow_origins must name at least one origin (or \"*\")"
-            report(message, at: f["allow_origins"] ?? section)
+            let message = "\(Key.CORS.allowOrigins.path) must name at least one origin (or \"*\")"
+            report(message, at: f[.allowOrigins] ?? section)
         }
         return cors
     }
@@ -301,28 +317,28 @@ private final class ConfigurationReader {
     private func tls(_ section: Field) -> Configuration.TLS {
         var tls = Configuration.TLS()
         let earlierProblems = problems.count
-        let f = settings(of: section)
-        read(f["cert"], into: &tls.cert, string)
-        read(f["key"], into: &tls.key, string)
+        let f = settings(of: section, Key.TLS.self)
+        read(f[.cert], into: &tls.cert, string)
+        read(f[.key], into: &tls.key, string)
         reportUnknownKeys(in: f)
         if problems.count == earlierProblems && (tls.cert.isEmpty || tls.key.isEmpty) {
-            report("server.tls needs both cert and key", at: section)
+            report("\(Key.Server.tls.path) needs both \(Key.TLS.cert.name) and \(Key.TLS.key.name)", at: section)
         }
         return tls
     }
 
     private func origin(_ section: Field) -> Configuration.Origin {
         var origin = Configuration.Origin()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.Origin.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["url"], into: &origin.url, originURL)
-        read(f["timeout"], into: &origin.timeout) { duration($0, positive: true) }
-        read(f["max_connections"], into: &origin.maxConnections) { integer($0, minimum: 1) }
-        read(f["method"], into: &origin.method) { choice($0) }
-        read(f["max_get_uri_bytes"], into: &origin.maxGetURIBytes) { size($0) }
-        read(f["forward_headers"], into: &origin.forwardHeaders) { strings($0, headerNames: true) }
-        read(f["tls_verify"], into: &origin.tlsVerify, boolean)
-        read(f["schema"], into: &origin.schema, schemaSource)
+        read(f[.url], into: &origin.url, originURL)
+        read(f[.timeout], into: &origin.timeout) { duration($0, positive: true) }
+        read(f[.maxConnections], into: &origin.maxConnections) { integer($0, minimum: 1) }
+        read(f[.method], into: &origin.method) { choice($0) }
+        read(f[.maxGetURIBytes], into: &origin.maxGetURIBytes) { size($0) }
+        read(f[.forwardHeaders], into: &origin.forwardHeaders) { strings($0, headerNames: true) }
+        read(f[.tlsVerify], into: &origin.tlsVerify, boolean)
+        read(f[.schema], into: &origin.schema, schemaSource)
         return origin
     }
 
@@ -341,18 +357,19 @@ private final class ConfigurationReader {
 
     private func persistedQueries(_ section: Field) -> Configuration.PersistedQueries {
         var registry = Configuration.PersistedQueries()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.PersistedQueries.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["mode"], into: &registry.mode) { choice($0) }
-        read(f["max_entries"], into: &registry.maxEntries) { integer($0, minimum: 1) }
-        read(f["max_bytes"], into: &registry.maxBytes) { size($0, minimum: 1) }
-        read(f["max_document_bytes"], into: &registry.maxDocumentBytes) { size($0, minimum: 1) }
-        read(f["manifest"], into: &registry.manifest, string)
-        read(f["store"], into: &registry.store, string)
+        read(f[.mode], into: &registry.mode) { choice($0) }
+        read(f[.maxEntries], into: &registry.maxEntries) { integer($0, minimum: 1) }
+        read(f[.maxBytes], into: &registry.maxBytes) { size($0, minimum: 1) }
+        read(f[.maxDocumentBytes], into: &registry.maxDocumentBytes) { size($0, minimum: 1) }
+        read(f[.manifest], into: &registry.manifest, string)
+        read(f[.store], into: &registry.store, string)
         if registry.mode == .safelist && registry.manifest.isEmpty {
             report(
-                "persisted_queries.mode safelist needs a manifest to list the allowed queries",
-                at: f["mode"] ?? section
+                "\(Key.PersistedQueries.mode.path) safelist needs a \(Key.PersistedQueries.manifest.name) "
+                    + "to list the allowed queries",
+                at: f[.mode] ?? section
             )
         }
         return registry
@@ -360,36 +377,36 @@ private final class ConfigurationReader {
 
     private func cache(_ section: Field) -> Configuration.Cache {
         var cache = Configuration.Cache()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.Cache.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["max_bytes"], into: &cache.maxBytes) { size($0) }
-        read(f["default_ttl"], into: &cache.defaultTTL) { duration($0) }
-        read(f["honor_origin_cache_control"], into: &cache.honorOriginCacheControl, boolean)
-        read(f["stale_while_revalidate"], into: &cache.staleWhileRevalidate) { duration($0) }
-        read(f["stale_if_error"], into: &cache.staleIfError) { duration($0) }
-        read(f["private_headers"], into: &cache.privateHeaders) { strings($0, headerNames: true) }
-        read(f["invalidate_on_mutation"], into: &cache.invalidateOnMutation, boolean)
-        read(f["entity_tags"], into: &cache.entityTags) { choice($0) }
-        read(f["tag_header"], into: &cache.tagHeader, tagHeader)
-        read(f["downstream_age"], into: &cache.downstreamAge) { choice($0) }
-        read(f["freshness"], into: &cache.freshness, freshness)
-        read(f["types"], into: &cache.types, types)
-        read(f["rules"], into: &cache.rules, rules)
+        read(f[.maxBytes], into: &cache.maxBytes) { size($0) }
+        read(f[.defaultTTL], into: &cache.defaultTTL) { duration($0) }
+        read(f[.honorOriginCacheControl], into: &cache.honorOriginCacheControl, boolean)
+        read(f[.staleWhileRevalidate], into: &cache.staleWhileRevalidate) { duration($0) }
+        read(f[.staleIfError], into: &cache.staleIfError) { duration($0) }
+        read(f[.privateHeaders], into: &cache.privateHeaders) { strings($0, headerNames: true) }
+        read(f[.invalidateOnMutation], into: &cache.invalidateOnMutation, boolean)
+        read(f[.entityTags], into: &cache.entityTags) { choice($0) }
+        read(f[.tagHeader], into: &cache.tagHeader, tagHeader)
+        read(f[.downstreamAge], into: &cache.downstreamAge) { choice($0) }
+        read(f[.freshness], into: &cache.freshness, freshness)
+        read(f[.types], into: &cache.types, types)
+        read(f[.rules], into: &cache.rules, rules)
         return cache
     }
 
     /// `cache.freshness` (docs/FRESHNESS.md).
     private func freshness(_ section: Field) -> FreshnessSettings? {
         var freshness = FreshnessSettings()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.Freshness.self)
         defer { reportUnknownKeys(in: f) }
-        var valid = read(f["sample"], into: &freshness.share) { number($0, in: 0...1, expecting: "a share from 0 to 1") }
+        var valid = read(f[.sample], into: &freshness.share) { number($0, in: 0...1, expecting: "a share from 0 to 1") }
         valid =
-            read(f["max_fetches_per_second"], into: &freshness.maxFetchesPerSecond) {
+            read(f[.maxFetchesPerSecond], into: &freshness.maxFetchesPerSecond) {
                 number($0, in: 0...1_000_000, expecting: "a rate of at least 0")
             } && valid
         valid =
-            read(f["target"], into: &freshness.target) {
+            read(f[.target], into: &freshness.target) {
                 number($0, in: 0.01...0.9999, expecting: "a share above 0 and below 1 (e.g. 0.99)")
             } && valid
         return valid ? freshness : nil
@@ -425,13 +442,13 @@ private final class ConfigurationReader {
                 continue
             }
             let entry = Field(path: "\(field.path).\(name.string)", line: key.line, node: value)
-            let f = settings(of: entry)
+            let f = settings(of: entry, Key.TypePolicy.self)
             defer { reportUnknownKeys(in: f) }
             var policy = Configuration.TypePolicy()
-            valid = read(f["ttl"], into: &policy.ttl) { duration($0) } && valid
-            valid = read(f["scope"], into: &policy.scope) { choice($0) } && valid
-            valid = read(f["keys"], into: &policy.keys) { keyFields($0) } && valid
-            if policy.scope == .perUser { perUserTypeLines[name.string] = f["scope"]?.line ?? key.line }
+            valid = read(f[.ttl], into: &policy.ttl) { duration($0) } && valid
+            valid = read(f[.scope], into: &policy.scope) { choice($0) } && valid
+            valid = read(f[.keys], into: &policy.keys) { keyFields($0) } && valid
+            if policy.scope == .perUser { perUserTypeLines[name.string] = f[.scope]?.line ?? key.line }
             types[name.string] = policy
         }
         return valid ? types : nil
@@ -463,21 +480,21 @@ private final class ConfigurationReader {
         var rules: [Configuration.CacheRule] = []
         var valid = true
         for (index, item) in items.enumerated() {
-            let rule = Field(path: "cache.rules[\(index)]", line: item.line, node: item)
+            let rule = Field(path: "\(field.path)[\(index)]", line: item.line, node: item)
             guard case .mapping = item else {
                 report("\(rule.path): expected a mapping with operation and ttl, found \(item.kind)", at: rule)
                 valid = false
                 continue
             }
-            let f = settings(of: rule)
+            let f = settings(of: rule, Key.CacheRule.self)
             defer { reportUnknownKeys(in: f) }
             var operation = "", ttl = Duration.zero, scope = Configuration.CacheScope.public
-            valid = read(f["operation"], into: &operation, nonEmptyString) && valid
-            valid = read(f["ttl"], into: &ttl) { duration($0) } && valid
-            valid = read(f["scope"], into: &scope) { choice($0) } && valid
-            if f["operation"] == nil || f["ttl"] == nil {
-                let missing = [f["operation"] == nil ? "operation" : nil, f["ttl"] == nil ? "ttl" : nil]
-                report("\(rule.path) needs \(missing.compactMap { $0 }.joined(separator: " and "))", at: rule)
+            valid = read(f[.operation], into: &operation, nonEmptyString) && valid
+            valid = read(f[.ttl], into: &ttl) { duration($0) } && valid
+            valid = read(f[.scope], into: &scope) { choice($0) } && valid
+            if f[.operation] == nil || f[.ttl] == nil {
+                let missing = [Key.CacheRule.operation, .ttl].filter { f[$0] == nil }.map(\.name)
+                report("\(rule.path) needs \(missing.joined(separator: " and "))", at: rule)
                 valid = false
             }
             rules.append(.init(operation: operation, ttl: ttl, scope: scope))
@@ -487,11 +504,11 @@ private final class ConfigurationReader {
 
     private func admin(_ section: Field) -> Configuration.Admin {
         var admin = Configuration.Admin()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.Admin.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["listen"], into: &admin.listen, hostPort)
-        read(f["token"], into: &admin.token, adminToken)
-        read(f["allowed_hosts"], into: &admin.allowedHosts) { strings($0) }
+        read(f[.listen], into: &admin.listen, hostPort)
+        read(f[.token], into: &admin.token, adminToken)
+        read(f[.allowedHosts], into: &admin.allowedHosts) { strings($0) }
         return admin
     }
 
@@ -523,9 +540,9 @@ private final class ConfigurationReader {
 
     private func redis(_ section: Field) -> Configuration.Redis {
         var redis = Configuration.Redis()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.Redis.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["url"], into: &redis.url) { field in
+        read(f[.url], into: &redis.url) { field in
             guard let url = self.string(field) else { return nil }
             // RedisEndpoint (Fleet/) is the one parser of the forms; its messages never hold the password.
             do throws(RedisEndpointError) {
@@ -536,12 +553,12 @@ private final class ConfigurationReader {
             }
             return url
         }
-        read(f["key_prefix"], into: &redis.keyPrefix, string)
-        read(f["timeout"], into: &redis.timeout) { duration($0, positive: true) }
-        read(f["l2"], into: &redis.l2, boolean)
-        read(f["l2_max_entry_bytes"], into: &redis.l2MaxEntryBytes) { size($0) }
-        read(f["purge_log"], into: &redis.purgeLog) { integer($0, minimum: 0) }
-        read(f["signing_key"], into: &redis.signingKey) { field in
+        read(f[.keyPrefix], into: &redis.keyPrefix, string)
+        read(f[.timeout], into: &redis.timeout) { duration($0, positive: true) }
+        read(f[.l2], into: &redis.l2, boolean)
+        read(f[.l2MaxEntryBytes], into: &redis.l2MaxEntryBytes) { size($0) }
+        read(f[.purgeLog], into: &redis.purgeLog) { integer($0, minimum: 0) }
+        read(f[.signingKey], into: &redis.signingKey) { field in
             guard let key = self.string(field) else { return nil }
             // The message never holds the key: validate's output is pasted into tickets.
             let minimum = Configuration.Redis.minimumSigningKeyBytes
@@ -553,7 +570,7 @@ private final class ConfigurationReader {
             }
             return key
         }
-        read(f["sentinels"], into: &redis.sentinels) { field in
+        read(f[.sentinels], into: &redis.sentinels) { field in
             guard let addresses = self.strings(field) else { return nil }
             for address in addresses {
                 do throws(RedisEndpointError) {
@@ -567,28 +584,30 @@ private final class ConfigurationReader {
             }
             return addresses
         }
-        read(f["master_name"], into: &redis.masterName, string)
+        read(f[.masterName], into: &redis.masterName, string)
         // A sentinel watches masters by name: one without the other finds nothing.
         if !redis.sentinels.isEmpty && redis.masterName.isEmpty {
             report(
-                "redis.master_name is needed with redis.sentinels (the name the sentinels know the master by)",
-                at: f["sentinels"] ?? section)
+                "\(Key.Redis.masterName.path) is needed with \(Key.Redis.sentinels.path) "
+                    + "(the name the sentinels know the master by)",
+                at: f[.sentinels] ?? section)
         } else if redis.sentinels.isEmpty && !redis.masterName.isEmpty {
             report(
-                "redis.master_name needs redis.sentinels (the sentinels to ask for it)", at: f["master_name"] ?? section)
+                "\(Key.Redis.masterName.path) needs \(Key.Redis.sentinels.path) (the sentinels to ask for it)",
+                at: f[.masterName] ?? section)
         }
         return redis
     }
 
     private func cdn(_ section: Field) -> Configuration.CDN {
         var cdn = Configuration.CDN()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.CDN.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["targets"], into: &cdn.targets, cdnTargets)
-        read(f["batch_window"], into: &cdn.batchWindow) { duration($0) }
-        read(f["timeout"], into: &cdn.timeout) { duration($0, positive: true) }
-        read(f["retries"], into: &cdn.retries) { integer($0, minimum: 0) }
-        read(f["max_queue"], into: &cdn.maxQueue) { integer($0, minimum: 1) }
+        read(f[.targets], into: &cdn.targets, cdnTargets)
+        read(f[.batchWindow], into: &cdn.batchWindow) { duration($0) }
+        read(f[.timeout], into: &cdn.timeout) { duration($0, positive: true) }
+        read(f[.retries], into: &cdn.retries) { integer($0, minimum: 0) }
+        read(f[.maxQueue], into: &cdn.maxQueue) { integer($0, minimum: 1) }
         return cdn
     }
 
@@ -603,9 +622,9 @@ private final class ConfigurationReader {
         var targets: [CDNTarget] = []
         for (index, item) in items.enumerated() {
             let entry = Field(path: "\(field.path)[\(index)]", line: item.line, node: item)
-            let f = settings(of: entry)
+            let f = settings(of: entry, Key.CDNTarget.self)
             defer { reportUnknownKeys(in: f) }
-            guard let kindField = f["kind"] else {
+            guard let kindField = f[.kind] else {
                 report("\(entry.path) needs kind (varnish, fastly, cloudflare or http)", at: entry)
                 continue
             }
@@ -615,30 +634,30 @@ private final class ConfigurationReader {
             switch kind {
             case .varnish:
                 var urls: [OriginURL] = []
-                if let list = required(f, "urls", in: entry), read(list, into: &urls, cdnURLs) {
+                if let list = required(f, .urls, in: entry), read(list, into: &urls, cdnURLs) {
                     target = urls.isEmpty ? nil : .varnish(urls: urls)
                     if urls.isEmpty { report("\(list.path) must name at least one Varnish URL", at: list) }
                 } else {
                     target = nil
                 }
             case .fastly:
-                let service = required(f, "service_id", in: entry).flatMap(cdnIdentifier)
-                let token = required(f, "token", in: entry).flatMap(cdnToken)
+                let service = required(f, .serviceID, in: entry).flatMap(cdnIdentifier)
+                let token = required(f, .token, in: entry).flatMap(cdnToken)
                 var soft = false, api = CDNTarget.fastlyAPI
-                let valid = read(f["soft"], into: &soft, boolean) && read(f["api_url"], into: &api, originURL)
+                let valid = read(f[.soft], into: &soft, boolean) && read(f[.apiURL], into: &api, originURL)
                 target = service.flatMap { service in
                     token.flatMap { valid ? .fastly(serviceID: service, token: $0, soft: soft, apiURL: api) : nil }
                 }
             case .cloudflare:
-                let zone = required(f, "zone_id", in: entry).flatMap(cdnIdentifier)
-                let token = required(f, "token", in: entry).flatMap(cdnToken)
+                let zone = required(f, .zoneID, in: entry).flatMap(cdnIdentifier)
+                let token = required(f, .token, in: entry).flatMap(cdnToken)
                 var api = CDNTarget.cloudflareAPI
-                let valid = read(f["api_url"], into: &api, originURL)
+                let valid = read(f[.apiURL], into: &api, originURL)
                 target = zone.flatMap { zone in token.flatMap { valid ? .cloudflare(zoneID: zone, token: $0, apiURL: api) : nil } }
             case .http:
-                let url = required(f, "url", in: entry).flatMap(originURL)
+                let url = required(f, .url, in: entry).flatMap(originURL)
                 var token = ""
-                let valid = read(f["token"], into: &token) { tokenField in
+                let valid = read(f[.token], into: &token) { tokenField in
                     self.string(tokenField).flatMap { $0.isEmpty ? "" : self.cdnToken($0, at: tokenField) }
                 }
                 target = url.flatMap { valid ? .http(url: $0, token: token) : nil }
@@ -648,10 +667,10 @@ private final class ConfigurationReader {
         return targets.count == items.count ? targets : nil
     }
 
-    /// The setting `name` of a target, reported when it is missing.
-    private func required(_ f: Settings, _ name: String, in entry: Field) -> Field? {
-        guard let field = f[name] else {
-            report("\(entry.path) needs \(name)", at: entry)
+    /// The setting `key` of a target, reported when it is missing.
+    private func required(_ f: Settings<Key.CDNTarget>, _ key: Key.CDNTarget, in entry: Field) -> Field? {
+        guard let field = f[key] else {
+            report("\(entry.path) needs \(key.name)", at: entry)
             return nil
         }
         return field
@@ -709,11 +728,11 @@ private final class ConfigurationReader {
 
     private func logging(_ section: Field) -> Configuration.Logging {
         var logging = Configuration.Logging()
-        let f = settings(of: section)
+        let f = settings(of: section, Key.Logging.self)
         defer { reportUnknownKeys(in: f) }
-        read(f["level"], into: &logging.level) { choice($0) }
-        read(f["format"], into: &logging.format) { choice($0) }
-        read(f["access_log"], into: &logging.accessLog, accessLog)
+        read(f[.level], into: &logging.level) { choice($0) }
+        read(f[.format], into: &logging.format) { choice($0) }
+        read(f[.accessLog], into: &logging.accessLog, accessLog)
         return logging
     }
 
@@ -759,7 +778,7 @@ private final class ConfigurationReader {
 
     /// The known keys of a mapping; unknown keys are reported with the closest known one.
     /// The settings of `section`, a mapping (null: none), each found by the name it is read by.
-    private func settings(of section: Field) -> Settings {
+    private func settings<Keys>(of section: Field, _ keys: Keys.Type) -> Settings<Keys> {
         if section.node.isNull { return Settings(section: section, present: [:]) }
         guard case let .mapping(mapping) = section.node else {
             report("\(section.path): expected a mapping of settings, found \(section.node.kind)", at: section)
@@ -779,10 +798,11 @@ private final class ConfigurationReader {
     }
 
     /// Every key of `settings` that was never read is unknown: reported with the closest known name.
-    private func reportUnknownKeys(in settings: Settings) {
+    private func reportUnknownKeys<Keys>(in settings: Settings<Keys>) {
+        keysAsked.formUnion(settings.known.map(\.path))
         let place = settings.section.path.isEmpty ? "" : " in \(settings.section.path)"
         for (name, field) in settings.unread {
-            let hint = closest(to: name, among: settings.known).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let hint = closest(to: name, among: settings.known.map(\.name)).map { " (did you mean \"\($0)\"?)" } ?? ""
             report("unknown key \"\(name)\"\(place)\(hint)", at: field)
         }
     }
