@@ -36,6 +36,11 @@ final class HTTPConnection: IOEventHandler {
     private var isReadingHTTP2 = false
     /// Since when HTTP/2 frames wait for a socket that takes nothing (a client that stopped reading).
     private var writeStalledSince: Int64?
+    /// Counted in the server's drain: GOAWAY was said with streams open.
+    private var countsInDrain = false
+    /// Until when a finished HTTP/2 connection reads and drops what the client still sends after
+    /// our side is shut, so that its last frames (a GOAWAY) are not lost to a reset.
+    private var lingersUntil: Int64?
     /// The answer bytes an HTTP/2 connection queues before it waits for the socket.
     private static let http2OutputBound = 256 << 10
 
@@ -88,7 +93,7 @@ final class HTTPConnection: IOEventHandler {
     }
 
     private func didBecomeReadable() {
-        if http2 != nil { return readHTTP2() }
+        if http2 != nil { return lingersUntil == nil ? readHTTP2() : drainLingering() }
         readHTTP1()
         // The first bytes chose HTTP/2: what they brought is fed to the session now.
         if http2 != nil { readHTTP2() }
@@ -357,6 +362,10 @@ final class HTTPConnection: IOEventHandler {
     private func release() {
         guard !isReleased else { return }
         isReleased = true
+        if countsInDrain {
+            countsInDrain = false
+            listener.counter.draining.subtract(1, ordering: .relaxed)
+        }
         readEvent?.free()
         writeEvent?.free()
         timer?.free()
@@ -502,9 +511,25 @@ final class HTTPConnection: IOEventHandler {
         }
         writeStalledSince = nil
         if writeEvent?.isPending == true { writeEvent?.remove() }
-        if http2.isDone { return close() }
+        if http2.isDone { return lingerHTTP2() }
         armHTTP2Deadline(http2)
     }
+
+    /// The session is over and its last frames are written: a plain connection shuts its side
+    /// and drops what still arrives for a moment (closing with unread bytes would reset the
+    /// connection, and the client could lose the GOAWAY); a TLS one closes.
+    private func lingerHTTP2() {
+        guard lingersUntil == nil else { return }
+        guard case .plain(let fd) = transport else { return close() }
+        let now = MonotonicTime.now.nanoseconds
+        lingersUntil = now + Self.http2Linger
+        Socket.shutdownWrite(fd)
+        readEvent?.add()
+        armDeadline(lingersUntil, now: now)
+    }
+
+    /// How long a finished HTTP/2 connection drops what the client still sends.
+    private static let http2Linger: Int64 = 2_000_000_000
 
     private func armHTTP2Deadline(_ http2: HTTP2Session) {
         var deadline = http2.deadlines.nextDeadline()
@@ -519,6 +544,10 @@ final class HTTPConnection: IOEventHandler {
 
     private func http2DeadlinePassed(_ http2: HTTP2Session) {
         let now = MonotonicTime.now.nanoseconds
+        if let lingersUntil {
+            if now >= lingersUntil { return close() }
+            return armDeadline(lingersUntil, now: now)
+        }
         if let writeStalledSince, now >= writeStalledSince + connectionConfigurationIdleTimeout { return close() }
         let events = http2.deadlinePassed(now: now) { Self.requestTimeout }
         perform(events, on: http2)
@@ -530,6 +559,10 @@ final class HTTPConnection: IOEventHandler {
     func goAway() {
         guard let http2, !isReleased else { return }
         http2.goAway()
+        if http2.deadlines.openStreams > 0 && !countsInDrain {
+            countsInDrain = true
+            listener.counter.draining.add(1, ordering: .relaxed)
+        }
         flush()
     }
 }

@@ -37,8 +37,11 @@ package final class HTTPServer: @unchecked Sendable {
         self.counter = counter
     }
 
-    /// Requests received and not yet answered.
-    package var requestsInFlight: Int { counter.value.load(ordering: .relaxed) }
+    /// Requests received and not yet answered, and HTTP/2 connections told GOAWAY whose streams
+    /// are still open (a stream still receiving its request is not a request yet).
+    package var requestsInFlight: Int {
+        counter.value.load(ordering: .relaxed) + counter.draining.load(ordering: .relaxed)
+    }
 
     /// Stops accepting new connections on every loop (existing ones finish their requests).
     package func stopAccepting() {
@@ -65,5 +68,8 @@ package final class HTTPServer: @unchecked Sendable {
 /// Counts the requests in flight of one server.
 final class Counter: Sendable {
     let value = Atomic<Int>(0)
+    /// HTTP/2 connections that said GOAWAY with streams still open; each leaves when its last
+    /// stream is answered.
+    let draining = Atomic<Int>(0)
 }
 
