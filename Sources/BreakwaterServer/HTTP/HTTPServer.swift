@@ -41,13 +41,19 @@ package final class HTTPServer: @unchecked Sendable {
     /// are still open (a stream still receiving its request is not a request yet).
     package var requestsInFlight: Int {
         counter.value.load(ordering: .relaxed) + counter.draining.load(ordering: .relaxed)
+            + counter.stopping.load(ordering: .relaxed)
     }
 
     /// Stops accepting new connections on every loop (existing ones finish their requests).
     package func stopAccepting() {
+        // Until every loop has stopped and counted its draining connections, the drain waits.
+        counter.stopping.add(endpoints.count, ordering: .relaxed)
         for endpoint in endpoints {
-            let bound = LoopBound(endpoint)
-            endpoint.loop.execute { bound.value.stopAccepting() }
+            let bound = LoopBound(endpoint), counter = self.counter
+            endpoint.loop.execute {
+                bound.value.stopAccepting()
+                counter.stopping.subtract(1, ordering: .relaxed)
+            }
         }
     }
 
@@ -71,5 +77,7 @@ final class Counter: Sendable {
     /// HTTP/2 connections that said GOAWAY with streams still open; each leaves when its last
     /// stream is answered.
     let draining = Atomic<Int>(0)
+    /// Loops that have not yet run `stopAccepting` (and so not yet counted `draining`).
+    let stopping = Atomic<Int>(0)
 }
 
