@@ -49,8 +49,14 @@ bench_build() {
   bench_log "building: swift build -c release --product breakwater"
   local log="${BENCH_TMP:-/tmp}/swift-build.log"
   if ! (cd "$REPO_DIR" && swift build -c release --product breakwater) >"$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    bench_die "release build failed (full log above: $log)"
+    # The package tool itself has been seen to crash (a segmentation fault in swift-package, no
+    # compiler error): one more try; a real compile error fails the second time too.
+    bench_log "release build failed; once more (first log: $log.first)"
+    mv "$log" "$log.first"
+    if ! (cd "$REPO_DIR" && swift build -c release --product breakwater) >"$log" 2>&1; then
+      tail -n 40 "$log" >&2
+      bench_die "release build failed (full log above: $log)"
+    fi
   fi
   BREAKWATER="$REPO_DIR/.build/release/breakwater"
   [ -x "$BREAKWATER" ] || bench_die "no binary at $BREAKWATER after the build"
