@@ -135,15 +135,14 @@ struct VarnishPurgeTests {
         try stack.purge(#"{"type":"Launch","id":"10","soft":true}"#)
         #expect(try eventually { try stack.cdnFigures()["sent"] as? Int == 1 }, "the soft purge reached Varnish")
         // Soft-purged in Varnish: served from grace while Varnish fetches it again from Breakwater.
-        var edgeAnswers: [String?] = []
-        let revalidated = try eventually {
-            edgeAnswers.append(try stack.edge(target).header("X-Edge-Cache"))
-            return try stack.proxyRequests() > before
-        }
-        #expect(revalidated, "Varnish revalidated with Breakwater")
-        // Every answer comes from grace at once, while Breakwater refreshes: the VCL keeps the
-        // STALE answer it fetched (max-age=0, stale-while-revalidate) in grace too.
-        #expect(edgeAnswers.allSatisfy { $0 == "HIT" }, "\(edgeAnswers)")
+        let fetchesBefore = try stack.varnish.finishedFetches()
+        #expect(try stack.edge(target).header("X-Edge-Cache") == "HIT", "served from grace")
+        #expect(try eventually { try stack.varnish.finishedFetches() > fetchesBefore }, "Varnish fetched it again")
+        #expect(try stack.proxyRequests() > before, "Varnish revalidated with Breakwater")
+        // That fetch may have found Breakwater's own entry soft-purged too: a STALE answer
+        // (max-age=0, stale-while-revalidate), which the VCL keeps in grace, so the next
+        // request is still answered at once by Varnish.
+        #expect(try stack.edge(target).header("X-Edge-Cache") == "HIT", "the refetched answer is served")
     }
 
     @Test func purgesWaitingForTheirWindowAreSentWhenTheProxyStops() throws {

@@ -64,9 +64,11 @@ sub vcl_recv {
 sub vcl_backend_response {
     # A STALE answer (soft-purged or past its TTL in Breakwater: max-age=0 with
     # stale-while-revalidate) is kept in grace and served while Varnish fetches it again,
-    # rather than made a hit-for-miss object that sends every request through.
+    # rather than made a hit-for-miss object that sends every request through. Its TTL is
+    # made 1 ms: a lookup skips an object whose TTL is exactly 0, grace or not.
     if (beresp.ttl <= 0s && beresp.grace > 0s && beresp.http.Cache-Control ~ "public"
         && beresp.http.Cache-Control !~ "(?i)(private|no-store|no-cache)" && !beresp.http.Set-Cookie) {
+        set beresp.ttl = 1ms;
         return (deliver);
     }
 }

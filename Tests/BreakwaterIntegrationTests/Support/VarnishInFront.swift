@@ -53,18 +53,29 @@ final class VarnishInFront: @unchecked Sendable {
     /// Requests Varnish logged with `method` so far (`varnishlog -d`: the whole shared-memory
     /// log, read at once; counters in `varnishstat` are summed from the workers with a lag).
     func loggedRequests(method: String) throws -> Int {
+        try log(["-i", "ReqMethod"]).filter {
+            $0.split(whereSeparator: \.isWhitespace).last.map(String.init) == method
+        }.count
+    }
+
+    /// Fetches from the backend that Varnish has finished (each logs its byte counts last),
+    /// background fetches included.
+    func finishedFetches() throws -> Int {
+        try log(["-b", "-i", "BereqAcct"]).filter { $0.contains("BereqAcct") }.count
+    }
+
+    /// The lines of `varnishlog -d` with `filter` (read at once, from the start of the log).
+    private func log(_ filter: [String]) throws -> [Substring] {
         let log = Process()
         log.executableURL = URL(fileURLWithPath: "/usr/bin/varnishlog")
-        log.arguments = ["-n", directory.appendingPathComponent("work").path, "-d", "-i", "ReqMethod"]
+        log.arguments = ["-n", directory.appendingPathComponent("work").path, "-d"] + filter
         let output = Pipe()
         log.standardOutput = output
         log.standardError = FileHandle.nullDevice
         try log.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         log.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").filter {
-            $0.split(whereSeparator: \.isWhitespace).last.map(String.init) == method
-        }.count
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
     }
 
     deinit {
