@@ -25,7 +25,7 @@ bench_build
 objcopy --strip-debug "$BREAKWATER" "$BENCH_TMP/breakwater"
 
 bench_start_origin ORIGIN_PID ORIGIN_URL
-RULES=$(printf '  rules:\n    - operation: Launch\n      ttl: 1h\n    - operation: List\n      ttl: 1h')
+RULES=$(printf '  max_bytes: 1GiB\n  rules:\n    - operation: Launch\n      ttl: 1h\n    - operation: List\n      ttl: 1h')
 bench_write_config "$BENCH_TMP/order.yaml" "$ORIGIN_URL" "$RULES"
 PROFILE="$BENCH_TMP/callgrind.out"
 LOG="$BENCH_TMP/proxy.log"
@@ -66,6 +66,17 @@ for round in 1 2 3; do
     curl -s -o /dev/null -X OPTIONS "$URL" -H 'Origin: http://app.example' -H 'Access-Control-Request-Method: POST'
     curl -s -o /dev/null "${URL%/graphql}/elsewhere"
   done
+  # Distinct answers stored one after another, as a cache filling up stores them (the entries'
+  # freshness samples are offered and scheduled on this path).
+  python3 - "$URL" "$DOC" "$round" <<'PYEOF'
+import http.client, json, sys, urllib.parse
+url, doc, round_ = urllib.parse.urlsplit(sys.argv[1]), sys.argv[2], sys.argv[3]
+connection = http.client.HTTPConnection(url.hostname, url.port)
+for n in range(200):
+    body = json.dumps({"query": doc, "variables": {"id": "fill-%s-%d" % (round_, n)}})
+    connection.request("POST", url.path, body, {"Content-Type": "application/json"})
+    connection.getresponse().read()
+PYEOF
   for path in / /stats /metrics /healthz /readyz; do curl -s -o /dev/null "$ADMIN$path"; done
   curl -s -o /dev/null -X POST "$ADMIN/purge" -H 'Content-Type: application/json' -d '{"type":"Launch","id":"1"}'
   curl -s -o /dev/null -X POST "$ADMIN/purge" -H 'Content-Type: application/json' -d '{"operation":"List","soft":true}'

@@ -70,7 +70,10 @@ public enum ConfigurationLoader {
     {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: yaml)
+            // The reader takes every scalar as text and parses it itself, so no tags are resolved:
+            // Yams' default resolver would compile its regular expressions through ICU at start,
+            // about 1 MiB of tables and code resident for the life of the process.
+            root = try Yams.compose(yaml: yaml, .basic)
         } catch {
             throw ConfigurationError(problems: [problem(from: error, file: file)])
         }
@@ -92,7 +95,7 @@ public enum ConfigurationLoader {
     static func keysAsked(yaml: String) throws -> Set<String> {
         let reader = ConfigurationReader(
             file: "", baseDirectory: "/", expansion: EnvironmentExpansion(environment: [:]))
-        _ = reader.configuration(from: try Yams.compose(yaml: yaml))
+        _ = reader.configuration(from: try Yams.compose(yaml: yaml, .basic))
         return reader.keysAsked
     }
 

@@ -27,6 +27,16 @@ package struct FetchPlan: Sendable {
         self.isHitForMiss = isHitForMiss
     }
 
+    /// The memory this plan holds while it is kept for later (a freshness sample's), in bytes:
+    /// the upstream request's target, body and headers, the parsed variables counted as large as
+    /// the body, and 512 for the objects around them.
+    package var heldBytes: Int {
+        let origin = operation.origin
+        var bytes = 512 + origin.target.utf8.count + 2 * origin.body.count
+        for field in upstreamHeaders { bytes += field.name.utf8.count + field.value.utf8.count + 32 }
+        return bytes
+    }
+
     /// This plan, fetched for its own client alone.
     package var alone: FetchPlan {
         var plan = self

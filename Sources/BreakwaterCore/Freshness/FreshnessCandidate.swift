@@ -12,10 +12,12 @@ package struct FreshnessCandidate<Payload> {
     package var ttl: Duration
     /// What the server needs to fetch the answer again (its fetch plan).
     package var payload: Payload
+    /// The memory `payload` holds, in bytes: what the schedule counts against its bound.
+    package var heldBytes: Int
 
     package init(
         key: CacheKey, operationName: String, etag: String, storedAt: ContinuousClock.Instant, ttl: Duration,
-        payload: Payload
+        payload: Payload, heldBytes: Int
     ) {
         self.key = key
         self.operationName = operationName
@@ -23,6 +25,7 @@ package struct FreshnessCandidate<Payload> {
         self.storedAt = storedAt
         self.ttl = ttl
         self.payload = payload
+        self.heldBytes = heldBytes
     }
 
     /// The sample this candidate yields when fetched again, answered with `etag` at `answeredAt`.

@@ -11,13 +11,18 @@ package struct FreshnessSampler<Payload> {
         case scheduled(ContinuousClock.Instant)
         /// Not among the sampled keys, per-user, without a lifetime, or sampling is off.
         case notSampled
-        /// The schedule is full (`maxPending`).
+        /// The schedule is full (`maxPending` samples or `maxPendingBytes`).
         case full
     }
 
     package let settings: FreshnessSettings
     /// Bound on scheduled samples (memory: each holds its payload).
     package let maxPending: Int
+    /// Bound on the bytes the scheduled samples' payloads hold (`FreshnessCandidate.heldBytes`):
+    /// a payload holds the request to send again, as large as the client made it.
+    package let maxPendingBytes: Int
+    /// The bytes the scheduled samples' payloads hold.
+    package private(set) var pendingBytes = 0
     private var pending = DueQueue<FreshnessCandidate<Payload>>()
     private var inProgress: Set<CacheKey> = []
     private var bucket: TokenBucket
@@ -26,9 +31,10 @@ package struct FreshnessSampler<Payload> {
     /// Due samples skipped because a sampling fetch of the key was under way.
     package private(set) var skippedBusy = 0
 
-    package init(settings: FreshnessSettings, maxPending: Int = 10_000) {
+    package init(settings: FreshnessSettings, maxPending: Int = 10_000, maxPendingBytes: Int = 1 << 20) {
         self.settings = settings
         self.maxPending = maxPending
+        self.maxPendingBytes = maxPendingBytes
         bucket = TokenBucket(rate: settings.maxFetchesPerSecond)
     }
 
@@ -46,9 +52,10 @@ package struct FreshnessSampler<Payload> {
         _ candidate: FreshnessCandidate<Payload>, isPerUser: Bool, using random: inout some RandomNumberGenerator
     ) -> Offer {
         guard !isPerUser, candidate.ttl > .zero, isSampled(candidate.key) else { return .notSampled }
-        guard pending.count < maxPending else { return .full }
+        guard pending.count < maxPending, pendingBytes + candidate.heldBytes <= maxPendingBytes else { return .full }
         let due = candidate.storedAt + candidate.ttl * Double.random(in: 0..<1, using: &random)
         pending.insert(candidate, at: due)
+        pendingBytes += candidate.heldBytes
         return .scheduled(due)
     }
 
@@ -58,6 +65,7 @@ package struct FreshnessSampler<Payload> {
     package mutating func takeDue(now: ContinuousClock.Instant) -> [FreshnessCandidate<Payload>] {
         var due: [FreshnessCandidate<Payload>] = []
         while let candidate = pending.popFirst(dueBy: now) {
+            pendingBytes -= candidate.heldBytes
             if inProgress.contains(candidate.key) {
                 skippedBusy += 1
             } else if !bucket.take(now: now) {

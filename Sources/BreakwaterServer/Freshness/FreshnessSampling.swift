@@ -51,7 +51,7 @@ final class FreshnessSampling: Sendable {
         else { return }
         let candidate = FreshnessCandidate(
             key: entry.key, operationName: operationName, etag: entry.etag, storedAt: entry.storedAt, ttl: entry.ttl,
-            payload: plan)
+            payload: plan, heldBytes: plan.heldBytes)
         let wakes = state.withLock { state in
             guard case .scheduled = state.sampler.offer(candidate, isPerUser: entry.isPerUser, using: &state.random),
                 !state.isTicking

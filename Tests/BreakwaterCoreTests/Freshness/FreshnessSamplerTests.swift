@@ -14,11 +14,12 @@ import BreakwaterFixtures
         return CacheKey(digest: SHA256Digest(words: (random.next(), random.next(), random.next(), random.next())))
     }
 
-    static func candidate(_ key: CacheKey, ttl: Duration = .seconds(10), at storedAt: ContinuousClock.Instant = start)
-        -> FreshnessCandidate<Int>
-    {
+    static func candidate(
+        _ key: CacheKey, ttl: Duration = .seconds(10), at storedAt: ContinuousClock.Instant = start, heldBytes: Int = 100
+    ) -> FreshnessCandidate<Int> {
         FreshnessCandidate(
-            key: key, operationName: "GetLaunch", etag: "\"a\"", storedAt: storedAt, ttl: ttl, payload: 0)
+            key: key, operationName: "GetLaunch", etag: "\"a\"", storedAt: storedAt, ttl: ttl, payload: 0,
+            heldBytes: heldBytes)
     }
 
     @Test func theShareOfKeysSampledFollowsTheSettingAndEveryProxyAgrees() {
@@ -103,6 +104,26 @@ import BreakwaterFixtures
         let offers = (0..<5).map { sampler.offer(Self.candidate(Self.key($0)), isPerUser: false, using: &random) }
         #expect(offers.filter { $0 == .full }.count == 2)
         #expect(sampler.pendingCount == 3)
+    }
+
+    @Test func theScheduleIsBoundedByTheBytesItsPayloadsHold() {
+        var sampler = FreshnessSampler<Int>(
+            settings: FreshnessSettings(share: 1, maxFetchesPerSecond: 1_000), maxPendingBytes: 10_000)
+        var random = SplitMix64(seed: 6)
+        // Requests with large variables: three fit, the fourth would pass the bound.
+        let large = (0..<4).map {
+            sampler.offer(Self.candidate(Self.key($0), heldBytes: 3_000), isPerUser: false, using: &random)
+        }
+        #expect(large.map { $0 == .full } == [false, false, false, true])
+        #expect(sampler.pendingBytes == 9_000)
+        // A small one still fits in what is left.
+        #expect(sampler.offer(Self.candidate(Self.key(4), heldBytes: 1_000), isPerUser: false, using: &random) != .full)
+        #expect(sampler.pendingBytes == 10_000)
+        // Samples that fall due free their bytes for new ones, taken or dropped by the rate bound.
+        #expect(!sampler.takeDue(now: Self.start + .seconds(10)).isEmpty)
+        #expect(sampler.pendingCount == 0)
+        #expect(sampler.pendingBytes == 0)
+        #expect(sampler.offer(Self.candidate(Self.key(5), heldBytes: 3_000), isPerUser: false, using: &random) != .full)
     }
 
     @Test func aSampleRecordsTheAgeAndWhetherTheDigestChanged() {
