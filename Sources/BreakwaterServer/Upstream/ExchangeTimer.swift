@@ -1,6 +1,7 @@
-// The deadline timer of an origin exchange (origin.timeout), kept by the pool and reused: one
-// libevent timer event made once and armed per exchange, where making and freeing one per
-// exchange cost two allocations and an event_new/event_free on every miss.
+// The deadline timer of an origin exchange (origin.timeout): one libevent timer event made with
+// the exchange object and armed each time the pool reuses it for a request.
+
+import Foundation
 
 /// A one-shot timer that tells the exchange it is armed for that its deadline passed.
 final class ExchangeTimer: IOEventHandler {
@@ -13,8 +14,8 @@ final class ExchangeTimer: IOEventHandler {
         event = try? IOEvent(loop: loop, fd: -1, kind: .timer, handler: self)
     }
 
-    /// Starts `timeout` for `exchange`.
-    func arm(_ exchange: OriginExchange, timeout: Duration) {
+    /// Starts `timeout` for `exchange` (a `timeval` the pool converted once).
+    func arm(_ exchange: OriginExchange, timeout: timeval) {
         self.exchange = exchange
         event?.add(timeout: timeout)
     }

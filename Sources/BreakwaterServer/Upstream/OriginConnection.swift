@@ -178,7 +178,10 @@ final class OriginConnection: IOEventHandler {
             } else {
                 close()
             }
-            finished?.finish(.response(response))
+            guard let finished else { return }
+            finished.finish(.response(response))
+            // Delivered, and no connection, waiting line or timer refers to it any more.
+            pool?.recycle(finished)
         case .fail(let failure):
             switch failure {
             case .cannotConnect: fail(.refused("cannot connect to the origin"))

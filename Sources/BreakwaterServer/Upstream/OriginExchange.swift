@@ -1,34 +1,42 @@
 // One request to the origin from the moment it is sent to the pool until its answer or
 // failure: the whole-exchange deadline (origin.timeout) runs from the start, waiting for a
-// pooled connection included.
+// pooled connection included. The pool reuses an exchange once its answer was delivered, with
+// its deadline timer (one libevent timer event made once per exchange object): making and
+// freeing them per request cost allocations and an event_new/event_free on every miss.
 
 import BreakwaterCore
+import Foundation
 
 /// A request in flight to the origin; used on its pool's loop only.
 final class OriginExchange {
-    let request: UpstreamRequest
-    private var completion: OneShotCompletion<UpstreamResult>
-    /// The deadline's timer, the pool's, while the exchange runs.
-    private var timer: ExchangeTimer?
+    private(set) var request: UpstreamRequest
+    /// Who hears the result; nil once it was delivered.
+    private var receiver: (any OriginReceiving)?
+    /// The deadline's timer, armed while the exchange runs.
+    private let timer: ExchangeTimer
     private unowned let pool: OriginPool
     /// The connection carrying it, once one was given.
     var connection: OriginConnection?
     /// Sent once on a reused connection that closed before answering: may go once more.
     var mayRetry = true
     /// Whether the result was delivered.
-    var isFinished: Bool { completion.isFinished }
+    var isFinished: Bool { receiver == nil }
 
-    init(request: UpstreamRequest, pool: OriginPool, completion: @escaping (UpstreamResult) -> Void) {
-        self.request = request
+    init(pool: OriginPool, loop: EventLoop) {
+        self.request = Self.noRequest
         self.pool = pool
-        self.completion = OneShotCompletion(completion)
+        self.timer = ExchangeTimer(loop: loop)
     }
 
-    deinit { timer?.disarm() }
+    deinit { timer.disarm() }
 
-    /// Starts the deadline of the whole exchange on `timer`, which the pool gets back at the end.
-    func startDeadline(_ timeout: Duration, on timer: ExchangeTimer) {
-        self.timer = timer
+    private static let noRequest = UpstreamRequest(method: "", target: "", headers: HTTPHeaders(), body: [])
+
+    /// Starts the exchange of `request` for `receiver`, with the deadline of the whole exchange.
+    func begin(_ request: consuming UpstreamRequest, for receiver: any OriginReceiving, timeout: timeval) {
+        self.request = request
+        self.receiver = receiver
+        mayRetry = true
         timer.arm(self, timeout: timeout)
     }
 
@@ -39,13 +47,11 @@ final class OriginExchange {
 
     /// Delivers the result once.
     func finish(_ result: UpstreamResult) {
-        guard !completion.isFinished else { return }
-        if let timer {
-            timer.disarm()
-            pool.recycle(timer)
-            self.timer = nil
-        }
+        guard let receiver else { return }
+        self.receiver = nil
+        timer.disarm()
         connection = nil
-        completion.finish(result)
+        request = Self.noRequest
+        receiver.originAnswered(result)
     }
 }

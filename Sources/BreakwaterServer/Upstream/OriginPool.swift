@@ -4,12 +4,14 @@
 
 import BreakwaterCore
 import DequeModule
+import Foundation
 
 /// The origin connections of one event loop. Used only on that loop's thread.
 package final class OriginPool: @unchecked Sendable {
     package let loop: EventLoop
     private let origin: OriginURL
-    private let timeout: Duration
+    /// origin.timeout, as the timeval libevent takes (converted once).
+    private let deadline: timeval
     private let maxConnections: Int
     private let tls: TLSClientContext?
     let hostHeader: String
@@ -17,17 +19,18 @@ package final class OriginPool: @unchecked Sendable {
     private var idle: [OriginConnection] = []
     private var open: [ObjectIdentifier: OriginConnection] = [:]
     private var waiting = Deque<OriginExchange>()
-    /// Deadline timers of finished exchanges, armed again by the next ones.
-    private var spareTimers: [ExchangeTimer] = []
-    /// Spare timers kept beyond this many are freed (a burst of waiting exchanges made them).
-    private static let maxSpareTimers = 256
+    /// Exchanges whose answers were delivered, begun again by the next requests (each with its
+    /// deadline timer).
+    private var spareExchanges: [OriginExchange] = []
+    /// Spare exchanges kept beyond this many are freed (a burst of waiting exchanges made them).
+    private static let maxSpareExchanges = 256
 
     package init(loop: EventLoop, origin: OriginURL, timeout: Duration, maxConnections: Int, tlsVerify: Bool)
         throws(ServerError)
     {
         self.loop = loop
         self.origin = origin
-        self.timeout = timeout
+        self.deadline = timeval(duration: timeout)
         self.maxConnections = max(1, maxConnections)
         self.hostHeader = origin.hostHeader
         self.tls = origin.scheme == .https ? try TLSClientContext(host: origin.host, verify: tlsVerify) : nil
@@ -39,8 +42,14 @@ package final class OriginPool: @unchecked Sendable {
 
     /// Sends `request`; `completion` runs on this loop exactly once. Call on the loop's thread.
     package func send(_ request: UpstreamRequest, completion: @escaping (UpstreamResult) -> Void) {
-        let exchange = OriginExchange(request: request, pool: self, completion: completion)
-        exchange.startDeadline(timeout, on: spareTimers.popLast() ?? ExchangeTimer(loop: loop))
+        send(request, to: CompletionReceiver(completion))
+    }
+
+    /// Sends `request`; `receiver` hears the result on this loop exactly once. Call on the
+    /// loop's thread.
+    package func send(_ request: consuming UpstreamRequest, to receiver: any OriginReceiving) {
+        let exchange = spareExchanges.popLast() ?? OriginExchange(pool: self, loop: loop)
+        exchange.begin(request, for: receiver, timeout: deadline)
         if let connection = idle.popLast() {
             connection.start(exchange)
         } else if open.count < maxConnections {
@@ -70,9 +79,10 @@ package final class OriginPool: @unchecked Sendable {
         return resolved
     }
 
-    /// A finished exchange's timer, disarmed: kept for the next exchange.
-    func recycle(_ timer: ExchangeTimer) {
-        if spareTimers.count < Self.maxSpareTimers { spareTimers.append(timer) }
+    /// An exchange whose answer was delivered and that nothing else refers to (its connection
+    /// went back idle): kept for the next request.
+    func recycle(_ exchange: OriginExchange) {
+        if spareExchanges.count < Self.maxSpareExchanges { spareExchanges.append(exchange) }
     }
 
     func connectionBecameIdle(_ connection: OriginConnection) {
@@ -106,4 +116,13 @@ package final class OriginPool: @unchecked Sendable {
         exchange.finish(.failure(.timeout))
         connection?.abandon()
     }
+}
+
+/// A completion closure heard as a receiver (the schema's introspection, CDN purges).
+private final class CompletionReceiver: OriginReceiving {
+    private let completion: (UpstreamResult) -> Void
+
+    init(_ completion: @escaping (UpstreamResult) -> Void) { self.completion = completion }
+
+    func originAnswered(_ result: UpstreamResult) { completion(result) }
 }
