@@ -55,6 +55,29 @@ import Testing
         }
     }
 
+    @Test func aLaterExchangeTimesOutAtItsOwnDeadlineAfterAnEarlierOneAnswered() throws {
+        // One loop, one pool: the deadline timer is set for the first exchange; it answers in
+        // time, and the timer, firing at that deadline, must move on to the second exchange's.
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "origin:\n  timeout: 400ms\npersisted_queries:\n  store: \"\"\n", threads: 1)
+        let quick = Collected<HTTPClientResponse?>()
+        let group = DispatchGroup()
+        group.enter()
+        Thread {
+            quick.append(try? proxy.client.post("/graphql", json: #"{"query":"query SlowA { slow(ms: 100) }"}"#))
+            group.leave()
+        }.start()
+        #expect(try eventually { try origin.requests("SlowA") == 1 })
+        let started = ContinuousClock.now
+        let late = try proxy.client.post("/graphql", json: #"{"query":"query SlowB { slow(ms: 3000) }"}"#)
+        group.wait()
+        #expect(quick.all.first??.status == 200)
+        #expect(late.status == 504)
+        #expect(firstError(late).code == "ORIGIN_TIMEOUT")
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
     @Test func originClosingTheConnectionGivesBadGateway() throws {
         let origin = try DemoOriginProcess()
         try origin.setFaults(#"{"close": true}"#)

@@ -4,14 +4,12 @@
 
 import BreakwaterCore
 import DequeModule
-import Foundation
 
 /// The origin connections of one event loop. Used only on that loop's thread.
 package final class OriginPool: @unchecked Sendable {
     package let loop: EventLoop
     private let origin: OriginURL
-    /// origin.timeout, as the timeval libevent takes (converted once).
-    private let deadline: timeval
+    private let timeout: Duration
     private let maxConnections: Int
     private let tls: TLSClientContext?
     let hostHeader: String
@@ -19,9 +17,12 @@ package final class OriginPool: @unchecked Sendable {
     private var idle: [OriginConnection] = []
     private var open: [ObjectIdentifier: OriginConnection] = [:]
     private var waiting = Deque<OriginExchange>()
-    /// Exchanges whose answers were delivered, begun again by the next requests (each with its
-    /// deadline timer).
+    /// Exchanges whose answers were delivered, begun again by the next requests.
     private var spareExchanges: [OriginExchange] = []
+    /// origin.timeout of every running exchange, on one timer.
+    private lazy var deadlines = ExchangeDeadlines(loop: loop, timeout: timeout) { [unowned self] exchange in
+        exchangeTimedOut(exchange)
+    }
     /// Spare exchanges kept beyond this many are freed (a burst of waiting exchanges made them).
     private static let maxSpareExchanges = 256
 
@@ -30,7 +31,7 @@ package final class OriginPool: @unchecked Sendable {
     {
         self.loop = loop
         self.origin = origin
-        self.deadline = timeval(duration: timeout)
+        self.timeout = timeout
         self.maxConnections = max(1, maxConnections)
         self.hostHeader = origin.hostHeader
         self.tls = origin.scheme == .https ? try TLSClientContext(host: origin.host, verify: tlsVerify) : nil
@@ -48,8 +49,9 @@ package final class OriginPool: @unchecked Sendable {
     /// Sends `request`; `receiver` hears the result on this loop exactly once. Call on the
     /// loop's thread.
     package func send(_ request: consuming UpstreamRequest, to receiver: any OriginReceiving) {
-        let exchange = spareExchanges.popLast() ?? OriginExchange(pool: self, loop: loop)
-        exchange.begin(request, for: receiver, timeout: deadline)
+        let exchange = spareExchanges.popLast() ?? OriginExchange(pool: self)
+        exchange.begin(request, for: receiver)
+        deadlines.began(exchange)
         if let connection = idle.popLast() {
             connection.start(exchange)
         } else if open.count < maxConnections {
@@ -83,6 +85,11 @@ package final class OriginPool: @unchecked Sendable {
     /// went back idle): kept for the next request.
     func recycle(_ exchange: OriginExchange) {
         if spareExchanges.count < Self.maxSpareExchanges { spareExchanges.append(exchange) }
+    }
+
+    /// `exchange` delivered its result.
+    func exchangeFinished(_ exchange: OriginExchange) {
+        deadlines.finished(exchange)
     }
 
     func connectionBecameIdle(_ connection: OriginConnection) {
