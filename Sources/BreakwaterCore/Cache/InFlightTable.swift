@@ -71,8 +71,8 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
 
     /// `shardCount` bounds contention: two loops block each other only on keys of one shard.
     /// `shardHash` picks a key's shard: its `hashValue` unless the key has a cheaper value that
-    /// spreads as well (a cache key's digest bits: `hashValue` ran the seeded hasher once more,
-    /// besides the dictionary's own, on each join and each completion).
+    /// spreads as well (a cache key's digest bits: `hashValue` would run the seeded hasher once
+    /// more, besides the dictionary's own, on each join and each completion).
     public init(shardCount: Int = 16, shardHash: @escaping @Sendable (Key) -> Int = { $0.hashValue }) {
         shards = (0..<max(1, shardCount)).map { _ in ShardBox() }
         self.shardHash = shardHash

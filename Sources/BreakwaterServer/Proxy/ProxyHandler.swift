@@ -312,8 +312,8 @@ private final class FetchRun: OriginReceiving {
         self.answering = answering
     }
 
-    /// The flow's first step, read where the flow is kept (a flow started before the run took
-    /// it was copied into the run and destroyed once more).
+    /// The flow's first step, read where the flow is kept (a flow started before the run takes
+    /// it is copied into the run and destroyed once more).
     func start() -> FetchFlow.Step { flow.start() }
 
     func originAnswered(_ result: UpstreamResult) {

@@ -2,7 +2,7 @@
 // of a pool gets the same timeout, so deadlines come due in the order the exchanges began: the
 // first one still running is always the next, and a timer for it serves them all. The running
 // exchanges are linked through themselves in that order; an exchange costs a clock read and two
-// links, where a timer of its own was added to and deleted from libevent's heap on every miss.
+// links rather than a timer of its own added to and deleted from libevent's heap on every miss.
 
 import BreakwaterCore
 

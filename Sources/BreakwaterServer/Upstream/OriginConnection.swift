@@ -55,7 +55,7 @@ final class OriginConnection: IOEventHandler {
         status = 0
         headers = HTTPHeaders()
         body = []
-        // Read out of the exchange once (each read copied the request's four fields).
+        // Read out of the exchange once (each read copies the request's four fields).
         let request = exchange.request
         RequestHeadWriter.append(request, host: pool.hostHeader, to: &output)
         if machine.exchangeStarted(toHEAD: request.method == "HEAD") { flush() }
