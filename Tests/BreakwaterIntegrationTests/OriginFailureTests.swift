@@ -34,8 +34,8 @@ import Testing
     }
 
     @Test func anExchangeReusedAfterAnAnswerStillHasItsDeadline() throws {
-        // The pool begins the next request with the exchange of an answered one, deadline timer
-        // included: the timer must be armed again for it. Distinct documents: no cache hit.
+        // The pool begins the next request with the exchange of an answered one: its deadline
+        // must run again for the new request. Distinct documents: no cache hit.
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(
             origin: origin.url, yaml: "origin:\n  timeout: 300ms\npersisted_queries:\n  store: \"\"\n")
