@@ -33,6 +33,51 @@ import Testing
         #expect(try proxy.client.post("/graphql", json: query).status == 200)
     }
 
+    @Test func anExchangeReusedAfterAnAnswerStillHasItsDeadline() throws {
+        // The pool begins the next request with the exchange of an answered one: its deadline
+        // must run again for the new request. Distinct documents: no cache hit.
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "origin:\n  timeout: 300ms\npersisted_queries:\n  store: \"\"\n")
+        #expect(try proxy.client.post("/graphql", json: #"{"query":"{ launches(pageSize: 2) { cursor } }"}"#).status == 200)
+        try origin.setFaults(#"{"delayMs": 3000}"#)
+        let started = ContinuousClock.now
+        let response = try proxy.client.post("/graphql", json: #"{"query":"{ launches(pageSize: 3) { cursor } }"}"#)
+        #expect(response.status == 504)
+        #expect(firstError(response).code == "ORIGIN_TIMEOUT")
+        #expect(ContinuousClock.now - started < .seconds(2))
+        // Each reused exchange's deadline runs from its own start: five answers of 100 ms one
+        // after another, 500 ms in all, each within its 300 ms.
+        try origin.setFaults(#"{"delayMs": 100}"#)
+        for size in 4...8 {
+            let answer = try proxy.client.post("/graphql", json: #"{"query":"{ launches(pageSize: \#(size)) { cursor } }"}"#)
+            #expect(answer.status == 200)
+        }
+    }
+
+    @Test func aLaterExchangeTimesOutAtItsOwnDeadlineAfterAnEarlierOneAnswered() throws {
+        // One loop, one pool: the deadline timer is set for the first exchange; it answers in
+        // time, and the timer, firing at that deadline, must move on to the second exchange's.
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: "origin:\n  timeout: 400ms\npersisted_queries:\n  store: \"\"\n", threads: 1)
+        let quick = Collected<HTTPClientResponse?>()
+        let group = DispatchGroup()
+        group.enter()
+        Thread {
+            quick.append(try? proxy.client.post("/graphql", json: #"{"query":"query SlowA { slow(ms: 100) }"}"#))
+            group.leave()
+        }.start()
+        #expect(try eventually { try origin.requests("SlowA") == 1 })
+        let started = ContinuousClock.now
+        let late = try proxy.client.post("/graphql", json: #"{"query":"query SlowB { slow(ms: 3000) }"}"#)
+        group.wait()
+        #expect(quick.all.first??.status == 200)
+        #expect(late.status == 504)
+        #expect(firstError(late).code == "ORIGIN_TIMEOUT")
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
     @Test func originClosingTheConnectionGivesBadGateway() throws {
         let origin = try DemoOriginProcess()
         try origin.setFaults(#"{"close": true}"#)

@@ -56,6 +56,11 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(prefix)
     }
 
+    /// Which shard of a table keyed by cache keys holds this one (`InFlightTable`): the digest's
+    /// second 8 bytes, as evenly spread as the first and not the ones the hasher is fed.
+    @inline(__always)
+    package var shardHash: Int { Int(truncatingIfNeeded: digest.words.1) }
+
     package var description: String { digest.hex }
 
     private static func appendOptional(_ field: [UInt8]?, to material: inout [UInt8]) {

@@ -66,10 +66,16 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
     }
 
     @usableFromInline let shards: [ShardBox]
+    /// Spreads keys over the shards.
+    @usableFromInline let shardHash: @Sendable (Key) -> Int
 
     /// `shardCount` bounds contention: two loops block each other only on keys of one shard.
-    public init(shardCount: Int = 16) {
+    /// `shardHash` picks a key's shard: its `hashValue` unless the key has a cheaper value that
+    /// spreads as well (a cache key's digest bits: `hashValue` would run the seeded hasher once
+    /// more, besides the dictionary's own, on each join and each completion).
+    public init(shardCount: Int = 16, shardHash: @escaping @Sendable (Key) -> Int = { $0.hashValue }) {
         shards = (0..<max(1, shardCount)).map { _ in ShardBox() }
+        self.shardHash = shardHash
     }
 
     /// A client missed on `key` at `now`: `.startFetch` if it leads a new fetch, `.wait` for
@@ -151,6 +157,6 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
 
     @inlinable
     func shard(for key: Key) -> ShardBox {
-        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+        shards[Int(UInt(bitPattern: shardHash(key)) % UInt(shards.count))]
     }
 }

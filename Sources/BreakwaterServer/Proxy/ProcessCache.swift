@@ -6,7 +6,7 @@ import BreakwaterCore
 final class ProcessCache: Sendable {
     let store: ResponseStore
     /// Clients waiting for a fetch in flight, answered on their own loops (responders hop there).
-    let inFlight = InFlightTable<CacheKey, FetchWaiter>()
+    let inFlight = InFlightTable<CacheKey, FetchWaiter>(shardHash: { $0.shardHash })
     /// The one way entries are purged: admin, mutations, the fleet.
     let purger: CachePurger
     let hasher = OpenSSLSHA256()

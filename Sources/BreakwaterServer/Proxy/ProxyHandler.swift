@@ -149,10 +149,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Drives one `FetchFlow` to its outcome, then answers whom `answering` names.
     private func run(_ plan: FetchPlan, answering: FetchRun.Answering) {
-        let flow = FetchFlow(plan: plan, environment: environment)
-        // Started before the run holds it: `run.flow.start()` read a copy of the flow out of the run.
-        let first = flow.start()
-        advance(FetchRun(flow: flow, answering: answering), first)
+        let run = FetchRun(flow: FetchFlow(plan: plan, environment: environment), answering: answering)
+        advance(run, run.start())
     }
 
     private func advance(_ run: FetchRun, _ step: FetchFlow.Step) {
@@ -227,39 +225,45 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// Sends the plan's request to the origin through this loop's pool, counts it, and advances
-    /// `run` with the answer (one closure per exchange: the pool's).
+    /// Sends the plan's request to the origin through this loop's pool; `run` hears the answer
+    /// (`originAnswered(_:for:)`). The run itself is the pool's receiver: no closure per exchange.
     private func send(_ plan: FetchPlan, for run: FetchRun) {
         let origin = plan.operation.origin
-        let headers = plan.upstreamHeaders
-        let upstream = UpstreamRequest(method: origin.method, target: origin.target, headers: headers, body: origin.body)
-        let started = ContinuousClock.now
-        let statistics = self.statistics
-        let operationName = plan.operation.operationName
-        pool.send(upstream) { [self, headers] result in
-            let duration = ContinuousClock.now - started
-            // Once per fetch, whoever waits on it (background refreshes included). The request id
-            // is looked up only for the answers that log names (a failure, a 5xx).
-            let isLogged =
-                switch result {
-                case .failure: true
-                case .response(let response): response.status >= 500
-                }
-            ProxyLog.originResult(
-                result, operation: operationName, requestID: isLogged ? headers["X-Request-Id"] : nil)
-            let outcome = OriginOutcome(result)
-            run.upstream = duration
-            let next = run.flow.originAnswered(result)
-            // Counted under how the fetch ended for the cache (stored, not stored, stale in its place).
-            let cache: RequestStatistics.CacheResult? =
-                if case .finish(let ending) = next { RequestStatistics.CacheResult(ending.cache) } else { nil }
-            statistics.record {
-                $0.recordUpstream(
-                    duration: duration, outcome: Self.upstreamOutcome(outcome), reason: outcome.errorReason,
-                    operationName: RecordedName.operation(resolved: operationName), cache: cache)
+        let upstream = UpstreamRequest(
+            method: origin.method, target: origin.target, headers: plan.upstreamHeaders, body: origin.body)
+        run.sent = ContinuousClock.now
+        run.handler = self
+        pool.send(upstream, to: run)
+    }
+
+    /// The origin answered `run`'s request (or failed): counts and logs the exchange, then
+    /// advances the run.
+    fileprivate func originAnswered(_ result: UpstreamResult, for run: FetchRun) {
+        let now = ContinuousClock.now
+        let duration = now - (run.sent ?? now)
+        let operationName = run.flow.plan.operation.operationName
+        // Once per fetch, whoever waits on it (background refreshes included). The request id
+        // is looked up only for the answers that log names (a failure, a 5xx).
+        let isLogged =
+            switch result {
+            case .failure: true
+            case .response(let response): response.status >= 500
             }
-            advance(run, next)
+        ProxyLog.originResult(
+            result, operation: operationName,
+            requestID: isLogged ? run.flow.plan.upstreamHeaders["X-Request-Id"] : nil)
+        let outcome = OriginOutcome(result)
+        run.upstream = duration
+        let next = run.flow.originAnswered(result)
+        // Counted under how the fetch ended for the cache (stored, not stored, stale in its place).
+        let cache: RequestStatistics.CacheResult? =
+            if case .finish(let ending) = next { RequestStatistics.CacheResult(ending.cache) } else { nil }
+        statistics.record {
+            $0.recordUpstream(
+                duration: duration, outcome: Self.upstreamOutcome(outcome), reason: outcome.errorReason,
+                operationName: RecordedName.operation(resolved: operationName), cache: cache)
         }
+        advance(run, next)
     }
 
     private static func upstreamOutcome(_ outcome: OriginOutcome) -> RequestStatistics.UpstreamOutcome {
@@ -280,8 +284,9 @@ struct FetchWaiter: Sendable {
     let handler: ProxyHandler
 }
 
-/// One fetch under way: its flow, and whom to tell when it ends.
-private final class FetchRun {
+/// One fetch under way: its flow, and whom to tell when it ends. It hears the origin's answer
+/// itself (the pool's receiver) and hands it to the handler that sent it.
+private final class FetchRun: OriginReceiving {
     /// Whom a fetch's outcome answers: named, not a closure (one allocation less per miss).
     enum Answering {
         /// The one client of an uncached fetch.
@@ -296,12 +301,24 @@ private final class FetchRun {
     let answering: Answering
     /// How long the origin took, once it answered.
     var upstream: Duration?
+    /// When the request went to the origin, and the handler that sent it (set by `send`).
+    var sent: ContinuousClock.Instant?
+    var handler: ProxyHandler?
     /// Called after the waiters are answered (a freshness sample records itself).
     var onFinish: ((FetchOutcome) -> Void)?
 
     init(flow: FetchFlow, answering: Answering) {
         self.flow = flow
         self.answering = answering
+    }
+
+    /// The flow's first step, read where the flow is kept (a flow started before the run takes
+    /// it is copied into the run and destroyed once more).
+    func start() -> FetchFlow.Step { flow.start() }
+
+    func originAnswered(_ result: UpstreamResult) {
+        guard let handler else { preconditionFailure("an origin answer for a fetch that was not sent") }
+        handler.originAnswered(result, for: self)
     }
 
     /// Answers with `outcome`, each client dressed as it asked; waiters who may not have it

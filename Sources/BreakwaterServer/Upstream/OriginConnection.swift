@@ -55,8 +55,10 @@ final class OriginConnection: IOEventHandler {
         status = 0
         headers = HTTPHeaders()
         body = []
-        RequestHeadWriter.append(exchange.request, host: pool.hostHeader, to: &output)
-        if machine.exchangeStarted(toHEAD: exchange.request.method == "HEAD") { flush() }
+        // Read out of the exchange once (each read copies the request's four fields).
+        let request = exchange.request
+        RequestHeadWriter.append(request, host: pool.hostHeader, to: &output)
+        if machine.exchangeStarted(toHEAD: request.method == "HEAD") { flush() }
     }
 
     func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {
@@ -158,10 +160,14 @@ final class OriginConnection: IOEventHandler {
         case .body(let range):
             buffer.withBytes { body.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
         case .complete(let reuses):
-            var response = HTTPResponse(status: status, headers: headers, body: body)
+            // The fields and the body move into the response: the connection keeps no second
+            // reference to them (one would make the answer's first change copy them).
+            let fields = headers
+            headers = HTTPHeaders()
+            var response = HTTPResponse(status: status, headers: fields, body: body)
             body = []
             // Asked for gzip (RequestHeadWriter): decoded here, before anything parses or stores it.
-            if let coding = response.headers["Content-Encoding"] {
+            if let coding = fields["Content-Encoding"] {
                 guard let decoded = Self.decode(response.body, coding: coding) else {
                     machine.close()
                     return fail(.malformed("the origin's \(coding) body does not decode"))
@@ -178,7 +184,10 @@ final class OriginConnection: IOEventHandler {
             } else {
                 close()
             }
-            finished?.finish(.response(response))
+            guard let finished else { return }
+            finished.finish(.response(response))
+            // Delivered, and no connection, waiting line or timer refers to it any more.
+            pool?.recycle(finished)
         case .fail(let failure):
             switch failure {
             case .cannotConnect: fail(.refused("cannot connect to the origin"))

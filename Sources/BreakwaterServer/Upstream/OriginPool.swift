@@ -17,10 +17,14 @@ package final class OriginPool: @unchecked Sendable {
     private var idle: [OriginConnection] = []
     private var open: [ObjectIdentifier: OriginConnection] = [:]
     private var waiting = Deque<OriginExchange>()
-    /// Deadline timers of finished exchanges, armed again by the next ones.
-    private var spareTimers: [ExchangeTimer] = []
-    /// Spare timers kept beyond this many are freed (a burst of waiting exchanges made them).
-    private static let maxSpareTimers = 256
+    /// Exchanges whose answers were delivered, begun again by the next requests.
+    private var spareExchanges: [OriginExchange] = []
+    /// origin.timeout of every running exchange, on one timer.
+    private lazy var deadlines = ExchangeDeadlines(loop: loop, timeout: timeout) { [unowned self] exchange in
+        exchangeTimedOut(exchange)
+    }
+    /// Spare exchanges kept beyond this many are freed (a burst of waiting exchanges made them).
+    private static let maxSpareExchanges = 256
 
     package init(loop: EventLoop, origin: OriginURL, timeout: Duration, maxConnections: Int, tlsVerify: Bool)
         throws(ServerError)
@@ -39,8 +43,15 @@ package final class OriginPool: @unchecked Sendable {
 
     /// Sends `request`; `completion` runs on this loop exactly once. Call on the loop's thread.
     package func send(_ request: UpstreamRequest, completion: @escaping (UpstreamResult) -> Void) {
-        let exchange = OriginExchange(request: request, pool: self, completion: completion)
-        exchange.startDeadline(timeout, on: spareTimers.popLast() ?? ExchangeTimer(loop: loop))
+        send(request, to: CompletionReceiver(completion))
+    }
+
+    /// Sends `request`; `receiver` hears the result on this loop exactly once. Call on the
+    /// loop's thread.
+    package func send(_ request: consuming UpstreamRequest, to receiver: any OriginReceiving) {
+        let exchange = spareExchanges.popLast() ?? OriginExchange(pool: self)
+        exchange.begin(request, for: receiver)
+        deadlines.began(exchange)
         if let connection = idle.popLast() {
             connection.start(exchange)
         } else if open.count < maxConnections {
@@ -70,9 +81,15 @@ package final class OriginPool: @unchecked Sendable {
         return resolved
     }
 
-    /// A finished exchange's timer, disarmed: kept for the next exchange.
-    func recycle(_ timer: ExchangeTimer) {
-        if spareTimers.count < Self.maxSpareTimers { spareTimers.append(timer) }
+    /// An exchange whose answer was delivered and that nothing else refers to (its connection
+    /// went back idle): kept for the next request.
+    func recycle(_ exchange: OriginExchange) {
+        if spareExchanges.count < Self.maxSpareExchanges { spareExchanges.append(exchange) }
+    }
+
+    /// `exchange` delivered its result.
+    func exchangeFinished(_ exchange: OriginExchange) {
+        deadlines.finished(exchange)
     }
 
     func connectionBecameIdle(_ connection: OriginConnection) {
@@ -106,4 +123,13 @@ package final class OriginPool: @unchecked Sendable {
         exchange.finish(.failure(.timeout))
         connection?.abandon()
     }
+}
+
+/// A completion closure heard as a receiver (the schema's introspection, CDN purges).
+private final class CompletionReceiver: OriginReceiving {
+    private let completion: (UpstreamResult) -> Void
+
+    init(_ completion: @escaping (UpstreamResult) -> Void) { self.completion = completion }
+
+    func originAnswered(_ result: UpstreamResult) { completion(result) }
 }

@@ -4,10 +4,24 @@
 
 import BreakwaterCore
 
+/// Hears the result of one origin exchange, on the loop that sent it.
+package protocol OriginReceiving: AnyObject {
+    func originAnswered(_ result: UpstreamResult)
+}
+
 /// Sends requests to the origin for one event loop. Called on that loop's thread.
 package protocol OriginSending: AnyObject {
     /// Sends `request`; `completion` runs on the loop exactly once.
     func send(_ request: UpstreamRequest, completion: @escaping (UpstreamResult) -> Void)
+    /// Sends `request`; `receiver` hears the result on the loop exactly once. The proxy's fetches
+    /// go this way: the receiver is the fetch itself, so no closure is made per exchange.
+    func send(_ request: consuming UpstreamRequest, to receiver: any OriginReceiving)
+}
+
+extension OriginSending {
+    package func send(_ request: consuming UpstreamRequest, to receiver: any OriginReceiving) {
+        send(request) { receiver.originAnswered($0) }
+    }
 }
 
 extension OriginPool: OriginSending {}
