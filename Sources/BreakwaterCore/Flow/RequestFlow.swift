@@ -88,7 +88,9 @@ package struct RequestFlow {
             if document.shouldRegister && environment.registry.document(for: document.digest) == nil {
                 effects.append(.register(document, publish: true))
             }
-            return route(known.operation, knownKey: known.sharedCacheKey, memoKey: memoKey)
+            // No TTL-0 rule covers it: `prepared` remembers no such operation, and the memo is
+            // emptied whenever the rules change (asking again cost a rule lookup per hit).
+            return route(known.operation, knownKey: known.sharedCacheKey, memoKey: memoKey, hasZeroTTL: false)
         }
         do throws(GraphQLErrorResponse) {
             let graphQLRequest = try environment.endpoint.parse(request)

@@ -9,8 +9,12 @@ import Foundation
 /// Turns ranges of a head's bytes into Strings, literals where the bytes are a common piece.
 enum FieldText {
     static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        let piece = UnsafeBufferPointer(rebasing: bytes[range])
-        return known(piece) ?? String(decoding: piece, as: UTF8.self)
+        string(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// `piece` as a String (an HTTP/2 field's name or value).
+    static func string(_ piece: UnsafeBufferPointer<UInt8>) -> String {
+        known(piece) ?? String(decoding: piece, as: UTF8.self)
     }
 
     /// The literal spelled by `piece`, if it is one of the usual ones.

@@ -57,7 +57,7 @@ final class HTTP2Stream {
         default:
             break
         }
-        headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        headers.add(FieldText.string(name), FieldText.string(value))
     }
 
     @inline(__always)
@@ -65,9 +65,12 @@ final class HTTP2Stream {
         bytes.count == literal.utf8CodeUnitCount && memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
     }
 
-    /// The request as the handlers take it.
+    /// The request as the handlers take it; made once, when the request is complete.
     func request(remoteAddress: String, isSecure: Bool) -> HTTPRequest {
-        var headers = self.headers
+        // Taken, not copied: a copy shared the fields' storage, and adding `host` to it copied
+        // them all into a new array.
+        var headers = HTTPHeaders()
+        swap(&headers, &self.headers)
         if !sawHost, let authority { headers.add("host", authority) }
         if !cookies.isEmpty { headers.add("cookie", cookies.joined(separator: "; ")) }
         return HTTPRequest(

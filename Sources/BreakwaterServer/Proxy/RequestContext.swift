@@ -1,10 +1,12 @@
 // One client request from arrival to answer: whom to answer, how to dress the answer, and what
-// to count and log once it is sent (the access-log fields of docs/OPERATING.md).
+// to count and log once it is sent (the access-log fields of docs/OPERATING.md). A value: a hit
+// answers through it where it was made, without allocating; a fetch's waiters hold it in a
+// `SharedRequestContext`.
 
 import BreakwaterCore
 
-/// The answering side of one request; also what a coalesced fetch's waiters are.
-final class RequestContext: Sendable {
+/// The answering side of one request.
+struct RequestContext: Sendable {
     let responder: any HTTPResponder
     let client: ClientView
     private let started: ContinuousClock.Instant
