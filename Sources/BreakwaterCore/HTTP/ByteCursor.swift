@@ -87,6 +87,8 @@ extension String {
     /// formatting (about 250 instructions for an `Age`); up to 15 digits this is a small string,
     /// made without an allocation.
     package static func decimal(_ value: Int) -> String {
-        String(unsafeUninitializedCapacity: 20) { ByteCursor.putDecimal(value, at: $0.baseAddress!) }
+        // Asked for more than 15 bytes, the initializer allocates whatever it is given back.
+        let capacity = value < 1_000_000_000_000_000 ? 15 : 20
+        return String(unsafeUninitializedCapacity: capacity) { ByteCursor.putDecimal(value, at: $0.baseAddress!) }
     }
 }

@@ -23,7 +23,7 @@ enum FieldText {
         func spells(_ literal: StaticString) -> Bool { memcmp(base, literal.utf8Start, piece.count) == 0 }
         // Dispatched on length first: one or two comparisons of a few bytes at most.
         switch piece.count {
-        case 3: return spells("*/*") ? "*/*" : nil
+        case 3: return spells("*/*") ? "*/*" : spells("GET") ? "GET" : nil
         case 4: return spells("Host") ? "Host" : spells("host") ? "host" : spells("Date") ? "Date" : nil
         case 6: return spells("Accept") ? "Accept" : spells("accept") ? "accept" : spells("Server") ? "Server" : nil
         case 8: return spells("/graphql") ? "/graphql" : nil

@@ -17,15 +17,9 @@ enum ResponseHeadWriter {
         let bodiless = status < 200 || status == 204 || status == 304
         let prebuilt = bodiless ? nil : response.prebuilt
         let reason = status == 200 ? "" : HTTPStatus.reason(status)
-        let requestID = response.requestID
-        // The fields are read in place: `for field in fields` copied each one (a retain and a
-        // release of its name and value, in each of the two loops).
-        let headers = response.headers
-        var bound = 128 + reason.utf8.count + date.utf8.count + (requestID?.utf8.count ?? 0)
+        var bound = 128 + reason.utf8.count + date.utf8.count + (response.requestID?.utf8.count ?? 0)
         if let prebuilt { bound += prebuilt.headBound }
-        headers.fields.withUnsafeBufferPointer { fields in
-            for index in fields.indices { bound += fields[index].name.utf8.count + fields[index].value.utf8.count + 4 }
-        }
+        for field in response.headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
         output.append(bound: bound) { head in
             if status == 200 {
                 head.put("HTTP/1.1 200 OK\r\n")
@@ -36,15 +30,13 @@ enum ResponseHeadWriter {
                 head.put(reason)
                 head.put("\r\n")
             }
-            headers.fields.withUnsafeBufferPointer { fields in
-                for index in fields.indices where !isFraming(fields[index].name) {
-                    head.put(fields[index].name)
-                    head.put(": ")
-                    head.put(fields[index].value)
-                    head.put("\r\n")
-                }
+            for field in response.headers.fields where !isFraming(field.name) {
+                head.put(field.name)
+                head.put(": ")
+                head.put(field.value)
+                head.put("\r\n")
             }
-            if let requestID {
+            if let requestID = response.requestID {
                 head.put("X-Request-Id: ")
                 head.put(requestID)
                 head.put("\r\n")

@@ -43,19 +43,23 @@ enum HTTP2ResponseFields {
     }
 
     /// Fields HTTP/2 forbids or frames itself: the HTTP/1.1 connection's (RFC 9113 8.2.2),
-    /// `Content-Length` and `Date` (written here), in any case; told apart by length first.
+    /// `Content-Length` and `Date` (written here), in any case; told apart by length and first
+    /// letter before any comparison (the fields of an answer from the cache match none).
     static func isConnectionSpecific(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 2: name.equalsIgnoringASCIICase("TE")
-        case 4: name.equalsIgnoringASCIICase("Date")
-        case 7: name.equalsIgnoringASCIICase("Upgrade") || name.equalsIgnoringASCIICase("Trailer")
-        case 10: name.equalsIgnoringASCIICase("Connection") || name.equalsIgnoringASCIICase("Keep-Alive")
-        case 14: name.equalsIgnoringASCIICase("Content-Length")
-        case 16: name.equalsIgnoringASCIICase("Proxy-Connection")
-        case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
-        case 18: name.equalsIgnoringASCIICase("Proxy-Authenticate")
-        case 19: name.equalsIgnoringASCIICase("Proxy-Authorization")
-        default: false
+        guard let first = name.utf8.first.map({ $0 | 0x20 }) else { return false }
+        switch (name.utf8.count, first) {
+        case (2, UInt8(ascii: "t")): return name.equalsIgnoringASCIICase("TE")
+        case (4, UInt8(ascii: "d")): return name.equalsIgnoringASCIICase("Date")
+        case (7, UInt8(ascii: "u")): return name.equalsIgnoringASCIICase("Upgrade")
+        case (7, UInt8(ascii: "t")): return name.equalsIgnoringASCIICase("Trailer")
+        case (10, UInt8(ascii: "c")): return name.equalsIgnoringASCIICase("Connection")
+        case (10, UInt8(ascii: "k")): return name.equalsIgnoringASCIICase("Keep-Alive")
+        case (14, UInt8(ascii: "c")): return name.equalsIgnoringASCIICase("Content-Length")
+        case (16, UInt8(ascii: "p")): return name.equalsIgnoringASCIICase("Proxy-Connection")
+        case (17, UInt8(ascii: "t")): return name.equalsIgnoringASCIICase("Transfer-Encoding")
+        case (18, UInt8(ascii: "p")): return name.equalsIgnoringASCIICase("Proxy-Authenticate")
+        case (19, UInt8(ascii: "p")): return name.equalsIgnoringASCIICase("Proxy-Authorization")
+        default: return false
         }
     }
 }

@@ -40,7 +40,7 @@ final class HTTP2Stream {
         if name.first == UInt8(ascii: ":") {
             switch name.count {
             case 5 where Self.equals(name, ":path"): path = String(decoding: value, as: UTF8.self)
-            case 7 where Self.equals(name, ":method"): method = String(decoding: value, as: UTF8.self)
+            case 7 where Self.equals(name, ":method"): method = FieldText.string(value)
             case 10 where Self.equals(name, ":authority"): authority = String(decoding: value, as: UTF8.self)
             default: break  // :scheme; nghttp2 refuses unknown pseudo-fields
             }

@@ -95,7 +95,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     ) {
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(
-            responder: responder, client: flow.client, started: started, method: flow.request.method,
+            responder: responder, started: started, method: flow.request.method,
             operationName: flow.operation?.operationName, requestedOperationName: flow.requested.operationName,
             documentHash: flow.operation?.document.digest ?? flow.requested.digest, identity: flow.request.identity,
             statistics: statistics, accessLog: accessLog)
@@ -110,10 +110,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                 perform(next, flow: &flow, responder: responder, started: started)
             }
         case .fetch(let plan):
-            run(plan, answering: .client(SharedRequestContext(context)))
+            run(plan, answering: .client(SharedRequestContext(context, client: flow.client)))
         case .join(let plan):
             guard let key = plan.key else { preconditionFailure("join without a key") }
-            let waiter = FetchWaiter(context: SharedRequestContext(context), plan: plan, handler: self)
+            let waiter = FetchWaiter(context: SharedRequestContext(context, client: flow.client), plan: plan, handler: self)
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
             case .startFetch: runCoalesced(plan, key: key)
             case .wait: break

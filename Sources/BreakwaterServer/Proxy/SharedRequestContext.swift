@@ -3,15 +3,17 @@
 
 import BreakwaterCore
 
-/// A `RequestContext` shared by whoever answers the request once its fetch ends.
+/// A `RequestContext` shared by whoever answers the request once its fetch ends, with how that
+/// answer is dressed for the client (`FetchOutcome.reply(for:)`; an answer given at once is
+/// dressed by the flow, so the context alone does without).
 final class SharedRequestContext: Sendable {
     let context: RequestContext
+    let client: ClientView
 
-    init(_ context: RequestContext) {
+    init(_ context: RequestContext, client: ClientView) {
         self.context = context
+        self.client = client
     }
-
-    var client: ClientView { context.client }
 
     /// `RequestContext.finish`.
     func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
