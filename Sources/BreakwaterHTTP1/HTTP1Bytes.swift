@@ -28,11 +28,17 @@ package enum HTTP1Bytes {
     static func isTargetCharacter(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
     /// The first offset in `start..<stop` whose byte is not a target character (or `stop`):
-    /// eight bytes per step while they are all visible ASCII (a target is often hundreds of
-    /// bytes: the hashed GET of APQ), then byte by byte.
+    /// sixteen bytes per step in one vector comparison, then eight, while they are all visible
+    /// ASCII (a target is often hundreds of bytes: the hashed GET of APQ), then byte by byte.
     static func skipTargetCharacters(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to stop: Int) -> Int {
         var i = start
         if let base = UnsafeRawPointer(bytes.baseAddress) {
+            let low = SIMD16<UInt8>(repeating: 0x21), high = SIMD16<UInt8>(repeating: 0x7E)
+            while i + 16 <= stop {
+                let chunk = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                if any((chunk .< low) .| (chunk .> high)) { break }
+                i += 16
+            }
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
             while i + 8 <= stop {

@@ -89,6 +89,28 @@ struct CompactETagTests {
         #expect(untagged.etag == nil)
     }
 
+    /// What an HTTP/2 header list takes, read in place: the tag first, then the other stored
+    /// lines, as `etag` and `storedFields` give them.
+    @Test(arguments: [
+        [HTTPHeaderField(name: "ETag", value: "\"0123456789abcdef\"")],
+        [
+            HTTPHeaderField(name: "X-Tags", value: "a b"), HTTPHeaderField(name: "ETag", value: "W/\"x\""),
+            HTTPHeaderField(name: "Vary", value: ""),
+        ],
+        [],
+    ])
+    func fieldsReadInPlaceAreTheTagThenTheStoredLines(fields: [HTTPHeaderField]) {
+        let response = PrebuiltResponse(fields: fields, body: Array("[1]".utf8))
+        var read: [HTTPHeaderField] = []
+        response.forEachField { name, value in
+            read.append(
+                HTTPHeaderField(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        }
+        #expect(read == (response.etag.map { [HTTPHeaderField(name: "ETag", value: $0)] } ?? []) + response.storedFields)
+        #expect(read.count == fields.count)
+        if fields.count == 3 { #expect(read.map(\.name) == ["ETag", "X-Tags", "Vary"]) }
+    }
+
     @Test func aPrebuiltAnswerOfItsOwnCopiesTheBodyIntoItsBlock() {
         var body: [UInt8] = []
         body.reserveCapacity(64 * 1024)

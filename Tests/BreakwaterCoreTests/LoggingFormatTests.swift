@@ -128,6 +128,13 @@ import BreakwaterFixtures
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } })
     }
 
+    /// The id is the generator's SplitMix64 stream in hex: two words, most significant digit first.
+    @Test func generatedIDSpellsTheStreamInHex() {
+        var generator = RequestIDGenerator(seed: 7)
+        #expect(generator.next() == "63cbe1e459320dd7044c3cd7f43c661c")
+        #expect(generator.next() == "e6984080bab12a02953aeb70673e29cb")
+    }
+
     @Test func identityKeepsASaneIDAndReplacesOthers() {
         var generator = RequestIDGenerator(seed: 1)
         let kept = RequestIdentity(

@@ -23,14 +23,14 @@ package enum ClientAnswer {
             } else {
                 entry.publicCacheControl
             }
-        return finish(entry: entry, headers: headers, client: client, publicCacheControl: publicCacheControl)
+        return finish(entry: entry, headers: &headers, client: client, publicCacheControl: publicCacheControl)
     }
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
         var headers = HTTPHeaders(capacity: 5 + client.extraHeaders.fields.count)
         headers.add("X-Cache", XCache.miss.headerValue)
-        return finish(entry: entry, headers: headers, client: client, publicCacheControl: entry.publicCacheControl)
+        return finish(entry: entry, headers: &headers, client: client, publicCacheControl: entry.publicCacheControl)
     }
 
     /// An origin answer that was fetched and not stored, whatever the reason: `BYPASS`.
@@ -64,11 +64,11 @@ package enum ClientAnswer {
 
     /// 200 with the entry's prebuilt lines and body, or 304 when the client already holds it.
     /// The per-request lines are shared strings (interned Cache-Control, the settings' Vary):
-    /// nothing here is formatted but the age.
+    /// nothing here is formatted but the age. `headers` is the caller's, appended to in place (a
+    /// copy would share its buffer, and the first append would copy it into a new one).
     private static func finish(
-        entry: CacheEntry, headers: HTTPHeaders, client: ClientView, publicCacheControl: String
+        entry: CacheEntry, headers: inout HTTPHeaders, client: ClientView, publicCacheControl: String
     ) -> HTTPResponse {
-        var headers = headers
         headers.add("Cache-Control", client.isGET && !entry.isPerUser ? publicCacheControl : privateCacheControl)
         if let vary = client.vary { headers.add("Vary", vary) }
         if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }

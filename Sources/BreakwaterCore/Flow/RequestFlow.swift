@@ -57,8 +57,13 @@ package struct RequestFlow {
         self.request = request
         self.environment = environment
         self.memo = memo
-        // Read from the request by `start`; a placeholder until then (no header scans twice).
-        client = ClientView(isGET: false, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
+        // Read from the request here, once: no placeholder to make, copy and replace in `start`.
+        // Read through the environment, not bound: a local copy of either settings struct
+        // retained and released each of its fields on every request.
+        client = ClientView(
+            request: request, corsHeaders: environment.endpoint.corsHeaders(for: request),
+            vary: environment.responseVary, compressor: environment.compressor)
+        client.sendsRemainingTTL = environment.sendsRemainingTTL
     }
 
     /// The effects produced by the last step, once.
@@ -69,12 +74,6 @@ package struct RequestFlow {
 
     /// The first step for the request.
     package mutating func start() -> Step {
-        // Read through the environment, not bound: a local copy of either settings struct
-        // retained and released each of its fields on every request.
-        client = ClientView(
-            request: request, corsHeaders: environment.endpoint.corsHeaders(for: request),
-            vary: environment.responseVary, compressor: environment.compressor)
-        client.sendsRemainingTTL = environment.sendsRemainingTTL
         switch environment.endpoint.check(request) {
         case .preflight(let response)?: return .reply(FlowReply(response: response))
         case .error(let error)?: return .reply(.error(error, client: client))
@@ -88,7 +87,9 @@ package struct RequestFlow {
             if document.shouldRegister && environment.registry.document(for: document.digest) == nil {
                 effects.append(.register(document, publish: true))
             }
-            return route(known.operation, knownKey: known.sharedCacheKey, memoKey: memoKey)
+            // No TTL-0 rule covers it: `prepared` remembers no such operation, and the memo is
+            // emptied whenever the rules change (asking again cost a rule lookup per hit).
+            return route(known.operation, knownKey: known.sharedCacheKey, memoKey: memoKey, hasZeroTTL: false)
         }
         do throws(GraphQLErrorResponse) {
             let graphQLRequest = try environment.endpoint.parse(request)

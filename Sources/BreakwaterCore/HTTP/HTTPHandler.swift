@@ -3,7 +3,9 @@
 /// Handles requests on a listener. `handle` runs on the event loop that received the
 /// request; it must answer through `responder` exactly once, now or later, from any thread.
 /// The request is consumed: a handler that changes it before passing it on does not copy it.
-package protocol HTTPHandler: Sendable {
+/// Class-bound, like `HTTPResponder`: a connection's copy of its listener's handler is a retain,
+/// not a boxed existential's copy through value witnesses.
+package protocol HTTPHandler: AnyObject, Sendable {
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder)
     /// The HTTP engine answered `response` itself to a request it could not read (malformed
     /// framing, a limit, a head that never came) from `remoteAddress` over `version`: for the statistics and

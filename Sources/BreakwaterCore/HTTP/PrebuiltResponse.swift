@@ -146,6 +146,63 @@ package struct PrebuiltResponse: @unchecked Sendable {
         return lineFields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
+    /// Calls `body` with the name and value bytes of each field the stored part names, in the
+    /// order `etag` then `storedFields` give them (an HTTP/2 header list): the entity tag first,
+    /// then the stored lines other than `ETag`; `Content-Length` is the caller's. Nothing is
+    /// allocated, nothing decoded; the bytes are valid only during each call.
+    package func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        if let compactETag {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CompactETag.quotedCount) { quoted in
+                compactETag.write(at: quoted.baseAddress!)
+                Self.etagName.withUTF8Buffer { body($0, UnsafeBufferPointer(quoted)) }
+            }
+            return
+        }
+        let linesCount = self.linesCount
+        guard linesCount > 0 else { return }
+        withBytes { bytes in
+            let lines = UnsafeBufferPointer(rebasing: bytes[..<linesCount])
+            var tagged = false
+            Self.forEachLine(in: lines) { name, value in
+                guard !tagged, Self.isETag(name) else { return }
+                tagged = true
+                body(name, value)
+            }
+            Self.forEachLine(in: lines) { name, value in
+                if !Self.isETag(name) { body(name, value) }
+            }
+        }
+    }
+
+    private static let etagName: StaticString = "ETag"
+
+    /// Whether a stored line's name is `ETag` as the lines spell it (exactly, as `etag` looks).
+    private static func isETag(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        name.count == 4 && name[0] == UInt8(ascii: "E") && name[1] == UInt8(ascii: "T") && name[2] == UInt8(ascii: "a")
+            && name[3] == UInt8(ascii: "g")
+    }
+
+    /// Each `Name: value\r\n` line of `lines`, as `lineFields` reads them (a line without a colon
+    /// is skipped).
+    private static func forEachLine(
+        in lines: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        var start = 0
+        while start < lines.count {
+            var end = start
+            while end < lines.count && lines[end] != 10 { end += 1 }
+            var colon = start
+            while colon < end && lines[colon] != 58 { colon += 1 }
+            // The value after ": ", without the CR.
+            if colon < end, colon + 2 <= end - 1 {
+                body(
+                    UnsafeBufferPointer(rebasing: lines[start..<colon]),
+                    UnsafeBufferPointer(rebasing: lines[(colon + 2)..<(end - 1)]))
+            }
+            start = end + 1
+        }
+    }
+
     /// The stored lines other than ETag, as fields (a tag header for the CDN in front, say).
     package var storedFields: [HTTPHeaderField] { lineFields.filter { $0.name != "ETag" } }
 

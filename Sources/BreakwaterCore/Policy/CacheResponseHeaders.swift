@@ -21,7 +21,7 @@ package enum CacheResponseHeaders {
 
     /// The entry's age in whole seconds.
     package static func age(_ age: Duration) -> String {
-        String(wholeSeconds(age))
+        String.decimal(Int(wholeSeconds(age)))
     }
 
     /// Floor of a duration in seconds, never negative (clock skew must not print `-1`).

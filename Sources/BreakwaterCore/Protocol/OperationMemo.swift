@@ -159,8 +159,10 @@ package final class OperationMemo {
     /// The memo key of a request: only operations that resolved are ever stored under it.
     package static func key(for request: HTTPRequest) -> Key? {
         switch request.method {
-        case "GET": .get(request.target)
-        case "POST": .post(request.body)
+        // The cases, not literals: `case "GET"` made a method from the literal, by string
+        // comparisons, on every request.
+        case .get: .get(request.target)
+        case .post: .post(request.body)
         default: nil
         }
     }

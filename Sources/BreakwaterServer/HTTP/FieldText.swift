@@ -9,8 +9,12 @@ import Foundation
 /// Turns ranges of a head's bytes into Strings, literals where the bytes are a common piece.
 enum FieldText {
     static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        let piece = UnsafeBufferPointer(rebasing: bytes[range])
-        return known(piece) ?? String(decoding: piece, as: UTF8.self)
+        string(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// `piece` as a String (an HTTP/2 field's name or value).
+    static func string(_ piece: UnsafeBufferPointer<UInt8>) -> String {
+        known(piece) ?? String(decoding: piece, as: UTF8.self)
     }
 
     /// The literal spelled by `piece`, if it is one of the usual ones.
@@ -19,7 +23,7 @@ enum FieldText {
         func spells(_ literal: StaticString) -> Bool { memcmp(base, literal.utf8Start, piece.count) == 0 }
         // Dispatched on length first: one or two comparisons of a few bytes at most.
         switch piece.count {
-        case 3: return spells("*/*") ? "*/*" : nil
+        case 3: return spells("*/*") ? "*/*" : spells("GET") ? "GET" : nil
         case 4: return spells("Host") ? "Host" : spells("host") ? "host" : spells("Date") ? "Date" : nil
         case 6: return spells("Accept") ? "Accept" : spells("accept") ? "accept" : spells("Server") ? "Server" : nil
         case 8: return spells("/graphql") ? "/graphql" : nil

@@ -4,8 +4,8 @@
 import BreakwaterCore
 import CZlib
 
-/// gzip in and out through zlib.
-package struct Gzip: BodyCompressing {
+/// gzip in and out through zlib. A class without state (`BodyCompressing` says why).
+package final class Gzip: BodyCompressing {
     package init() {}
 
     /// zlib's window bits plus 16: a gzip wrapper, not a zlib one. Plus 32 when inflating: either.

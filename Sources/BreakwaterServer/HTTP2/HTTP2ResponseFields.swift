@@ -1,73 +1,121 @@
 // An answer's header list for a HEADERS frame: `:status`, then the fields HTTP/1.1 would write in
 // the same order (the handler's, `X-Request-Id`, `Date`, a cached answer's ETag and stored
 // fields, `Content-Length`), without the fields that belong to one HTTP/1.1 connection (RFC 9113
-// 8.2.2). nghttp2 lower-cases the names as it copies them.
+// 8.2.2). nghttp2 lower-cases the names as it copies them. The pairs and their bytes are written
+// once, through a pointer, into memory sized beforehand on the stack: appending each piece to an
+// array cost about 200 instructions a piece, and the status and length went through `String`.
 
 import BreakwaterCore
 import CNghttp2
 
-/// The name/value pairs of one answer, in one block of bytes.
-struct HTTP2ResponseFields {
-    private var bytes: [UInt8] = []
-    /// Offsets into `bytes`: name start, name count, value start, value count; and whether the
-    /// value is one request's own (never added to HPACK's table, where it would only push out
-    /// the fields every answer repeats).
-    private var spans: [(Int, Int, Int, Int, Bool)] = []
-
-    init(_ response: HTTPResponse, date: String, bodiless: Bool) {
-        bytes.reserveCapacity(256)
-        spans.reserveCapacity(response.headers.fields.count + 6)
-        add(":status", String(response.status))
-        for field in response.headers.fields where !Self.isConnectionSpecific(field.name) {
-            add(field.name, field.value)
+/// Writes the name/value pairs of one answer.
+enum HTTP2ResponseFields {
+    /// Calls `body` with `response`'s pairs as nghttp2 takes them (valid only meanwhile).
+    /// `bodiless`: the status carries no body, so no `Content-Length` and no stored fields.
+    static func withNameValues<R>(
+        of response: HTTPResponse, date: String, bodiless: Bool, _ body: (UnsafeBufferPointer<nghttp2_nv>) -> R
+    ) -> R {
+        let prebuilt = bodiless ? nil : response.prebuilt
+        let fields = response.headers.fields
+        let requestID = response.requestID
+        // The room: every piece's bytes (status and length at most 20 digits each), and a pair
+        // per field; a stored field's line is at least 5 bytes (`a: b\r\n`), so its pairs are
+        // at most a fifth of the head it adds.
+        var byteBound = 7 + 20 + 4 + date.utf8.count + 14 + 20 + 12 + (requestID?.utf8.count ?? 0)
+        var pairBound = fields.count + 5
+        for field in fields { byteBound += field.name.utf8.count + field.value.utf8.count }
+        if let prebuilt {
+            byteBound += prebuilt.headBound
+            pairBound += prebuilt.headBound / 5 + 1
         }
-        if let requestID = response.requestID { add("x-request-id", requestID, unique: true) }
-        add("date", date)
-        if let prebuilt = response.prebuilt, !bodiless {
-            if let etag = prebuilt.etag { add("etag", etag) }
-            for field in prebuilt.storedFields { add(field.name, field.value) }
-        }
-        if !bodiless { add("content-length", String(response.bodyCount)) }
-    }
-
-    private mutating func add(_ name: String, _ value: String, unique: Bool = false) {
-        let nameStart = bytes.count
-        bytes.appendText(name)
-        let valueStart = bytes.count
-        bytes.appendText(value)
-        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, unique))
-    }
-
-    /// Calls `body` with the pairs as nghttp2 takes them (valid only meanwhile).
-    mutating func withNameValues<R>(_ body: (UnsafeBufferPointer<nghttp2_nv>) -> R) -> R {
-        let spans = self.spans
-        return bytes.withUnsafeMutableBufferPointer { storage in
-            let base = storage.baseAddress!
-            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { pairs in
-                for (index, span) in spans.enumerated() {
-                    pairs[index] = nghttp2_nv(
-                        name: base + span.0, value: base + span.2, namelen: span.1, valuelen: span.3,
-                        flags: UInt8(span.4 ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
-                }
-                return body(UnsafeBufferPointer(pairs))
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteBound) { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: pairBound) { pairs in
+                var list = PairWriter(bytes: bytes.baseAddress!, pairs: pairs.baseAddress!)
+                list.add(":status", decimal: response.status)
+                for field in fields where !isConnectionSpecific(field.name) { list.add(field.name, field.value) }
+                if let requestID { list.add("x-request-id", requestID, unique: true) }
+                list.add("date", date)
+                prebuilt?.forEachField { name, value in list.add(name, value) }
+                if !bodiless { list.add("content-length", decimal: response.bodyCount) }
+                return body(UnsafeBufferPointer(start: pairs.baseAddress, count: list.count))
             }
         }
     }
 
     /// Fields HTTP/2 forbids or frames itself: the HTTP/1.1 connection's (RFC 9113 8.2.2),
-    /// `Content-Length` and `Date` (written here), in any case; told apart by length first.
+    /// `Content-Length` and `Date` (written here), in any case; told apart by length and first
+    /// letter before any comparison (the fields of an answer from the cache match none).
     static func isConnectionSpecific(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 2: name.equalsIgnoringASCIICase("TE")
-        case 4: name.equalsIgnoringASCIICase("Date")
-        case 7: name.equalsIgnoringASCIICase("Upgrade") || name.equalsIgnoringASCIICase("Trailer")
-        case 10: name.equalsIgnoringASCIICase("Connection") || name.equalsIgnoringASCIICase("Keep-Alive")
-        case 14: name.equalsIgnoringASCIICase("Content-Length")
-        case 16: name.equalsIgnoringASCIICase("Proxy-Connection")
-        case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
-        case 18: name.equalsIgnoringASCIICase("Proxy-Authenticate")
-        case 19: name.equalsIgnoringASCIICase("Proxy-Authorization")
-        default: false
+        guard let first = name.utf8.first.map({ $0 | 0x20 }) else { return false }
+        switch (name.utf8.count, first) {
+        case (2, UInt8(ascii: "t")): return name.equalsIgnoringASCIICase("TE")
+        case (4, UInt8(ascii: "d")): return name.equalsIgnoringASCIICase("Date")
+        case (7, UInt8(ascii: "u")): return name.equalsIgnoringASCIICase("Upgrade")
+        case (7, UInt8(ascii: "t")): return name.equalsIgnoringASCIICase("Trailer")
+        case (10, UInt8(ascii: "c")): return name.equalsIgnoringASCIICase("Connection")
+        case (10, UInt8(ascii: "k")): return name.equalsIgnoringASCIICase("Keep-Alive")
+        case (14, UInt8(ascii: "c")): return name.equalsIgnoringASCIICase("Content-Length")
+        case (16, UInt8(ascii: "p")): return name.equalsIgnoringASCIICase("Proxy-Connection")
+        case (17, UInt8(ascii: "t")): return name.equalsIgnoringASCIICase("Transfer-Encoding")
+        case (18, UInt8(ascii: "p")): return name.equalsIgnoringASCIICase("Proxy-Authenticate")
+        case (19, UInt8(ascii: "p")): return name.equalsIgnoringASCIICase("Proxy-Authorization")
+        default: return false
         }
+    }
+}
+
+/// Writes pairs into reserved memory: each piece's bytes, then the pair pointing at them.
+private struct PairWriter {
+    private var output: HeadOutput
+    private let pairs: UnsafeMutablePointer<nghttp2_nv>
+    private(set) var count = 0
+
+    init(bytes: UnsafeMutablePointer<UInt8>, pairs: UnsafeMutablePointer<nghttp2_nv>) {
+        output = HeadOutput(bytes)
+        self.pairs = pairs
+    }
+
+    mutating func add(_ name: StaticString, decimal value: Int) {
+        let nameStart = output.position
+        output.put(name)
+        let valueStart = output.position
+        output.putDecimal(value)
+        pair(nameStart, valueStart, unique: false)
+    }
+
+    /// `unique`: the value is one request's own (never added to HPACK's table, where it would only
+    /// push out the fields every answer repeats).
+    mutating func add(_ name: StaticString, _ value: String, unique: Bool = false) {
+        let nameStart = output.position
+        output.put(name)
+        let valueStart = output.position
+        output.put(value)
+        pair(nameStart, valueStart, unique: unique)
+    }
+
+    mutating func add(_ name: String, _ value: String) {
+        let nameStart = output.position
+        output.put(name)
+        let valueStart = output.position
+        output.put(value)
+        pair(nameStart, valueStart, unique: false)
+    }
+
+    mutating func add(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        let nameStart = output.position
+        output.put(name)
+        let valueStart = output.position
+        output.put(value)
+        pair(nameStart, valueStart, unique: false)
+    }
+
+    private mutating func pair(
+        _ nameStart: UnsafeMutablePointer<UInt8>, _ valueStart: UnsafeMutablePointer<UInt8>, unique: Bool
+    ) {
+        pairs[count] = nghttp2_nv(
+            name: nameStart, value: valueStart, namelen: valueStart - nameStart,
+            valuelen: output.position - valueStart,
+            flags: UInt8(unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
+        count += 1
     }
 }

@@ -100,8 +100,9 @@ final class HTTP2Session {
         let status = response.status
         let bodiless = status < 200 || status == 204 || status == 304 || state.isHead
         state.body = bodiless ? nil : HTTP2AnswerBody(response)
-        var fields = HTTP2ResponseFields(response, date: date, bodiless: status < 200 || status == 204 || status == 304)
-        fields.withNameValues { nameValues in
+        HTTP2ResponseFields.withNameValues(
+            of: response, date: date, bodiless: status < 200 || status == 204 || status == 304
+        ) { nameValues in
             if state.body == nil {
                 _ = nghttp2_submit_response(session, stream, nameValues.baseAddress, nameValues.count, nil)
             } else {

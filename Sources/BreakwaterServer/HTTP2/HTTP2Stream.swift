@@ -40,7 +40,7 @@ final class HTTP2Stream {
         if name.first == UInt8(ascii: ":") {
             switch name.count {
             case 5 where Self.equals(name, ":path"): path = String(decoding: value, as: UTF8.self)
-            case 7 where Self.equals(name, ":method"): method = String(decoding: value, as: UTF8.self)
+            case 7 where Self.equals(name, ":method"): method = FieldText.string(value)
             case 10 where Self.equals(name, ":authority"): authority = String(decoding: value, as: UTF8.self)
             default: break  // :scheme; nghttp2 refuses unknown pseudo-fields
             }
@@ -57,7 +57,7 @@ final class HTTP2Stream {
         default:
             break
         }
-        headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        headers.add(FieldText.string(name), FieldText.string(value))
     }
 
     @inline(__always)
@@ -65,9 +65,12 @@ final class HTTP2Stream {
         bytes.count == literal.utf8CodeUnitCount && memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
     }
 
-    /// The request as the handlers take it.
+    /// The request as the handlers take it; made once, when the request is complete.
     func request(remoteAddress: String, isSecure: Bool) -> HTTPRequest {
-        var headers = self.headers
+        // Taken, not copied: a copy shared the fields' storage, and adding `host` to it copied
+        // them all into a new array.
+        var headers = HTTPHeaders()
+        swap(&headers, &self.headers)
         if !sawHost, let authority { headers.add("host", authority) }
         if !cookies.isEmpty { headers.add("cookie", cookies.joined(separator: "; ")) }
         return HTTPRequest(

@@ -86,18 +86,20 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     // MARK: - Request steps
 
-    /// `flow` is borrowed, not copied: a copy retained and released each of its fields.
+    /// `flow` is borrowed, not copied: a copy retained and released each of its fields. `step` is
+    /// consumed: its answer is then the context's alone, and stamping the request id on it copies
+    /// nothing.
     private func perform(
-        _ step: RequestFlow.Step, flow: inout RequestFlow, responder: any HTTPResponder,
+        _ step: consuming RequestFlow.Step, flow: inout RequestFlow, responder: any HTTPResponder,
         started: ContinuousClock.Instant
     ) {
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(
-            responder: responder, client: flow.client, started: started, method: flow.request.method,
+            responder: responder, started: started, method: flow.request.method,
             operationName: flow.operation?.operationName, requestedOperationName: flow.requested.operationName,
             documentHash: flow.operation?.document.digest ?? flow.requested.digest, identity: flow.request.identity,
             statistics: statistics, accessLog: accessLog)
-        switch step {
+        switch consume step {
         case .reply(let reply):
             context.finish(reply)
         case .lookupDocument(let digest):
@@ -108,10 +110,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                 perform(next, flow: &flow, responder: responder, started: started)
             }
         case .fetch(let plan):
-            run(plan, answering: .client(context))
+            run(plan, answering: .client(SharedRequestContext(context, client: flow.client)))
         case .join(let plan):
             guard let key = plan.key else { preconditionFailure("join without a key") }
-            let waiter = FetchWaiter(context: context, plan: plan, handler: self)
+            let waiter = FetchWaiter(context: SharedRequestContext(context, client: flow.client), plan: plan, handler: self)
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
             case .startFetch: runCoalesced(plan, key: key)
             case .wait: break
@@ -278,7 +280,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 /// A client waiting on its key's fetch: whom to answer, and, should the answer not be its to
 /// have, the fetch it makes itself on its own loop.
 struct FetchWaiter: Sendable {
-    let context: RequestContext
+    let context: SharedRequestContext
     /// The waiter's own plan: its own request's upstream headers.
     let plan: FetchPlan
     let handler: ProxyHandler
@@ -290,9 +292,9 @@ private final class FetchRun: OriginReceiving {
     /// Whom a fetch's outcome answers: named, not a closure (one allocation less per miss).
     enum Answering {
         /// The one client of an uncached fetch.
-        case client(RequestContext)
+        case client(SharedRequestContext)
         /// The one client of a fetch made alone because `key`'s answers may not be shared.
-        case alone(RequestContext, key: CacheKey, in: InFlightTable<CacheKey, FetchWaiter>)
+        case alone(SharedRequestContext, key: CacheKey, in: InFlightTable<CacheKey, FetchWaiter>)
         /// Every waiter that joined the fetch of `key`, each on its own loop.
         case waiters(of: CacheKey, in: InFlightTable<CacheKey, FetchWaiter>)
     }
