@@ -76,37 +76,34 @@ private struct PairWriter {
     }
 
     mutating func add(_ name: StaticString, decimal value: Int) {
-        let nameStart = output.position
-        output.put(name)
-        let valueStart = output.position
-        output.putDecimal(value)
-        pair(nameStart, valueStart, unique: false)
+        add(unique: false) { $0.put(name) } value: { $0.putDecimal(value) }
     }
 
     /// `unique`: the value is one request's own (never added to HPACK's table, where it would only
     /// push out the fields every answer repeats).
     mutating func add(_ name: StaticString, _ value: String, unique: Bool = false) {
-        let nameStart = output.position
-        output.put(name)
-        let valueStart = output.position
-        output.put(value)
-        pair(nameStart, valueStart, unique: unique)
+        add(unique: unique) { $0.put(name) } value: { $0.put(value) }
     }
 
     mutating func add(_ name: String, _ value: String) {
-        let nameStart = output.position
-        output.put(name)
-        let valueStart = output.position
-        output.put(value)
-        pair(nameStart, valueStart, unique: false)
+        add(unique: false) { $0.put(name) } value: { $0.put(value) }
     }
 
     mutating func add(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        add(unique: false) { $0.put(name) } value: { $0.put(value) }
+    }
+
+    /// One pair: the name's bytes, then the value's, then the pair pointing at both. The typed
+    /// overloads above call it with their own writers (one generic writer cost more per answer).
+    @inline(__always)
+    private mutating func add(
+        unique: Bool, name writeName: (inout HeadOutput) -> Void, value writeValue: (inout HeadOutput) -> Void
+    ) {
         let nameStart = output.position
-        output.put(name)
+        writeName(&output)
         let valueStart = output.position
-        output.put(value)
-        pair(nameStart, valueStart, unique: false)
+        writeValue(&output)
+        pair(nameStart, valueStart, unique: unique)
     }
 
     private mutating func pair(
