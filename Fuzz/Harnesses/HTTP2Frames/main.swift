@@ -1,4 +1,4 @@
-// libFuzzer harness: an HTTP/2 server session (nghttp2 with Breakwater's rules, HTTP2Session)
+// libFuzzer harness: an HTTP/2 server connection (nghttp2 with Breakwater's rules, `HTTP2Session`)
 // on any frames after the preface never crashes, answers every request it makes and every
 // refusal with HEADERS and DATA, and keeps its queued frames within the bound the connection
 // sets, whether the bytes arrive at once or in two reads split where the input's first byte says
@@ -25,33 +25,33 @@ public func fuzzHTTP2Frames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     let input = Array(fuzzInput(data, size))
     let wire = HTTP2Preface.bytes + input
     let split = HTTP2Preface.bytes.count + (input.isEmpty ? 0 : Int(input[0]) % (input.count + 1))
-    guard let session = try? HTTP2Session(settings: settings, remoteAddress: "127.0.0.1", isSecure: false, now: 0) else {
-        fatalError("no session")
+    guard let connection = try? HTTP2Session(settings: settings, remoteAddress: "127.0.0.1", isSecure: false, now: 0) else {
+        fatalError("no HTTP/2 connection")
     }
     var output = OutputQueue()
     var now: Int64 = 0
     for piece in [wire[..<split], wire[split...]] {
         now += 400_000_000
-        let events = Array(piece).withUnsafeBufferPointer { session.receive($0, now: now) }
+        let events = Array(piece).withUnsafeBufferPointer { connection.receive($0, now: now) }
         guard let events else { break }
         for event in events {
             switch event {
             case .request(let stream, let request):
                 precondition(!request.target.isEmpty, "a request without a target")
-                session.answer(stream, with: answer, date: "Thu, 01 Jan 2026 00:00:00 GMT")
+                connection.answer(stream, with: answer, date: "Thu, 01 Jan 2026 00:00:00 GMT")
             case .refusal(let stream, let response):
                 precondition([408, 413, 414, 431].contains(response.status), "an unexpected refusal \(response.status)")
-                session.answer(stream, with: response, date: "Thu, 01 Jan 2026 00:00:00 GMT")
+                connection.answer(stream, with: response, date: "Thu, 01 Jan 2026 00:00:00 GMT")
             }
         }
-        guard session.send(into: &output, bound: 64 << 10) else { break }
+        guard connection.send(into: &output, bound: 64 << 10) else { break }
         precondition(output.unsentBytes < (64 << 10) + (32 << 10), "queued frames past the bound")
         _ = try? output.write(to: sink)
     }
-    for event in session.deadlinePassed(now: now + 2_000_000_000, timeout: { answer }) {
-        if case .refusal(let stream, let response) = event { session.answer(stream, with: response, date: "-") }
+    for event in connection.deadlinePassed(now: now + 2_000_000_000, timeout: { answer }) {
+        if case .refusal(let stream, let response) = event { connection.answer(stream, with: response, date: "-") }
     }
-    _ = session.send(into: &output, bound: 64 << 10)
+    _ = connection.send(into: &output, bound: 64 << 10)
     return 0
 }
 
