@@ -515,7 +515,7 @@ final class HTTPConnection: IOEventHandler {
         armHTTP2Deadline(http2)
     }
 
-    /// The session is over and its last frames are written: a plain connection shuts its side
+    /// The HTTP/2 connection is over and its last frames are written: a plain connection shuts its side
     /// and drops what still arrives for a moment (closing with unread bytes would reset the
     /// connection, and the client could lose the GOAWAY); a TLS one closes.
     private func lingerHTTP2() {
