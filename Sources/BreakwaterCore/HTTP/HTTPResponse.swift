@@ -11,9 +11,9 @@ package struct HTTPResponse: Sendable {
         var headers: HTTPHeaders
         var body: [UInt8]
         var prebuilt: PrebuiltResponse?
-        var requestID: String?
+        var requestID: RequestID?
 
-        init(status: Int, headers: HTTPHeaders, body: [UInt8], prebuilt: PrebuiltResponse?, requestID: String?) {
+        init(status: Int, headers: HTTPHeaders, body: [UInt8], prebuilt: PrebuiltResponse?, requestID: RequestID?) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -70,9 +70,22 @@ package struct HTTPResponse: Sendable {
     /// The request's id, written as `X-Request-Id` by the engine: set on the way out without
     /// copying `headers` (which the answer's maker still shares).
     package var requestID: String? {
+        get { storage.requestID?.text }
+        set { stampedID = newValue.map(RequestID.init) }
+    }
+
+    /// `requestID` as it was stamped, for the engine to write without spelling it into a String.
+    package var stampedID: RequestID? {
         get { storage.requestID }
         // The same id again changes nothing: no copy of a shared storage for it.
         set { if storage.requestID != newValue { unique().requestID = newValue } }
+    }
+
+    /// Calls `body` with the fields of `headers` in place: the head writers read each name and
+    /// value without copying the field (a copy retained and released its two strings).
+    @inline(__always)
+    package func withHeaderFields<R>(_ body: (UnsafeBufferPointer<HTTPHeaderField>) -> R) -> R {
+        storage.headers.fields.withUnsafeBufferPointer(body)
     }
 
     /// The body's length, prebuilt or not.
@@ -84,7 +97,7 @@ package struct HTTPResponse: Sendable {
     /// The first value of `name` among `headers`, the request id, then the prebuilt lines.
     package func headerValue(_ name: String) -> String? {
         if let value = storage.headers[name] { return value }
-        if let requestID = storage.requestID, name.equalsIgnoringASCIICase("X-Request-Id") { return requestID }
+        if let requestID = storage.requestID, name.equalsIgnoringASCIICase("X-Request-Id") { return requestID.text }
         return storage.prebuilt?.value(of: name)
     }
 }

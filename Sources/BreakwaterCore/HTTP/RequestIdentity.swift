@@ -6,7 +6,9 @@
 /// coalesced waiter) hold one reference, not five strings each.
 package final class RequestIdentity: Sendable {
     /// The id returned on the answer, forwarded to the origin and logged.
-    package let requestID: String
+    package let id: RequestID
+    /// `id` spelled out (a made one is spelled on each read).
+    package var requestID: String { id.text }
     package let remoteAddress: String
     package let userAgent: String?
     /// `apollographql-client-name` / `-version`.
@@ -33,7 +35,7 @@ package final class RequestIdentity: Sendable {
                 break
             }
         }
-        requestID = offered.flatMap { Self.isAcceptable($0) ? $0 : nil } ?? generator.next()
+        id = offered.flatMap { Self.isAcceptable($0) ? RequestID($0) : nil } ?? generator.nextID()
         remoteAddress = request.remoteAddress
         self.userAgent = userAgent
         self.clientName = clientName
@@ -64,7 +66,7 @@ package final class RequestIdentity: Sendable {
 }
 
 /// Makes request ids: 32 lower-case hex digits from a per-loop SplitMix64 stream, seeded from
-/// the system's random source once, so making one costs no system call.
+/// the system's random source once, so making one costs no system call (`RequestID` spells them).
 package struct RequestIDGenerator: Sendable {
     private var state: UInt64
 
@@ -72,33 +74,14 @@ package struct RequestIDGenerator: Sendable {
         state = seed
     }
 
-    package mutating func next() -> String {
+    /// A new id, spelled in hex only where it is written.
+    package mutating func nextID() -> RequestID {
         let high = nextWord(), low = nextWord()
-        // Written straight into the string's storage, eight digits a store: one allocation per id.
-        return String(unsafeUninitializedCapacity: 32) { bytes in
-            let raw = UnsafeMutableRawPointer(bytes.baseAddress!)
-            raw.storeBytes(of: Self.hexDigits(UInt32(truncatingIfNeeded: high >> 32)), toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: Self.hexDigits(UInt32(truncatingIfNeeded: high)), toByteOffset: 8, as: UInt64.self)
-            raw.storeBytes(of: Self.hexDigits(UInt32(truncatingIfNeeded: low >> 32)), toByteOffset: 16, as: UInt64.self)
-            raw.storeBytes(of: Self.hexDigits(UInt32(truncatingIfNeeded: low)), toByteOffset: 24, as: UInt64.self)
-            return 32
-        }
+        return RequestID(high: high, low: low)
     }
 
-    /// The eight lower-case hex digits of `value`, most significant first, as a word to store
-    /// (little-endian): each nibble spread into a byte of its own, then turned into its digit in
-    /// all eight bytes at once (a table lookup a digit cost about 290 instructions an id).
-    private static func hexDigits(_ value: UInt32) -> UInt64 {
-        var nibbles = UInt64(value)
-        nibbles = (nibbles | nibbles << 16) & 0x0000_FFFF_0000_FFFF
-        nibbles = (nibbles | nibbles << 8) & 0x00FF_00FF_00FF_00FF
-        nibbles = (nibbles | nibbles << 4) & 0x0F0F_0F0F_0F0F_0F0F
-        // 1 in each byte whose nibble is 10 or more: its digit is a letter, 39 after "0" + 10.
-        let letters = ((nibbles &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
-        let digits = nibbles &+ 0x3030_3030_3030_3030 &+ letters &* 39
-        // The most significant nibble sits in the highest byte: swapped to be stored first.
-        return digits.byteSwapped.littleEndian
-    }
+    /// A new id as a String: 32 lower-case hex digits.
+    package mutating func next() -> String { nextID().text }
 
     private mutating func nextWord() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

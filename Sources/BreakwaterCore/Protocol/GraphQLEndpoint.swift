@@ -172,10 +172,9 @@ package final class GraphQLEndpoint: Sendable {
     /// Whether `target`'s path (what precedes any `?`) is `server.graphql_path`, compared as
     /// bytes: `request.path` found the `?` through the UTF-8 view's generic search first.
     private func isGraphQLPath(_ target: String) -> Bool {
-        var target = target
-        var path = graphqlPath
-        return target.withUTF8 { target in
-            path.withUTF8 { path in
+        // Read in place: `withUTF8` wanted `var` copies of both strings (a retain and release each).
+        target.withUTF8Bytes { target in
+            graphqlPath.withUTF8Bytes { path in
                 guard target.count >= path.count else { return false }
                 for index in 0..<path.count where target[index] != path[index] { return false }
                 return target.count == path.count || target[path.count] == UInt8(ascii: "?")
@@ -185,8 +184,11 @@ package final class GraphQLEndpoint: Sendable {
 
     /// Bytes of the request line and header fields as they came on the wire (HTTP/1.1).
     private static func headerLength(of request: HTTPRequest) -> Int {
-        request.headers.fields.reduce(request.method.token.utf8.count + request.target.utf8.count + 12) {
-            $0 + $1.name.utf8.count + $1.value.utf8.count + 4
+        // The fields read in place: `reduce` copied each one (two retains and releases a field).
+        request.headers.fields.withUnsafeBufferPointer { fields in
+            var length = request.method.token.utf8.count + request.target.utf8.count + 12
+            for index in fields.indices { length += fields[index].name.utf8.count + fields[index].value.utf8.count + 4 }
+            return length
         }
     }
 }

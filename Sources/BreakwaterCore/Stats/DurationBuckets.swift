@@ -14,7 +14,9 @@ package struct DurationBuckets: Sendable, Equatable {
     /// holds those above every bound (`+Inf`).
     private var counts = Array(repeating: 0, count: boundMicroseconds.count + 1)
     package private(set) var count = 0
-    package private(set) var sum = Duration.zero
+    package var sum: Duration { .nanoseconds(sumNanoseconds) }
+    /// `sum` in nanoseconds: added to as a plain integer on every record.
+    private var sumNanoseconds: Int64 = 0
 
     package init() {}
 
@@ -23,7 +25,7 @@ package struct DurationBuckets: Sendable, Equatable {
         while slot < Self.boundMicroseconds.count && sample.micros > Self.boundMicroseconds[slot] { slot += 1 }
         counts[slot] += 1
         count += 1
-        sum += sample.positive
+        sumNanoseconds = LatencyHistogram.saturatingSum(sumNanoseconds, sample.nanoseconds)
     }
 
     /// For each bound in order, how many durations are at most that long (`+Inf` not included).
@@ -36,7 +38,7 @@ package struct DurationBuckets: Sendable, Equatable {
         guard other.count > 0 else { return }
         for index in counts.indices { counts[index] += other.counts[index] }
         count += other.count
-        sum += other.sum
+        sumNanoseconds = LatencyHistogram.saturatingSum(sumNanoseconds, other.sumNanoseconds)
     }
 }
 

@@ -23,7 +23,9 @@ package struct LatencyHistogram: Sendable, Equatable {
     /// How many durations were recorded.
     package private(set) var count = 0
     /// The exact total of the recorded durations (before clamping to 60 s).
-    package private(set) var sum = Duration.zero
+    package var sum: Duration { .nanoseconds(sumNanoseconds) }
+    /// `sum` in nanoseconds: added to as a plain integer on every record.
+    private var sumNanoseconds: Int64 = 0
     /// The smallest and largest recorded values, in whole microseconds; they make the 0th and
     /// 100th percentiles exact and keep every estimate inside the recorded range.
     private var lowestMicroseconds = Int.max
@@ -41,20 +43,29 @@ package struct LatencyHistogram: Sendable, Equatable {
     /// A duration with its whole microseconds worked out once, for recording in several
     /// histograms (a request's and its operation's): `Duration.components` divides 128-bit numbers.
     package struct Sample {
-        let positive: Duration
+        /// The duration in whole nanoseconds, at least zero.
+        let nanoseconds: Int64
         let micros: Int
 
         package init(_ duration: Duration) {
-            positive = max(duration, .zero)
+            let positive = max(duration, .zero)
+            nanoseconds = LatencyHistogram.wholeNanoseconds(positive)
             micros = min(LatencyHistogram.wholeMicroseconds(positive), LatencyHistogram.highestMicroseconds)
+        }
+
+        /// A duration of `nanoseconds` (a negative one counts as zero): what a request's own
+        /// timing hands in, without `Duration`'s 128-bit arithmetic.
+        package init(nanoseconds: Int64) {
+            self.nanoseconds = max(nanoseconds, 0)
+            micros = Int(min(self.nanoseconds / 1000, Int64(LatencyHistogram.highestMicroseconds)))
         }
     }
 
     package mutating func record(_ sample: Sample) {
-        let positive = sample.positive, micros = sample.micros
+        let micros = sample.micros
         counts[Self.bucketIndex(ofMicroseconds: micros)] += 1
         count += 1
-        sum += positive
+        sumNanoseconds = Self.saturatingSum(sumNanoseconds, sample.nanoseconds)
         lowestMicroseconds = min(lowestMicroseconds, micros)
         highestRecordedMicroseconds = max(highestRecordedMicroseconds, micros)
     }
@@ -66,7 +77,7 @@ package struct LatencyHistogram: Sendable, Equatable {
             counts[index] += other.counts[index]
         }
         count += other.count
-        sum += other.sum
+        sumNanoseconds = Self.saturatingSum(sumNanoseconds, other.sumNanoseconds)
         lowestMicroseconds = min(lowestMicroseconds, other.lowestMicroseconds)
         highestRecordedMicroseconds = max(highestRecordedMicroseconds, other.highestRecordedMicroseconds)
     }
@@ -123,6 +134,19 @@ package struct LatencyHistogram: Sendable, Equatable {
         let shift = (index >> subBucketBits) - 1
         let subBucket = index & ((1 << subBucketBits) - 1) + (1 << subBucketBits)
         return (subBucket << shift, 1 << shift)
+    }
+
+    /// `a + b`, or the largest value when that overflows (about 292 years).
+    package static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    /// `duration` in whole nanoseconds, truncated and saturating.
+    fileprivate static func wholeNanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .max }
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// `duration` in whole microseconds, truncated and saturating.

@@ -75,9 +75,27 @@ package struct RequestStatistics: Sendable, Equatable {
         operationName: String?, cache: CacheResult?, bypassReason: BypassReason? = nil, duration: Duration,
         version: HTTPVersion = .http1
     ) {
+        recordRequest(
+            operationName: operationName, cache: cache, bypassReason: bypassReason,
+            sample: LatencyHistogram.Sample(duration), version: version)
+    }
+
+    /// `recordRequest` with the duration in nanoseconds, as the proxy times its requests.
+    package mutating func recordRequest(
+        operationName: String?, cache: CacheResult?, bypassReason: BypassReason? = nil, nanoseconds: Int64,
+        version: HTTPVersion = .http1
+    ) {
+        recordRequest(
+            operationName: operationName, cache: cache, bypassReason: bypassReason,
+            sample: LatencyHistogram.Sample(nanoseconds: nanoseconds), version: version)
+    }
+
+    private mutating func recordRequest(
+        operationName: String?, cache: CacheResult?, bypassReason: BypassReason?, sample: LatencyHistogram.Sample,
+        version: HTTPVersion
+    ) {
         requests += 1
         if version == .http2 { http2Requests += 1 }
-        let sample = LatencyHistogram.Sample(duration)
         requestDurations.record(sample)
         results.record(cache)
         if let bypassReason, let index = BypassReason.ordered.firstIndex(of: bypassReason) { bypassReasons[index] += 1 }

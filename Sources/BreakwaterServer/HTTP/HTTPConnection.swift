@@ -15,6 +15,12 @@ import Foundation
 final class HTTPConnection: IOEventHandler {
     let loop: EventLoop
     private unowned let listener: HTTPListener
+    /// The listener's handler and request counter, and whether the connection is TLS: read on
+    /// every request, held here (each read through the unowned `listener` was an atomic strong
+    /// retain and release of it).
+    private let handler: any HTTPHandler
+    private let counter: Counter
+    private let isSecure: Bool
     private let transport: Transport
     private let remoteAddress: String
     private var readEvent: IOEvent?
@@ -47,6 +53,9 @@ final class HTTPConnection: IOEventHandler {
     init(fd: Int32, peer: String, listener: HTTPListener, tls: TLSServerContext?) throws(SystemError) {
         self.loop = listener.loop
         self.listener = listener
+        handler = listener.handler
+        counter = listener.counter
+        isSecure = tls != nil
         if let tls {
             transport = .tls(fd, try tls.makeSession(fd: fd))
         } else {
@@ -190,7 +199,7 @@ final class HTTPConnection: IOEventHandler {
             return HTTPRequest(
                 method: Self.method(bytes, head.method) ?? HTTPMethod(token: text(head.method)),
                 target: text(head.target), headers: headers, body: body,
-                remoteAddress: remoteAddress, isSecure: listener.limits.tls != nil)
+                remoteAddress: remoteAddress, isSecure: isSecure)
         }
     }
 
@@ -214,13 +223,13 @@ final class HTTPConnection: IOEventHandler {
         guard let request else { return }
         self.request = nil
         answers.append(nil)
-        listener.counter.value.add(1, ordering: .relaxed)
-        listener.handler.handle(request, responder: ConnectionResponder(connection: self, sequence: sequence))
+        counter.value.add(1, ordering: .relaxed)
+        handler.handle(request, responder: ConnectionResponder(connection: self, sequence: sequence))
     }
 
     /// Queues a refusal (after the answers before it); the machine ends the connection after it.
     private func refuse(with response: HTTPResponse) {
-        listener.handler.refused(response, remoteAddress: remoteAddress, version: .http1)
+        handler.refused(response, remoteAddress: remoteAddress, version: .http1)
         answers.append(response)
         serializeReadyAnswers()
     }
@@ -240,7 +249,7 @@ final class HTTPConnection: IOEventHandler {
 
     /// The handler's answer to request `sequence`; written once every earlier one is.
     func complete(_ sequence: Int, with response: HTTPResponse) {
-        listener.counter.value.subtract(1, ordering: .relaxed)
+        counter.value.subtract(1, ordering: .relaxed)
         if let http2 {
             guard !isReleased else { return }
             http2.answer(Int32(truncatingIfNeeded: sequence), with: response, date: loop.httpDate.current)
@@ -262,7 +271,7 @@ final class HTTPConnection: IOEventHandler {
     /// The handler asked to drop request `sequence` without an answer: the connection, or
     /// over HTTP/2 the stream.
     func abort(_ sequence: Int) {
-        listener.counter.value.subtract(1, ordering: .relaxed)
+        counter.value.subtract(1, ordering: .relaxed)
         guard let http2 else { return close() }
         guard !isReleased else { return }
         http2.reset(Int32(truncatingIfNeeded: sequence))
@@ -364,7 +373,7 @@ final class HTTPConnection: IOEventHandler {
         isReleased = true
         if countsInDrain {
             countsInDrain = false
-            listener.counter.draining.subtract(1, ordering: .relaxed)
+            counter.draining.subtract(1, ordering: .relaxed)
         }
         readEvent?.free()
         writeEvent?.free()
@@ -432,7 +441,7 @@ final class HTTPConnection: IOEventHandler {
         choosesProtocol = false
         guard let settings = listener.http2Settings,
             let session = try? HTTP2Session(
-                settings: settings, remoteAddress: remoteAddress, isSecure: listener.limits.tls != nil,
+                settings: settings, remoteAddress: remoteAddress, isSecure: isSecure,
                 now: MonotonicTime.now.nanoseconds)
         else { return false }
         http2 = session
@@ -479,10 +488,10 @@ final class HTTPConnection: IOEventHandler {
         for event in events {
             switch event {
             case .request(let stream, let request):
-                listener.counter.value.add(1, ordering: .relaxed)
-                listener.handler.handle(request, responder: ConnectionResponder(connection: self, sequence: Int(stream)))
+                counter.value.add(1, ordering: .relaxed)
+                handler.handle(request, responder: ConnectionResponder(connection: self, sequence: Int(stream)))
             case .refusal(let stream, let response):
-                listener.handler.refused(response, remoteAddress: remoteAddress, version: .http2)
+                handler.refused(response, remoteAddress: remoteAddress, version: .http2)
                 http2.answer(stream, with: response, date: loop.httpDate.current)
             }
         }
@@ -561,7 +570,7 @@ final class HTTPConnection: IOEventHandler {
         http2.goAway()
         if http2.deadlines.openStreams > 0 && !countsInDrain {
             countsInDrain = true
-            listener.counter.draining.add(1, ordering: .relaxed)
+            counter.draining.add(1, ordering: .relaxed)
         }
         flush()
     }

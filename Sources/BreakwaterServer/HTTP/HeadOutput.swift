@@ -45,6 +45,12 @@ struct HeadOutput {
         }
     }
 
+    /// A request's id (its `utf8Count` bytes), spelled in place when it was made here.
+    @inline(__always)
+    mutating func put(_ id: RequestID) {
+        position += id.write(at: position)
+    }
+
     /// A prebuilt answer's head (at most its `headBound` bytes).
     @inline(__always)
     mutating func put(prebuilt: PrebuiltResponse) {

@@ -59,7 +59,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
-        let started = ContinuousClock.now
+        let started = MonotonicTime.now
         var flow = RequestFlow(request: request, environment: environment, memo: memo)
         let step = flow.start()
         perform(step, flow: &flow, responder: responder, started: started)
@@ -91,7 +91,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// nothing.
     private func perform(
         _ step: consuming RequestFlow.Step, flow: inout RequestFlow, responder: any HTTPResponder,
-        started: ContinuousClock.Instant
+        started: MonotonicTime
     ) {
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(

@@ -8,7 +8,9 @@ import BreakwaterCore
 /// The answering side of one request.
 struct RequestContext: Sendable {
     let responder: any HTTPResponder
-    private let started: ContinuousClock.Instant
+    /// When the request was handed to the proxy (whole nanoseconds: no 128-bit `Duration` maths
+    /// on the way to the statistics).
+    private let started: MonotonicTime
     private let method: HTTPMethod
     /// The resolved operation's name (one the document defines), and the name the client asked for.
     private let operationName: String?
@@ -20,7 +22,7 @@ struct RequestContext: Sendable {
     private let accessLog: ProxyLogBuffer
 
     init(
-        responder: any HTTPResponder, started: ContinuousClock.Instant, method: HTTPMethod,
+        responder: any HTTPResponder, started: MonotonicTime, method: HTTPMethod,
         operationName: String?, requestedOperationName: String?, documentHash: SHA256Digest?,
         identity: RequestIdentity?, statistics: LoopStatistics, accessLog: ProxyLogBuffer
     ) {
@@ -38,24 +40,24 @@ struct RequestContext: Sendable {
     /// Counts the answer in this request's loop statistics, logs it, and sends it.
     func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
         var reply = reply
-        let total = ContinuousClock.now - started
+        let total = MonotonicTime.now.nanoseconds - started.nanoseconds
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
         let errorCode = reply.recordedErrorCode
         statistics.record {
             $0.recordRequest(
                 operationName: RecordedName.operation(resolved: operationName), cache: cache,
-                bypassReason: reply.bypassReason, duration: total, version: identity?.version ?? .http1)
+                bypassReason: reply.bypassReason, nanoseconds: total, version: identity?.version ?? .http1)
             $0.recordResponse(
                 status: reply.response.status, errorCode: errorCode, clientName: identity?.clientName,
                 clientVersion: identity?.clientVersion)
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
         if accessLog.isOn {
-            log(reply, errorCode: errorCode, upstream: upstream, total: total)
+            log(reply, errorCode: errorCode, upstream: upstream, total: .nanoseconds(max(total, 0)))
         }
         // Stamped here, on the answer this call owns (on one still shared with `reply` it would
         // copy the whole response).
-        if let identity { reply.response.requestID = identity.requestID }
+        if let identity { reply.response.stampedID = identity.id }
         responder.respond(reply.response)
     }
 
