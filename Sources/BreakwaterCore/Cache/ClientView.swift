@@ -54,10 +54,14 @@ package struct ClientView: Sendable {
                 }
             }
         }
-        self.init(
-            isGET: request.method == .get, ifNoneMatch: ifNoneMatch, wantsGraphQLResponseJSON: wantsGraphQLResponseJSON,
-            extraHeaders: corsHeaders, vary: vary,
-            gzip: acceptEncoding.acceptsGzip ? compressor : nil)
+        // Assigned here, not through the memberwise `init`: delegating copied the whole view
+        // into place and destroyed the original (four retains and four releases).
+        isGET = request.method == .get
+        self.ifNoneMatch = ifNoneMatch
+        self.wantsGraphQLResponseJSON = wantsGraphQLResponseJSON
+        extraHeaders = corsHeaders
+        self.vary = vary
+        gzip = acceptEncoding.acceptsGzip ? compressor : nil
     }
 
     private static let graphQLResponseJSON = Array("application/graphql-response+json".utf8)

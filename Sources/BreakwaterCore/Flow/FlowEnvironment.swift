@@ -75,6 +75,16 @@ package final class FlowEnvironment: Sendable {
     }
 
     /// Whether a rule with TTL 0 covers `operationName` (`policy.rule(for:)`).
+    /// The keyed request headers' part of a cache key (`KeyedHeaders.material`).
+    package func keyedMaterial(_ requestHeaders: HTTPHeaders) -> [UInt8]? {
+        policy.keyedHeaders.material(requestHeaders)
+    }
+
+    /// The local store's entry for `key` as of the clock's now.
+    package func lookup(_ key: CacheKey) -> CacheLookup {
+        store.lookup(key, now: clock.now)
+    }
+
     package func hasZeroTTLRule(_ operationName: String?) -> Bool {
         policy.rule(for: operationName)?.ttl == .zero
     }

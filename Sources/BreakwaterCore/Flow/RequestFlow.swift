@@ -188,7 +188,7 @@ package struct RequestFlow {
                 FetchPlan(
                     key: nil, bypass: .zeroTTL, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
         }
-        let varying = environment.policy.keyedHeaders.material(request.headers)
+        let varying = environment.keyedMaterial(request.headers)
         let key: CacheKey
         if scope == nil && varying == nil, let knownKey {
             key = knownKey
@@ -204,7 +204,7 @@ package struct RequestFlow {
             FetchPlan(
                 key: key, bypass: nil, operation: operation, isPerUser: scope != nil, upstreamHeaders: upstreamHeaders)
         }
-        switch environment.store.lookup(key, now: environment.clock.now) {
+        switch environment.lookup(key) {
         case .fresh(let entry, let age):
             return .reply(
                 FlowReply(response: ClientAnswer.fromEntry(entry, age: age, isFresh: true, client: client), cache: .hit))

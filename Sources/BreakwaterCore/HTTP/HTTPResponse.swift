@@ -81,11 +81,13 @@ package struct HTTPResponse: Sendable {
         set { if storage.requestID != newValue { unique().requestID = newValue } }
     }
 
-    /// Calls `body` with the fields of `headers` in place: the head writers read each name and
-    /// value without copying the field (a copy retained and released its two strings).
-    @inline(__always)
-    package func withHeaderFields<R>(_ body: (UnsafeBufferPointer<HTTPHeaderField>) -> R) -> R {
-        storage.headers.fields.withUnsafeBufferPointer(body)
+    /// The stamped id's length in bytes, nil when there is none.
+    package var stampedIDCount: Int? { storage.requestID?.utf8Count }
+
+    /// Writes the stamped id's `stampedIDCount` bytes at `start`; returns how many. Read in place
+    /// (a copy of the id retained and released it).
+    package func writeStampedID(at start: UnsafeMutablePointer<UInt8>) -> Int {
+        storage.requestID?.write(at: start) ?? 0
     }
 
     /// The body's length, prebuilt or not.

@@ -21,18 +21,21 @@ package final class RequestIdentity: Sendable {
     package init(_ request: borrowing HTTPRequest, generator: inout RequestIDGenerator) {
         // One walk over the fields for the four names (the first of each counts).
         var offered: String?, userAgent: String?, clientName: String?, clientVersion: String?
-        for field in request.headers.fields {
-            switch field.name.utf8.count {
-            case 10 where userAgent == nil && field.name.equalsIgnoringASCIICase("User-Agent"):
-                userAgent = field.value
-            case 12 where offered == nil && field.name.equalsIgnoringASCIICase("X-Request-Id"):
-                offered = field.value
-            case 25 where clientName == nil && field.name.equalsIgnoringASCIICase("apollographql-client-name"):
-                clientName = field.value
-            case 28 where clientVersion == nil && field.name.equalsIgnoringASCIICase("apollographql-client-version"):
-                clientVersion = field.value
-            default:
-                break
+        // Read in place: a `for field in` copy retained and released both strings of every field.
+        request.headers.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices {
+                switch fields[index].name.utf8.count {
+                case 10 where userAgent == nil && fields[index].name.equalsIgnoringASCIICase("User-Agent"):
+                    userAgent = fields[index].value
+                case 12 where offered == nil && fields[index].name.equalsIgnoringASCIICase("X-Request-Id"):
+                    offered = fields[index].value
+                case 25 where clientName == nil && fields[index].name.equalsIgnoringASCIICase("apollographql-client-name"):
+                    clientName = fields[index].value
+                case 28 where clientVersion == nil && fields[index].name.equalsIgnoringASCIICase("apollographql-client-version"):
+                    clientVersion = fields[index].value
+                default:
+                    break
+                }
             }
         }
         id = offered.flatMap { Self.isAcceptable($0) ? RequestID($0) : nil } ?? generator.nextID()

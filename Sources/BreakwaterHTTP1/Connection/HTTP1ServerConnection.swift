@@ -117,6 +117,14 @@ package final class HTTP1ServerConnection {
     /// Answers dispatched or refused and not yet written.
     package var outstanding: Int { answers.count }
 
+    /// The first buffer offset the parser may still read (`HTTP1RequestParser.retainedFrom`).
+    /// Asked here, not through `parser`: reading the parser from another module retained and
+    /// released it on every call.
+    package var retainedFrom: Int { parser.retainedFrom }
+
+    /// The caller dropped `count` bytes from the front of the buffer (`HTTP1RequestParser.discard`).
+    package func discard(_ count: Int) { parser.discard(count) }
+
     // MARK: Reading
 
     /// What a readable socket means now.

@@ -181,10 +181,10 @@ final class HTTPConnection: IOEventHandler {
     }
 
     private func compact() {
-        let unneeded = machine.parser.retainedFrom
+        let unneeded = machine.retainedFrom
         guard unneeded > 0 else { return }
         buffer.discard(unneeded)
-        machine.parser.discard(unneeded)
+        machine.discard(unneeded)
     }
 
     private func beginRequest() {

@@ -45,10 +45,10 @@ struct HeadOutput {
         }
     }
 
-    /// A request's id (its `utf8Count` bytes), spelled in place when it was made here.
+    /// The id stamped on `response` (its `stampedIDCount` bytes).
     @inline(__always)
-    mutating func put(_ id: RequestID) {
-        position += id.write(at: position)
+    mutating func put(stampedIDOf response: HTTPResponse) {
+        position += response.writeStampedID(at: position)
     }
 
     /// A prebuilt answer's head (at most its `headBound` bytes).

@@ -17,11 +17,11 @@ enum HTTP2ResponseFields {
     ) -> R {
         let prebuilt = bodiless ? nil : response.prebuilt
         let fields = response.headers.fields
-        let requestID = response.stampedID
+        let requestIDCount = response.stampedIDCount
         // The room: every piece's bytes (status and length at most 20 digits each), and a pair
         // per field; a stored field's line is at least 5 bytes (`a: b\r\n`), so its pairs are
         // at most a fifth of the head it adds.
-        var byteBound = 7 + 20 + 4 + date.utf8.count + 14 + 20 + 12 + (requestID?.utf8Count ?? 0)
+        var byteBound = 7 + 20 + 4 + date.utf8.count + 14 + 20 + 12 + (requestIDCount ?? 0)
         var pairBound = fields.count + 5
         for field in fields { byteBound += field.name.utf8.count + field.value.utf8.count }
         if let prebuilt {
@@ -33,7 +33,7 @@ enum HTTP2ResponseFields {
                 var list = PairWriter(bytes: bytes.baseAddress!, pairs: pairs.baseAddress!)
                 list.add(":status", decimal: response.status)
                 for field in fields where !isConnectionSpecific(field.name) { list.add(field.name, field.value) }
-                if let requestID { list.add("x-request-id", requestID: requestID) }
+                if requestIDCount != nil { list.add("x-request-id", stampedIDOf: response) }
                 list.add("date", date)
                 prebuilt?.forEachField { name, value in list.add(name, value) }
                 if !bodiless { list.add("content-length", decimal: response.bodyCount) }
@@ -86,8 +86,8 @@ private struct PairWriter {
     }
 
     /// A request's id: one request's own, so never indexed (as `unique` above).
-    mutating func add(_ name: StaticString, requestID: RequestID) {
-        add(unique: true) { $0.put(name) } value: { $0.put(requestID) }
+    mutating func add(_ name: StaticString, stampedIDOf response: HTTPResponse) {
+        add(unique: true) { $0.put(name) } value: { $0.put(stampedIDOf: response) }
     }
 
     mutating func add(_ name: String, _ value: String) {
