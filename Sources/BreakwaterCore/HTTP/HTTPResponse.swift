@@ -81,6 +81,12 @@ package struct HTTPResponse: Sendable {
         set { if storage.requestID != newValue { unique().requestID = newValue } }
     }
 
+    /// Stamps `id` on an answer made for its request alone (`stampedID` compares it with the id
+    /// already there first, which copied both).
+    package mutating func stamp(_ id: RequestID) {
+        unique().requestID = id
+    }
+
     /// The stamped id's length in bytes, nil when there is none.
     package var stampedIDCount: Int? { storage.requestID?.utf8Count }
 

@@ -57,7 +57,7 @@ struct RequestContext: Sendable {
         }
         // Stamped here, on the answer this call owns (on one still shared with `reply` it would
         // copy the whole response).
-        if let identity { reply.response.stampedID = identity.id }
+        if let identity { reply.response.stamp(identity.id) }
         responder.respond(reply.response)
     }
 
