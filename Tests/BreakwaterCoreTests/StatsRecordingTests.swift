@@ -168,3 +168,31 @@ struct StatsRecordingTests {
         #expect(series.contains(#"breakwater_operation_requests_total{operation="other"} 55"#))
     }
 }
+
+extension StatsRecordingTests {
+    /// The row last found is asked first: names that alternate, rows added in between and an
+    /// equal name in another string all land in their own row.
+    @Test func alternatingNamesAndNewRowsEachCountInTheirOwnRow() {
+        var stats = RequestStatistics()
+        let names = ["A", "B", "A", "A", "C", String(repeating: "A", count: 1), "B", "D", "A"]
+        for name in names {
+            stats.recordRequest(operationName: name, cache: .hit, nanoseconds: 1_000)
+            stats.recordUpstream(duration: .microseconds(1), outcome: .answered, operationName: name)
+        }
+        #expect(stats.operations["A"]?.requests == 5)
+        #expect(stats.operations["B"]?.requests == 2)
+        #expect(stats.operations["C"]?.requests == 1)
+        #expect(stats.operations["D"]?.requests == 1)
+        #expect(stats.operations["A"]?.upstreamDurations.recorded.map(\.buckets.count) == [5])
+        #expect(stats.operations.count == 4)
+    }
+
+    @Test func nanosecondDurationsAreSummedExactlyAndNegativeOnesCountAsZero() {
+        var stats = RequestStatistics()
+        stats.recordRequest(operationName: "Q", cache: .hit, nanoseconds: 1_500_250)
+        stats.recordRequest(operationName: "Q", cache: .hit, nanoseconds: -5)
+        #expect(stats.requestDurations.count == 2)
+        #expect(stats.requestDurations.sum == .nanoseconds(1_500_250))
+        #expect(stats.requestDurations.percentile(0) == .zero)
+    }
+}
