@@ -95,13 +95,16 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     ) {
         for effect in flow.takeEffects() { perform(effect) }
         let context = RequestContext(
-            responder: responder, started: started, method: flow.request.method,
-            operationName: flow.operation?.operationName, requestedOperationName: flow.requested.operationName,
-            documentHash: flow.operation?.document.digest ?? flow.requested.digest, identity: flow.request.identity,
-            statistics: statistics, accessLog: accessLog)
+            started: started, method: flow.request.method, operationName: flow.operation?.operationName,
+            requestedOperationName: flow.requested.operationName,
+            documentHash: flow.operation?.document.digest ?? flow.requested.digest, identity: flow.request.identity)
+        var shared: SharedRequestContext {
+            SharedRequestContext(
+                context, client: flow.client, responder: responder, statistics: statistics, accessLog: accessLog)
+        }
         switch consume step {
         case .reply(let reply):
-            context.finish(reply)
+            context.finish(reply, to: responder, statistics: statistics, accessLog: accessLog)
         case .lookupDocument(let digest):
             guard let documents = tiers.documents else { preconditionFailure("lookupDocument without a tier") }
             documents.lookup(digest) { [self, flow] text in
@@ -110,17 +113,17 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                 perform(next, flow: &flow, responder: responder, started: started)
             }
         case .fetch(let plan):
-            run(plan, answering: .client(SharedRequestContext(context, client: flow.client)))
+            run(plan, answering: .client(shared))
         case .join(let plan):
             guard let key = plan.key else { preconditionFailure("join without a key") }
-            let waiter = FetchWaiter(context: SharedRequestContext(context, client: flow.client), plan: plan, handler: self)
+            let waiter = FetchWaiter(context: shared, plan: plan, handler: self)
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
             case .startFetch: runCoalesced(plan, key: key)
             case .wait: break
             case .fetchAlone: fetchAlone(waiter)
             }
         case .replyAndRefresh(let reply, let plan):
-            context.finish(reply)
+            context.finish(reply, to: responder, statistics: statistics, accessLog: accessLog)
             guard let key = plan.key else { preconditionFailure("refresh without a key") }
             if cache.inFlight.beginRefresh(key) == .startRefresh { runCoalesced(plan, key: key) }
         }

@@ -1,13 +1,13 @@
-// One client request from arrival to answer: whom to answer, and what to count and log once the
-// answer is sent (the access-log fields of docs/OPERATING.md). A value: a hit
-// answers through it where it was made, without allocating; a fetch's waiters hold it in a
-// `SharedRequestContext`.
+// One client request from arrival to answer: what to count and log once the answer is sent
+// (the access-log fields of docs/OPERATING.md). A value: a hit answers through it where it was
+// made, without allocating; a fetch's waiters hold it in a `SharedRequestContext`.
 
 import BreakwaterCore
 
-/// The answering side of one request.
+/// What one request's answer is counted and logged with. Whom to answer and the loop's
+/// statistics and log buffer are lent to `finish`, not kept: an answer given at once copied
+/// them into the context and released them again (three atomic pairs a hit).
 struct RequestContext: Sendable {
-    let responder: any HTTPResponder
     /// When the request was handed to the proxy (whole nanoseconds: no 128-bit `Duration` maths
     /// on the way to the statistics).
     private let started: MonotonicTime
@@ -18,27 +18,24 @@ struct RequestContext: Sendable {
     private let documentHash: SHA256Digest?
     /// Who asked (`HTTPRequest.identity`): the id stamped on the answer and what the log names.
     private let identity: RequestIdentity?
-    private let statistics: LoopStatistics
-    private let accessLog: ProxyLogBuffer
 
     init(
-        responder: any HTTPResponder, started: MonotonicTime, method: HTTPMethod,
-        operationName: String?, requestedOperationName: String?, documentHash: SHA256Digest?,
-        identity: RequestIdentity?, statistics: LoopStatistics, accessLog: ProxyLogBuffer
+        started: MonotonicTime, method: HTTPMethod, operationName: String?, requestedOperationName: String?,
+        documentHash: SHA256Digest?, identity: RequestIdentity?
     ) {
-        self.responder = responder
         self.started = started
         self.method = method
         self.operationName = operationName
         self.requestedOperationName = requestedOperationName
         self.documentHash = documentHash
         self.identity = identity
-        self.statistics = statistics
-        self.accessLog = accessLog
     }
 
-    /// Counts the answer in this request's loop statistics, logs it, and sends it.
-    func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
+    /// Counts the answer in `statistics`, logs it in `accessLog`, and sends it to `responder`.
+    func finish(
+        _ reply: consuming FlowReply, upstream: Duration? = nil, to responder: any HTTPResponder,
+        statistics: LoopStatistics, accessLog: ProxyLogBuffer
+    ) {
         var reply = reply
         let total = MonotonicTime.now.nanoseconds - started.nanoseconds
         let cache = reply.cache.map(RequestStatistics.CacheResult.init)
@@ -53,7 +50,7 @@ struct RequestContext: Sendable {
             if let event = reply.apqEvent { $0.recordAPQ(event) }
         }
         if accessLog.isOn {
-            log(reply, errorCode: errorCode, upstream: upstream, total: .nanoseconds(max(total, 0)))
+            log(reply, errorCode: errorCode, upstream: upstream, total: .nanoseconds(max(total, 0)), in: accessLog)
         }
         // Stamped here, on the answer this call owns (on one still shared with `reply` it would
         // copy the whole response).
@@ -65,7 +62,7 @@ struct RequestContext: Sendable {
     /// line), from the values at hand. The identity's fields are read where they are stored: a
     /// copy of the whole identity retained and released its five strings on every line.
     private func log(
-        _ reply: FlowReply, errorCode: String?, upstream: Duration?, total: Duration
+        _ reply: FlowReply, errorCode: String?, upstream: Duration?, total: Duration, in accessLog: ProxyLogBuffer
     ) {
         accessLog.append { buffer, format in
             AccessLogRecord.append(

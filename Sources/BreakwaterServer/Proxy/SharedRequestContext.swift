@@ -3,20 +3,29 @@
 
 import BreakwaterCore
 
-/// A `RequestContext` shared by whoever answers the request once its fetch ends, with how that
-/// answer is dressed for the client (`FetchOutcome.reply(for:)`; an answer given at once is
+/// A `RequestContext` shared by whoever answers the request once its fetch ends, with whom to
+/// answer, the loop's statistics and log, and how that answer is dressed for the client (`FetchOutcome.reply(for:)`; an answer given at once is
 /// dressed by the flow, so the context alone does without).
 final class SharedRequestContext: Sendable {
     let context: RequestContext
     let client: ClientView
+    private let responder: any HTTPResponder
+    private let statistics: LoopStatistics
+    private let accessLog: ProxyLogBuffer
 
-    init(_ context: RequestContext, client: ClientView) {
+    init(
+        _ context: RequestContext, client: ClientView, responder: any HTTPResponder, statistics: LoopStatistics,
+        accessLog: ProxyLogBuffer
+    ) {
         self.context = context
         self.client = client
+        self.responder = responder
+        self.statistics = statistics
+        self.accessLog = accessLog
     }
 
-    /// `RequestContext.finish`.
+    /// `RequestContext.finish`, to this request's responder and its loop's statistics and log.
     func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
-        context.finish(reply, upstream: upstream)
+        context.finish(reply, upstream: upstream, to: responder, statistics: statistics, accessLog: accessLog)
     }
 }
