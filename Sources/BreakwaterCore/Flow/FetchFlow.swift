@@ -59,7 +59,9 @@ package struct FetchFlow {
         return effects
     }
 
-    package func start() -> Step {
+    /// Mutating though it changes nothing: a flow kept in a class is then read in place, not
+    /// copied (each copy retained every field of the plan).
+    package mutating func start() -> Step {
         guard let key = plan.key, environment.sharesResponses, sampledETag == nil else { return .send(plan) }
         return .lookupTier(key)
     }
