@@ -341,8 +341,12 @@ private final class FetchRun: OriginReceiving {
             context.finish(outcome.reply(for: context.client), upstream: upstream)
         case .waiters(let key, let inFlight):
             let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now)
-            for waiter in completion.answered {
-                waiter.context.finish(outcome.reply(for: waiter.context.client), upstream: upstream)
+            // Each waiter's context read in place: a copy of the whole waiter retained and
+            // released each field of its plan.
+            let answered = completion.answered
+            for index in answered.indices {
+                let context = answered[index].context
+                context.finish(outcome.reply(for: context.client), upstream: upstream)
             }
             for waiter in completion.refetching {
                 waiter.handler.loop.execute { waiter.handler.fetchAlone(waiter) }
