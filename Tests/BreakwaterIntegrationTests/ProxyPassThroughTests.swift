@@ -63,7 +63,8 @@ import Testing
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(
             origin: origin.url,
-            yaml: "origin:\n  forward_headers: [host, ACCEPT-ENCODING, Content-Length, transfer-encoding, Authorization]\n")
+            yaml: "origin:\n  forward_headers: [host, ACCEPT-ENCODING, Content-Length, transfer-encoding, Authorization]\n"
+                + "persisted_queries:\n  store: \"\"\n")
         let body = #"{"query":"{ me { email } }"}"#
         for round in 0..<2 {
             let response = try proxy.client.post(
