@@ -335,10 +335,10 @@ private final class FetchRun: OriginReceiving {
     func answer(_ outcome: FetchOutcome, now: ContinuousClock.Instant) {
         switch answering {
         case .client(let context):
-            context.finish(outcome.reply(for: context.client), upstream: upstream)
+            context.finish(outcome, upstream: upstream)
         case .alone(let context, let key, let inFlight):
             inFlight.answeredAlone(key, sharing: AnswerSharing(outcome), now: now)
-            context.finish(outcome.reply(for: context.client), upstream: upstream)
+            context.finish(outcome, upstream: upstream)
         case .waiters(let key, let inFlight):
             let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now)
             // Each waiter's context read in place: a copy of the whole waiter retained and
@@ -346,7 +346,7 @@ private final class FetchRun: OriginReceiving {
             let answered = completion.answered
             for index in answered.indices {
                 let context = answered[index].context
-                context.finish(outcome.reply(for: context.client), upstream: upstream)
+                context.finish(outcome, upstream: upstream)
             }
             for waiter in completion.refetching {
                 waiter.handler.loop.execute { waiter.handler.fetchAlone(waiter) }
