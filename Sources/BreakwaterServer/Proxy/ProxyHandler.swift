@@ -175,7 +175,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             if case .stored(let entry, _) = outcome, run.flow.sampledETag == nil {
                 cache.freshness.offer(entry, plan: run.flow.plan)
             }
-            run.answer(outcome, now: environment.clock.now)
+            run.answer(outcome) { [environment] in environment.clock.now }
             run.onFinish?(outcome)
         }
     }
@@ -332,15 +332,16 @@ private final class FetchRun: OriginReceiving {
     /// Answers with `outcome`, each client dressed as it asked; waiters who may not have it
     /// fetch for themselves, each on its own loop (`AnswerSharing`). The fetch belongs to no
     /// client: a waiter that disconnected, the first included, cancels nothing.
-    func answer(_ outcome: FetchOutcome, now: ContinuousClock.Instant) {
+    /// `now` is read only for the in-flight table: a fetch for one uncached client needs no clock.
+    func answer(_ outcome: FetchOutcome, now: () -> ContinuousClock.Instant) {
         switch answering {
         case .client(let context):
             context.finish(outcome, upstream: upstream)
         case .alone(let context, let key, let inFlight):
-            inFlight.answeredAlone(key, sharing: AnswerSharing(outcome), now: now)
+            inFlight.answeredAlone(key, sharing: AnswerSharing(outcome), now: now())
             context.finish(outcome, upstream: upstream)
         case .waiters(let key, let inFlight):
-            let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now)
+            let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now())
             // Each waiter's context read in place: a copy of the whole waiter retained and
             // released each field of its plan.
             let answered = completion.answered
