@@ -19,4 +19,10 @@ final class SharedRequestContext: Sendable {
     func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
         context.finish(reply, upstream: upstream)
     }
+
+    /// Answers with a fetch's `outcome` dressed for this client. The client is read here, in
+    /// place: read from outside (`context.client`), the whole view was copied for the call.
+    func finish(_ outcome: FetchOutcome, upstream: Duration?) {
+        context.finish(outcome.reply(for: client), upstream: upstream)
+    }
 }
