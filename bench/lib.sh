@@ -221,6 +221,17 @@ bench_cpu_per_request() {
     'BEGIN { printf "%.2f", (n > 0 ? t * 1e6 / hz / n : 0) }'
 }
 
+# bench_cpu_split PID: "user system" CPU ticks of a process so far (all its threads).
+bench_cpu_split() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
+
+# bench_cpu_split_per_request "USER SYS" "USER SYS" WRK_OUTPUT: microseconds of user and of system
+# CPU per request between two bench_cpu_split readings, over that wrk run's requests.
+bench_cpu_split_per_request() {
+  awk -v a="$1" -v b="$2" -v n="$(awk '/requests in/ { print $1 }' "$3")" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+    split(a, x, " "); split(b, y, " "); k = (n > 0 ? 1e6 / hz / n : 0)
+    printf "%.2f %.2f", (y[1] - x[1]) * k, (y[2] - x[2]) * k }'
+}
+
 # bench_median "N N ...": the median of a list of numbers.
 bench_median() {
   printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

@@ -394,19 +394,26 @@ LOW_LOAD=(taskset -c 1 wrk -t1 -c1 -d"$DURATION" --latency)
 UNPINNED=(wrk -t2 -c100 -d"$DURATION" --latency)
 
 # measure SCENARIO SERVER WRK_COMMAND...: one run, appended to RESULTS[SCENARIO|SERVER].
+# With CPU_OF=PID set for the call, the run's user and system CPU time of that process per
+# request is kept too (CPU[SCENARIO|SERVER], "user sys;" in microseconds, run by run).
+declare -A CPU
 measure() {
-  local key="$1|$2" out
+  local key="$1|$2" out before=""
   wanted "$1" || return 0
   shift 2
   WRK_SEQ=$((WRK_SEQ + 1))
   out="$BENCH_TMP/wrk-$WRK_SEQ-${key//[^a-z0-9]/_}.txt"
   echo "$*" >"$out.cmd"
+  [ -z "${CPU_OF:-}" ] || before=$(bench_cpu_split "$CPU_OF")
   "$@" >"$out" 2>&1 || { cat "$out" >&2; bench_die "wrk failed: $*"; }
   LAST_WRK_OUT=$out
   local figures
   figures=$(bench_parse_wrk "$out")
   RESULTS[$key]+="$figures;"
-  bench_log "  $key run: $figures (req/s p50_ms p99_ms errors)"
+  if [ -n "$before" ]; then
+    CPU[$key]+="$(bench_cpu_split_per_request "$before" "$(bench_cpu_split "$CPU_OF")" "$out");"
+  fi
+  bench_log "  $key run: $figures (req/s p50_ms p99_ms errors)${before:+; cpu us/request (user sys): $(tr ';' '\n' <<<"${CPU[$key]}" | sed '/^$/d' | tail -n1)}"
 }
 
 # measure_h2load SCENARIO SERVER URL: one h2load run (50 connections x 10 streams over TLS, ALPN
@@ -430,14 +437,19 @@ wanted() { [ -z "${BENCH_ROWS:-}" ] || [[ " $BENCH_ROWS " == *" $1 "* ]]; }
 
 stat_of() { curl -sf "$1/stats" | jq -r "$2"; }
 
+# The pinned nginx's one worker: its CPU time per request is kept beside Breakwater's in the
+# rows both serve from CPU 0 (hits, misses, the ceiling).
+NGINX1_WORKER=$(pgrep -P "$NGINX1_PID" -f "worker process" | head -1)
+[ -n "$NGINX1_WORKER" ] || bench_die "no worker process under nginx $NGINX1_PID"
+
 bench_log "measuring: $RUNS run(s) of $DURATION per scenario and server, interleaved"
 for run in $(seq 1 "$RUNS"); do
-  measure a breakwater "${PINNED[@]}" "${BW1_URL%/graphql}$BW_HIT_PATH"
-  measure a nginx "${PINNED[@]}" "$NGINX1_BASE$NGINX_HIT_PATH"
+  CPU_OF=$BW1_PID measure a breakwater "${PINNED[@]}" "${BW1_URL%/graphql}$BW_HIT_PATH"
+  CPU_OF=$NGINX1_WORKER measure a nginx "${PINNED[@]}" "$NGINX1_BASE$NGINX_HIT_PATH"
 done
 for run in $(seq 1 "$RUNS"); do
-  measure b breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$BW1_URL" -- "$BENCH_TMP/post-hit.json"
-  measure b nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$NGINX1_BASE/graphql" -- "$BENCH_TMP/post-hit.json"
+  CPU_OF=$BW1_PID measure b breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$BW1_URL" -- "$BENCH_TMP/post-hit.json"
+  CPU_OF=$NGINX1_WORKER measure b nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$NGINX1_BASE/graphql" -- "$BENCH_TMP/post-hit.json"
 done
 for run in $(seq 1 "$RUNS"); do
   # The nginx origin, as for (f): the demo origin's own p50 at -c1 moves between 0.5 and 1.7 ms
@@ -472,19 +484,10 @@ done
 # (f) misses: distinct variables per request, TTL 0, a fast origin (nginx return 200). Each
 # server's CPU time per request (/proc) is kept too: the proxy's own cost, which neither the
 # scheduler nor the origin moves (BENCHMARKS.md, "Misses").
-F_CPU_BW="" F_CPU_NGINX=""
-if wanted f; then
-  NGINX1_WORKER=$(pgrep -P "$NGINX1_PID" -f "worker process" | head -1)
-  [ -n "$NGINX1_WORKER" ] || bench_die "no nginx worker for (f)"
-  for run in $(seq 1 "$RUNS"); do
-    before=$(bench_cpu_ticks "$BW3_PID")
-    measure f breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
-    F_CPU_BW+="$(bench_cpu_per_request $(($(bench_cpu_ticks "$BW3_PID") - before)) "$LAST_WRK_OUT") "
-    before=$(bench_cpu_ticks "$NGINX1_WORKER")
-    measure f nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
-    F_CPU_NGINX+="$(bench_cpu_per_request $(($(bench_cpu_ticks "$NGINX1_WORKER") - before)) "$LAST_WRK_OUT") "
-  done
-fi
+for run in $(seq 1 "$RUNS"); do
+  CPU_OF=$BW3_PID measure f breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$BW3_URL" -- "$BENCH_TMP/live-template.json" 0 1
+  CPU_OF=$NGINX1_WORKER measure f nginx "${PINNED[@]}" -s "$BENCH_DIR/lua/distinct.lua" "$NGINX1_BASE/pass" -- "$BENCH_TMP/live-template.json" 0 1
+done
 # (l) misses in the setup no one tuned for: Breakwater's default configuration, 64 connections,
 # 1 KiB answers (README "Performance"). Distinct ids from a range (l)'s warm-up did not use.
 for run in $(seq 1 "$RUNS"); do
@@ -529,7 +532,7 @@ for run in $(seq 1 "$RUNS"); do
 done
 
 for run in $(seq 1 "$RUNS"); do
-  measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
+  CPU_OF=$NGINX1_WORKER measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
 done
 
 BW1_STATS=$(curl -sf "$BW1_ADMIN/stats" | jq -c '{requests, hits, misses, bypass, stale, apq: .apq, cache: {entries: .cache.entries, bytes: .cache.bytes}}')
@@ -607,14 +610,23 @@ goal() {
     r = (b > 0 ? a / b : 0)
     printf "%s (%.2fx)", ((atLeast ? r >= bound : r <= bound) && b > 0 ? "PASS" : "FAIL"), r }'
 }
-# cpu_verdict: (f)'s median CPU per request on each side and their ratio.
+# cpu_of KEY: "user system" microseconds per request, each the median over KEY's runs.
+cpu_of() {
+  local runs=${CPU[$1]:-}
+  [ -n "$runs" ] || return 0
+  echo "$(bench_median "$(tr ';' '\n' <<<"$runs" | awk 'NF { print $1 }')")" \
+    "$(bench_median "$(tr ';' '\n' <<<"$runs" | awk 'NF { print $2 }')")"
+}
+# cpu_verdict ROW BASELINE_KEY: ROW's CPU per request on each side (user + system, median of runs)
+# and the baseline's over Breakwater's: what the req/s ratio would be if CPU 0 alone decided it.
 cpu_verdict() {
-  wanted f || { echo "not run"; return; }
-  local bw ng
-  bw=$(bench_median "$F_CPU_BW")
-  ng=$(bench_median "$F_CPU_NGINX")
-  awk -v a="$bw" -v b="$ng" -v runs="$F_CPU_BW/ $F_CPU_NGINX" 'BEGIN {
-    printf "breakwater %s us, nginx %s us: %s (nginx/breakwater %.2f; runs %s)", a, b, (a <= b ? "yes" : "NO"), (a > 0 ? b / a : 0), runs }'
+  local bw base
+  bw=$(cpu_of "$1|breakwater")
+  base=$(cpu_of "$2")
+  { [ -n "$bw" ] && [ -n "$base" ]; } || { echo "($1) not run"; return; }
+  awk -v row="$1" -v a="$bw" -v b="$base" 'BEGIN {
+    split(a, x, " "); split(b, y, " "); ta = x[1] + x[2]; tb = y[1] + y[2]
+    printf "(%s) breakwater %.2f + %.2f us, %s %.2f + %.2f us: %.2fx", row, x[1], x[2], "nginx", y[1], y[2], (ta > 0 ? tb / ta : 0) }'
 }
 # The goals of README "Performance", one verdict each; then what the other rows say beside them.
 VERDICTS=(
@@ -625,7 +637,7 @@ VERDICTS=(
   "goal: added miss latency at p50 < 0.2 ms: $(wanted c && awk -v d="$ADDED_P50" 'BEGIN { print (d < 0.2 ? "PASS" : "FAIL") }' || echo "not run") ($ADDED_P50 ms)"
   "goal: RSS <= 1.3x the payload when full, flat under churn: bench/memory.sh $([ "${BENCH_SKIP_MEMORY:-0}" = "1" ] && echo "(skipped)" || echo "(below)")"
   "other hit rows at least nginx's: (e) $(goal e\|breakwater e\|nginx 1 1.0), (g) $(goal g\|breakwater g\|nginx 1 1.0), (h) $(goal h\|breakwater h\|nginx 1 1.0), (i) $(goal i\|breakwater i\|nginx 1 1.0), (j) $(goal j\|breakwater j\|nginx 1 1.0), (k) $(goal k\|breakwater k\|nginx 1 1.0)"
-  "miss CPU per request, median of runs (the proxy's own cost; bench/miss-side.sh runs both at once): (f) $(cpu_verdict)"
+  "CPU on CPU 0 per request, user + system, medians of runs, and nginx's over Breakwater's (the req/s ratio that CPU time alone predicts): $(cpu_verdict a a\|nginx); $(cpu_verdict b b\|nginx); $(cpu_verdict f f\|nginx); against the ceiling $(cpu_verdict a ceiling\|nginx)"
 )
 
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)

@@ -55,6 +55,34 @@ import Testing
         #expect(seen["via"] as? String == "1.1 breakwater")
     }
 
+    /// docs/reference/upstream.md, "Headers sent": `Host` from `origin.url`, `Accept-Encoding:
+    /// gzip` and Breakwater's own `Content-Length`, once each, even when `origin.forward_headers`
+    /// lists the client's fields of those names (in any case); the POST's start is written once
+    /// per origin and shared by every request.
+    @Test func theOriginGetsItsOwnHostEncodingAndLengthWhateverTheClientSentOrTheListNames() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try ProxyProcess(
+            origin: origin.url,
+            yaml: "origin:\n  forward_headers: [host, ACCEPT-ENCODING, Content-Length, transfer-encoding, Authorization]\n"
+                + "persisted_queries:\n  store: \"\"\n")
+        let body = #"{"query":"{ me { email } }"}"#
+        for round in 0..<2 {
+            let response = try proxy.client.post(
+                "/graphql", json: body,
+                headers: [("Accept-Encoding", "br"), ("Authorization", "ada-\(round)@example.com")])
+            #expect(response.status == 200)
+            let seen = try #require(try origin.counters()["lastHeaders"] as? [String: Any])
+            #expect(seen["host"] as? String == "127.0.0.1:\(origin.port)")
+            #expect(seen["accept-encoding"] as? String == "gzip")
+            #expect(seen["content-length"] as? String == "\(body.utf8.count)")
+            #expect(seen["transfer-encoding"] == nil)
+            #expect(seen["authorization"] as? String == "ada-\(round)@example.com")
+            #expect(seen["x-forwarded-for"] as? String == "127.0.0.1")
+            #expect(seen["x-forwarded-proto"] as? String == "http")
+        }
+        #expect((try origin.counters()["byMethod"] as? [String: Any])?["POST"] as? Int == 2)
+    }
+
     @Test func keepAliveConnectionServesManyRequestsAndPoolQueuesBeyondItsBound() throws {
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(origin: origin.url, yaml: "origin:\n  max_connections: 2\npersisted_queries:\n  store: \"\"\n")

@@ -59,7 +59,9 @@ package struct FetchFlow {
         return effects
     }
 
-    package func start() -> Step {
+    /// Mutating though it changes nothing: a flow kept in a class is then read in place, not
+    /// copied (each copy retained every field of the plan).
+    package mutating func start() -> Step {
         guard let key = plan.key, environment.sharesResponses, sampledETag == nil else { return .send(plan) }
         return .lookupTier(key)
     }
@@ -90,8 +92,9 @@ package struct FetchFlow {
     }
 
     /// The origin answered (or failed): decide storage, stale-if-error, invalidation.
+    /// The clock is read only where the answer is kept or stands in: an answer that is not stored
+    /// (a TTL-0 rule, a bypass) needs no time.
     package mutating func originAnswered(_ result: UpstreamResult) -> Step {
-        let now = environment.clock.now
         // The lease goes back last, after the entry was written to the tier: a proxy waiting on
         // it then finds the entry the moment it sees the lease gone.
         defer {
@@ -115,6 +118,7 @@ package struct FetchFlow {
         let outcome = OriginOutcome(result)
         guard case .answered(let response) = outcome else {
             // Stale-if-error: on any failure or 5xx, an entry within its windows stands in.
+            let now = environment.clock.now
             if let key = plan.key, let fallback = environment.store.lookup(key, now: now).entry {
                 return .finish(.staleFallback(fallback, age: max(.zero, now - fallback.storedAt), originStatus: outcome.status))
             }
@@ -147,6 +151,7 @@ package struct FetchFlow {
             }
             return .finish(.bypassed(response, reason))
         case .store(let ttl, var tags):
+            let now = environment.clock.now
             // Stored while a schema is expected but the document was not checked against one:
             // marked, so that every entity purge reaches it, and kept out of the fleet tier.
             let isUnchecked = environment.expectsSchema && !operation.showsTypes

@@ -19,11 +19,12 @@ package struct GraphQLRequest: Sendable, Equatable {
     /// A POST body holding only a non-empty `query`, an `operationName` (a non-empty string or
     /// null) and `variables`: the origin may get the client's bytes as they came, since writing
     /// them again would say the same (the parser refuses duplicate keys).
-    package var isPlainPOST = false
+    package var isPlainPOST: Bool
 
     package init(
         method: Method, query: String? = nil, operationName: String? = nil, variables: JSONValue? = nil,
-        extensions: JSONValue? = nil, documentID: String? = nil, relayDocumentID: String? = nil
+        extensions: JSONValue? = nil, documentID: String? = nil, relayDocumentID: String? = nil,
+        isPlainPOST: Bool = false
     ) {
         self.method = method
         self.query = query
@@ -32,6 +33,7 @@ package struct GraphQLRequest: Sendable, Equatable {
         self.extensions = extensions
         self.documentID = documentID
         self.relayDocumentID = relayDocumentID
+        self.isPlainPOST = isPlainPOST
     }
 
     /// `extensions.persistedQuery`, when present.

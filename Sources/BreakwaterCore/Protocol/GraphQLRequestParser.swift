@@ -79,12 +79,11 @@ package enum GraphQLRequestParser {
     ) throws(GraphQLErrorResponse) -> GraphQLRequest {
         // The common body (query, operationName, variables) without the body's object built:
         // the same members `parseAnyPOST` reads from it, fewer allocations and key strings.
-        if let plain = JSONParser.plainGraphQLPOST(body) {
-            var request = GraphQLRequest(
-                method: .post, query: try bounded(plain.query, maxDocumentBytes), operationName: plain.operationName,
-                variables: plain.variables)
-            request.isPlainPOST = true
-            return request
+        // Made in one piece: a request set plain after it was made was copied and destroyed once more.
+        if case let (query, operationName, variables)? = JSONParser.plainGraphQLPOST(body) {
+            guard query.utf8.count <= maxDocumentBytes else { throw documentTooLarge(maxDocumentBytes) }
+            return GraphQLRequest(
+                method: .post, query: query, operationName: operationName, variables: variables, isPlainPOST: true)
         }
         return try parseAnyPOST(body: body, maxDocumentBytes: maxDocumentBytes)
     }

@@ -153,8 +153,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 
     /// Drives one `FetchFlow` to its outcome, then answers whom `answering` names.
-    private func run(_ plan: FetchPlan, answering: FetchRun.Answering) {
-        let run = FetchRun(flow: FetchFlow(plan: plan, environment: environment), answering: answering)
+    private func run(_ plan: consuming FetchPlan, answering: consuming FetchRun.Answering) {
+        let run = FetchRun(plan: plan, environment: environment, answering: answering)
         advance(run, run.start())
     }
 
@@ -178,7 +178,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             if case .stored(let entry, _) = outcome, run.flow.sampledETag == nil {
                 cache.freshness.offer(entry, plan: run.flow.plan)
             }
-            run.answer(outcome, now: environment.clock.now)
+            run.answer(outcome) { [environment] in environment.clock.now }
             run.onFinish?(outcome)
         }
     }
@@ -198,8 +198,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         var plan = candidate.payload
         plan.upstreamHeaders.remove("X-Request-Id")
         plan.upstreamHeaders.replace(FreshnessSampling.header.name, with: FreshnessSampling.header.value)
-        let flow = FetchFlow(plan: plan, environment: environment, sampledETag: candidate.etag)
-        let run = FetchRun(flow: flow, answering: .waiters(of: candidate.key, in: cache.inFlight))
+        let run = FetchRun(
+            plan: plan, environment: environment, sampledETag: candidate.etag,
+            answering: .waiters(of: candidate.key, in: cache.inFlight))
         let started = ContinuousClock.now
         run.onFinish = { [self, run] outcome in
             let etag: String? = if case .stored(let entry, _) = outcome { entry.etag } else { nil }
@@ -216,7 +217,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                     clientName: nil, clientVersion: nil)
             }
         }
-        advance(run, flow.start())
+        advance(run, run.start())
     }
 
     private func perform(_ effect: FetchFlow.Effect, of run: FetchRun) {
@@ -312,8 +313,13 @@ private final class FetchRun: OriginReceiving {
     /// Called after the waiters are answered (a freshness sample records itself).
     var onFinish: ((FetchOutcome) -> Void)?
 
-    init(flow: FetchFlow, answering: Answering) {
-        self.flow = flow
+    /// The flow is made in place: one made outside and passed in was copied into the run (a
+    /// retain of each of its fields) and destroyed once more.
+    init(
+        plan: consuming FetchPlan, environment: FlowEnvironment, sampledETag: String? = nil,
+        answering: consuming Answering
+    ) {
+        flow = FetchFlow(plan: plan, environment: environment, sampledETag: sampledETag)
         self.answering = answering
     }
 
@@ -329,17 +335,22 @@ private final class FetchRun: OriginReceiving {
     /// Answers with `outcome`, each client dressed as it asked; waiters who may not have it
     /// fetch for themselves, each on its own loop (`AnswerSharing`). The fetch belongs to no
     /// client: a waiter that disconnected, the first included, cancels nothing.
-    func answer(_ outcome: FetchOutcome, now: ContinuousClock.Instant) {
+    /// `now` is read only for the in-flight table: a fetch for one uncached client needs no clock.
+    func answer(_ outcome: FetchOutcome, now: () -> ContinuousClock.Instant) {
         switch answering {
         case .client(let context):
-            context.finish(outcome.reply(for: context.client), upstream: upstream)
+            context.finish(outcome, upstream: upstream)
         case .alone(let context, let key, let inFlight):
-            inFlight.answeredAlone(key, sharing: AnswerSharing(outcome), now: now)
-            context.finish(outcome.reply(for: context.client), upstream: upstream)
+            inFlight.answeredAlone(key, sharing: AnswerSharing(outcome), now: now())
+            context.finish(outcome, upstream: upstream)
         case .waiters(let key, let inFlight):
-            let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now)
-            for waiter in completion.answered {
-                waiter.context.finish(outcome.reply(for: waiter.context.client), upstream: upstream)
+            let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now())
+            // Each waiter's context read in place: a copy of the whole waiter retained and
+            // released each field of its plan.
+            let answered = completion.answered
+            for index in answered.indices {
+                let context = answered[index].context
+                context.finish(outcome, upstream: upstream)
             }
             for waiter in completion.refetching {
                 waiter.handler.loop.execute { waiter.handler.fetchAlone(waiter) }

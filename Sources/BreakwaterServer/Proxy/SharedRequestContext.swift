@@ -4,8 +4,9 @@
 import BreakwaterCore
 
 /// A `RequestContext` shared by whoever answers the request once its fetch ends, with whom to
-/// answer, the loop's statistics and log, and how that answer is dressed for the client (`FetchOutcome.reply(for:)`; an answer given at once is
-/// dressed by the flow, so the context alone does without).
+/// answer, the loop's statistics and log, and how that answer is dressed for the client
+/// (`FetchOutcome.reply(for:)`; an answer given at once is dressed by the flow, so the context
+/// alone does without).
 final class SharedRequestContext: Sendable {
     let context: RequestContext
     let client: ClientView
@@ -27,5 +28,11 @@ final class SharedRequestContext: Sendable {
     /// `RequestContext.finish`, to this request's responder and its loop's statistics and log.
     func finish(_ reply: consuming FlowReply, upstream: Duration? = nil) {
         context.finish(reply, upstream: upstream, to: responder, statistics: statistics, accessLog: accessLog)
+    }
+
+    /// Answers with a fetch's `outcome` dressed for this client. The client is read here, in
+    /// place: read from outside (`context.client`), the whole view was copied for the call.
+    func finish(_ outcome: FetchOutcome, upstream: Duration?) {
+        finish(outcome.reply(for: client), upstream: upstream)
     }
 }

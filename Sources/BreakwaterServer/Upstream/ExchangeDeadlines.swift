@@ -13,12 +13,11 @@ final class ExchangeDeadlines: IOEventHandler {
     /// The running exchange that began first, and the one that began last.
     private var first: OriginExchange?
     private unowned(unsafe) var last: OriginExchange?
-    /// Called for each exchange whose deadline passed.
-    private let expired: (OriginExchange) -> Void
+    /// Called for each exchange whose deadline passed (set by the pool once it exists).
+    var expired: (OriginExchange) -> Void = { _ in }
 
-    init(loop: EventLoop, timeout: Duration, expired: @escaping (OriginExchange) -> Void) {
+    init(loop: EventLoop, timeout: Duration) {
         self.timeout = timeout
-        self.expired = expired
         event = try? IOEvent(loop: loop, fd: -1, kind: .timer, handler: self)
     }
 

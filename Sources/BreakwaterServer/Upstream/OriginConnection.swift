@@ -25,6 +25,8 @@ final class OriginConnection: IOEventHandler {
     private var status = 0
     private var headers = HTTPHeaders()
     private var body: [UInt8] = []
+    /// The answer's head has a `Content-Encoding` field.
+    private var isEncoded = false
 
     init(pool: OriginPool, address: SocketAddress, tls: TLSClientContext?) throws(SystemError) {
         self.pool = pool
@@ -57,7 +59,8 @@ final class OriginConnection: IOEventHandler {
         body = []
         // Read out of the exchange once (each read copies the request's four fields).
         let request = exchange.request
-        RequestHeadWriter.append(request, host: pool.hostHeader, to: &output)
+        let pool = self.pool
+        RequestHeadWriter.append(request, host: pool.hostHeader, prefix: pool.requestPrefix, to: &output)
         if machine.exchangeStarted(toHEAD: request.method == "HEAD") { flush() }
     }
 
@@ -151,10 +154,13 @@ final class OriginConnection: IOEventHandler {
                 // The framing fields described this connection, which the parser already read,
                 // and the origin's Date is replaced by the proxy's own: nothing past here reads
                 // them, and each cost two strings per miss.
+                var isEncoded = false
                 for field in head.fields where !Self.isDropped(bytes, field.name) {
                     fields.add(text(field.name), text(field.value))
+                    isEncoded = isEncoded || Self.isContentEncoding(bytes, field.name)
                 }
                 headers = fields
+                self.isEncoded = isEncoded
             }
             if case .length(let length) = head.bodyLength { body.reserveCapacity(length) }
         case .body(let range):
@@ -167,7 +173,8 @@ final class OriginConnection: IOEventHandler {
             var response = HTTPResponse(status: status, headers: fields, body: body)
             body = []
             // Asked for gzip (RequestHeadWriter): decoded here, before anything parses or stores it.
-            if let coding = fields["Content-Encoding"] {
+            // The field looked up only when the head named it (most answers are not encoded).
+            if isEncoded, let coding = fields["Content-Encoding"] {
                 guard let decoded = Self.decode(response.body, coding: coding) else {
                     machine.close()
                     return fail(.malformed("the origin's \(coding) body does not decode"))
@@ -207,6 +214,11 @@ final class OriginConnection: IOEventHandler {
         case 17: HTTP1Bytes.equalsLowercase(bytes, name, "transfer-encoding")
         default: false
         }
+    }
+
+    /// Whether the field name at `name` is `Content-Encoding`, in any case.
+    private static func isContentEncoding(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
+        name.count == 16 && HTTP1Bytes.equalsLowercase(bytes, name, "content-encoding")
     }
 
     /// A body in `coding` decoded: gzip and deflate (zlib) through zlib, identity as it is; nil

@@ -28,7 +28,12 @@ final class OriginExchange {
         self.pool = pool
     }
 
-    private static let noRequest = UpstreamRequest(method: "", target: "", headers: HTTPHeaders(), body: [])
+    /// An empty request, made in place (empty literals and arrays): a stored one was read
+    /// through a lazy global and its fields retained on every answer.
+    @inline(__always)
+    private static var noRequest: UpstreamRequest {
+        UpstreamRequest(method: "", target: "", headers: HTTPHeaders(), body: [])
+    }
 
     /// Starts a run: the exchange of `request` for `receiver`.
     func begin(_ request: consuming UpstreamRequest, for receiver: any OriginReceiving) {

@@ -13,16 +13,17 @@ package final class OriginPool: @unchecked Sendable {
     private let maxConnections: Int
     private let tls: TLSClientContext?
     let hostHeader: String
+    /// The start of every POST to the origin's path (`RequestHeadWriter.Prefix`).
+    let requestPrefix: RequestHeadWriter.Prefix
     private var address: SocketAddress?
     private var idle: [OriginConnection] = []
     private var open: [ObjectIdentifier: OriginConnection] = [:]
     private var waiting = Deque<OriginExchange>()
     /// Exchanges whose answers were delivered, begun again by the next requests.
     private var spareExchanges: [OriginExchange] = []
-    /// origin.timeout of every running exchange, on one timer.
-    private lazy var deadlines = ExchangeDeadlines(loop: loop, timeout: timeout) { [unowned self] exchange in
-        exchangeTimedOut(exchange)
-    }
+    /// origin.timeout of every running exchange, on one timer (made with the pool: a lazy one
+    /// was looked up twice per exchange).
+    private let deadlines: ExchangeDeadlines
     /// Spare exchanges kept beyond this many are freed (a burst of waiting exchanges made them).
     private static let maxSpareExchanges = 256
 
@@ -34,7 +35,10 @@ package final class OriginPool: @unchecked Sendable {
         self.timeout = timeout
         self.maxConnections = max(1, maxConnections)
         self.hostHeader = origin.hostHeader
+        requestPrefix = RequestHeadWriter.Prefix(path: origin.path, host: origin.hostHeader)
         self.tls = origin.scheme == .https ? try TLSClientContext(host: origin.host, verify: tlsVerify) : nil
+        deadlines = ExchangeDeadlines(loop: loop, timeout: timeout)
+        deadlines.expired = { [unowned self] exchange in exchangeTimedOut(exchange) }
     }
 
     deinit {

@@ -62,7 +62,8 @@ struct FetchFlowTests {
         let stored = try #require(fixture.store.lookup(key, now: fixture.clock.now).entry)
         fixture.clock.advance(by: .seconds(12))
         // Not the fleet tier: it would answer with what it holds, not with the origin's answer now.
-        guard case .send = FetchFlow(plan: plan, environment: fixture.environment, sampledETag: stored.etag).start() else {
+        var sample = FetchFlow(plan: plan, environment: fixture.environment, sampledETag: stored.etag)
+        guard case .send = sample.start() else {
             Issue.record("a sample must go to the origin")
             return
         }

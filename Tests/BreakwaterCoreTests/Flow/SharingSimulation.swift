@@ -141,7 +141,7 @@ final class SharingSimulation {
     // MARK: Performing the fetch steps
 
     private func start(_ plan: FetchPlan, answering: Answering, proxy: Int, request: Int) {
-        let flow = FetchFlow(plan: plan, environment: proxies[proxy].environment)
+        var flow = FetchFlow(plan: plan, environment: proxies[proxy].environment)
         let first = flow.start()
         advance(Run(flow: flow, answering: answering, proxy: proxy, request: request), first)
     }
