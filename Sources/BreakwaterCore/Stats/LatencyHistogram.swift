@@ -22,7 +22,7 @@ package struct LatencyHistogram: Sendable, Equatable {
     private var counts: [Int]
     /// How many durations were recorded.
     package private(set) var count = 0
-    /// The exact total of the recorded durations (before clamping to 60 s).
+    /// The total of the recorded durations to the nanosecond (before clamping to 60 s).
     package var sum: Duration { .nanoseconds(sumNanoseconds) }
     /// `sum` in nanoseconds: added to as a plain integer on every record.
     private var sumNanoseconds: Int64 = 0
