@@ -36,12 +36,16 @@ package struct UpstreamHeaders: Sendable {
             // id, the address and the fields added below: the block is allocated once.
             var bound = 192 + remoteAddress.utf8.count + (requestID?.utf8.count ?? 0)
             for index in fields.indices { bound += 2 * (fields[index].name.utf8.count + fields[index].value.utf8.count + 4) }
-            let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+            // Written on the stack, then appended to an empty array in one copy: the array's own
+            // uninitialized initializers allocate through an unspecialized generic path here
+            // (about 500 instructions), appending does not.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer in
                 var out = ByteCursor(buffer.baseAddress!)
                 write(fields, requestID: requestID, remoteAddress: remoteAddress, isSecure: isSecure, sendsBody: sendsBody, to: &out)
-                count = out.position - buffer.baseAddress!
+                var bytes: [UInt8] = []
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<(out.position - buffer.baseAddress!)]))
+                return UpstreamHeaderBlock(bytes: bytes)
             }
-            return UpstreamHeaderBlock(bytes: bytes)
         }
     }
 
