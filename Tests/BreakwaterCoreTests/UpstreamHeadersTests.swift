@@ -94,4 +94,24 @@ struct UpstreamHeadersTests {
         #expect(headers["Via"] == "1.1 cdn, 1.1 breakwater")
         #expect(headers["X-Forwarded-Proto"] == "http")
     }
+
+    /// The block holds the fields as the origin reads them, in order; fields the request's head
+    /// writes itself (`Host`, `Accept-Encoding`, `Content-Length`) are not passed on even when listed.
+    @Test func theBlockIsTheFieldsAsSent() {
+        let builder = UpstreamHeaders(forwardHeaders: ["Authorization", "Host", "accept-encoding", "Content-Length", "Via"])
+        let client: HTTPHeaders = [
+            "Host": "client.example", "Authorization": "Bearer t", "Accept-Encoding": "br", "Content-Length": "9",
+            "Via": "1.0 cdn", "X-Forwarded-For": "203.0.113.7",
+        ]
+        let block = builder.make(from: client, requestID: "id-2", remoteAddress: "10.0.0.3", isSecure: true)
+        let expected =
+            "\r\nAuthorization: Bearer t\r\nVia: 1.0 cdn\r\nX-Request-Id: id-2\r\nContent-Type: application/json"
+            + "\r\nAccept: application/json\r\nX-Forwarded-For: 203.0.113.7, 10.0.0.3\r\nX-Forwarded-Proto: https"
+            + "\r\nVia: 1.0 cdn, 1.1 breakwater"
+        #expect(String(decoding: block.bytes, as: UTF8.self) == expected)
+        #expect(block.values(of: "Via") == ["1.0 cdn", "1.0 cdn, 1.1 breakwater"])
+        // Read back (a log line, a freshness sample's changes) and written again, unchanged.
+        #expect(UpstreamHeaderBlock(block.headers) == block)
+        #expect(block.headers.fields.count == 8)
+    }
 }

@@ -9,15 +9,15 @@ package struct FetchPlan: Sendable {
     package var operation: PreparedOperation
     /// The entry belongs to one user (scope per-user): never shared with a CDN.
     package var isPerUser: Bool
-    /// Headers for the origin, made from the (leading) client's request.
-    package var upstreamHeaders: HTTPHeaders
+    /// Header fields for the origin, made from the (leading) client's request, as written.
+    package var upstreamHeaders: UpstreamHeaderBlock
     /// Fetched for its own client alone because the key's answers may not be shared
     /// (hit-for-miss): no fleet-wide lease, and its answer goes to that client only.
     package var isHitForMiss = false
 
     package init(
         key: CacheKey?, bypass: BypassReason?, operation: PreparedOperation, isPerUser: Bool,
-        upstreamHeaders: HTTPHeaders, isHitForMiss: Bool = false
+        upstreamHeaders: UpstreamHeaderBlock, isHitForMiss: Bool = false
     ) {
         self.key = key
         self.bypass = bypass
@@ -28,13 +28,11 @@ package struct FetchPlan: Sendable {
     }
 
     /// The memory this plan holds while it is kept for later (a freshness sample's), in bytes:
-    /// the upstream request's target, body and headers, the parsed variables counted as large as
+    /// the upstream request's target, body and header bytes, the parsed variables counted as large as
     /// the body, and 512 for the objects around them.
     package var heldBytes: Int {
         let origin = operation.origin
-        var bytes = 512 + origin.target.utf8.count + 2 * origin.body.count
-        for field in upstreamHeaders { bytes += field.name.utf8.count + field.value.utf8.count + 32 }
-        return bytes
+        return 512 + origin.target.utf8.count + 2 * origin.body.count + upstreamHeaders.count
     }
 
     /// This plan, fetched for its own client alone.

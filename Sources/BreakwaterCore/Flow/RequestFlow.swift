@@ -158,7 +158,7 @@ package struct RequestFlow {
     ) -> Step {
         self.operation = operation
         // Made only when a fetch follows: a hit never needs them.
-        var upstreamHeaders: HTTPHeaders {
+        var upstreamHeaders: UpstreamHeaderBlock {
             environment.upstreamHeaders.make(
                 from: request.headers, requestID: request.requestID, remoteAddress: request.remoteAddress,
                 isSecure: request.isSecure, sendsBody: operation.origin.method != "GET")

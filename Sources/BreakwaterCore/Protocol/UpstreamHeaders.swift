@@ -18,58 +18,103 @@ package struct UpstreamHeaders: Sendable {
     /// The length's bit; every length from 63 up shares the last one.
     private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
 
-    /// The client's listed headers (minus hop-by-hop ones), then `Content-Type` (only when the
+    /// The client's listed headers (minus hop-by-hop ones and those the request's framing sets:
+    /// `Host`, `Accept-Encoding`, `Content-Length`), then `Content-Type` (only when the
     /// upstream request carries a body: `sendsBody`; a GET to the origin has none), `Accept`,
     /// `X-Forwarded-For`, `X-Forwarded-Proto`, `Via`. `requestID`, when given, replaces the
     /// client's `X-Request-Id`. The fields the client's `Connection` header names are gone
     /// already (`HTTPRequest.removeConnectionScopedFields`, as the request arrived), so what the
     /// key was built from is what goes.
     ///
-    /// Every miss builds these: names are compared in place, without lowercased copies, and the
-    /// common request (no prior `X-Forwarded-For` or `Via`) allocates only the result.
+    /// Every miss builds these: names are compared in place, without lowercased copies, in one
+    /// pass over the client's fields, and the fields are written as the bytes the origin gets.
     package func make(
         from client: HTTPHeaders, requestID: String? = nil, remoteAddress: String, isSecure: Bool, sendsBody: Bool = true
-    ) -> HTTPHeaders {
+    ) -> UpstreamHeaderBlock {
+        client.fields.withUnsafeBufferPointer { fields in
+            // Room for every client field twice (forwarded, and again in a chain), the request
+            // id, the address and the fields added below: the block is allocated once.
+            var bound = 192 + remoteAddress.utf8.count + (requestID?.utf8.count ?? 0)
+            for index in fields.indices { bound += 2 * (fields[index].name.utf8.count + fields[index].value.utf8.count + 4) }
+            // Written on the stack, then appended to an empty array in one copy: the array's own
+            // uninitialized initializers allocate through an unspecialized generic path here
+            // (about 500 instructions), appending does not.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer in
+                var out = ByteCursor(buffer.baseAddress!)
+                write(fields, requestID: requestID, remoteAddress: remoteAddress, isSecure: isSecure, sendsBody: sendsBody, to: &out)
+                var bytes: [UInt8] = []
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<(out.position - buffer.baseAddress!)]))
+                return UpstreamHeaderBlock(bytes: bytes)
+            }
+        }
+    }
+
+    private func write(
+        _ fields: UnsafeBufferPointer<HTTPHeaderField>, requestID: String?, remoteAddress: String, isSecure: Bool,
+        sendsBody: Bool, to out: inout ByteCursor
+    ) {
         var priorChain: [String] = []
         var priorVia: [String] = []
         var clientRequestID: String?
-        for field in client.fields {
+        for index in fields.indices {
+            let name = fields[index].name
             // Told apart by length first: one comparison at most per field.
-            switch field.name.utf8.count {
-            case 3 where field.name.equalsIgnoringASCIICase("Via"):
-                priorVia.append(field.value)
-            case 12 where clientRequestID == nil && field.name.equalsIgnoringASCIICase("X-Request-Id"):
-                clientRequestID = field.value
-            case 15 where field.name.equalsIgnoringASCIICase("X-Forwarded-For"):
-                priorChain.append(field.value)
+            switch name.utf8.count {
+            case 3 where name.equalsIgnoringASCIICase("Via"):
+                priorVia.append(fields[index].value)
+            case 12 where name.equalsIgnoringASCIICase("X-Request-Id"):
+                if clientRequestID == nil { clientRequestID = fields[index].value }
+                if requestID != nil { continue }
+            case 15 where name.equalsIgnoringASCIICase("X-Forwarded-For"):
+                priorChain.append(fields[index].value)
             default:
                 break
             }
-        }
-        // Room for the forwarded fields and the six added below: the array grows once.
-        var headers = HTTPHeaders(capacity: client.fields.count + 6)
-        for field in client.fields {
-            guard isForwarded(field.name), !HopByHopFields.contains(field.name),
-                requestID == nil || !field.name.equalsIgnoringASCIICase("X-Request-Id")
-            else {
-                continue
-            }
-            headers.add(field.name, field.value)
+            guard isForwarded(name), !HopByHopFields.contains(name), !Self.isFraming(name) else { continue }
+            Self.write(name, fields[index].value, to: &out)
         }
         // README "The origin side": the request id is always passed on, listed or not.
         if let requestID {
-            headers.add("X-Request-Id", requestID)
+            Self.write("X-Request-Id", requestID, to: &out)
         } else if !forwardsRequestID, let clientRequestID {
-            headers.add("X-Request-Id", clientRequestID)
+            Self.write("X-Request-Id", clientRequestID, to: &out)
         }
-        if sendsBody { headers.add("Content-Type", "application/json") }
-        headers.add("Accept", "application/json")
-        let forwardedFor =
-            priorChain.isEmpty ? remoteAddress : "\(priorChain.joined(separator: ", ")), \(remoteAddress)"
-        if !forwardedFor.isEmpty { headers.add("X-Forwarded-For", forwardedFor) }
-        headers.add("X-Forwarded-Proto", isSecure ? "https" : "http")
-        headers.add("Via", priorVia.isEmpty ? "1.1 breakwater" : "\(priorVia.joined(separator: ", ")), 1.1 breakwater")
-        return headers
+        if sendsBody { out.writeLiteral("\r\nContent-Type: application/json") }
+        out.writeLiteral("\r\nAccept: application/json")
+        if !priorChain.isEmpty || !remoteAddress.isEmpty {
+            out.writeLiteral("\r\nX-Forwarded-For: ")
+            for prior in priorChain {
+                out.write(prior)
+                out.writeLiteral(", ")
+            }
+            out.write(remoteAddress)
+        }
+        out.writeLiteral(isSecure ? "\r\nX-Forwarded-Proto: https" : "\r\nX-Forwarded-Proto: http")
+        out.writeLiteral("\r\nVia: ")
+        for prior in priorVia {
+            out.write(prior)
+            out.writeLiteral(", ")
+        }
+        out.writeLiteral("1.1 breakwater")
+    }
+
+    @inline(__always)
+    private static func write(_ name: String, _ value: String, to out: inout ByteCursor) {
+        out.writeLiteral("\r\n")
+        out.write(name)
+        out.writeLiteral(": ")
+        out.write(value)
+    }
+
+    /// Fields the request's head writes itself (its `Host`, its own `Accept-Encoding` and
+    /// `Content-Length`): a client's listed one is not passed on.
+    private static func isFraming(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: name.equalsIgnoringASCIICase("Host")
+        case 14: name.equalsIgnoringASCIICase("Content-Length")
+        case 15: name.equalsIgnoringASCIICase("Accept-Encoding")
+        default: false
+        }
     }
 
     /// Whether `origin.forward_headers` lists `name`.

@@ -196,8 +196,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             return
         }
         var plan = candidate.payload
-        plan.upstreamHeaders.remove("X-Request-Id")
-        plan.upstreamHeaders.replace(FreshnessSampling.header.name, with: FreshnessSampling.header.value)
+        var headers = plan.upstreamHeaders.headers
+        headers.remove("X-Request-Id")
+        headers.replace(FreshnessSampling.header.name, with: FreshnessSampling.header.value)
+        plan.upstreamHeaders = UpstreamHeaderBlock(headers)
         let run = FetchRun(
             plan: plan, environment: environment, sampledETag: candidate.etag,
             answering: .waiters(of: candidate.key, in: cache.inFlight))
@@ -236,7 +238,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private func send(_ plan: FetchPlan, for run: FetchRun) {
         let origin = plan.operation.origin
         let upstream = UpstreamRequest(
-            method: origin.method, target: origin.target, headers: plan.upstreamHeaders, body: origin.body)
+            method: origin.method, target: origin.target, headers: HTTPHeaders(), written: plan.upstreamHeaders.bytes,
+            body: origin.body)
         run.sent = ContinuousClock.now
         run.handler = self
         pool.send(upstream, to: run)

@@ -30,7 +30,7 @@ enum RequestHeadWriter {
         let hasLength = isPOST || !request.body.isEmpty
         let prefixBytes: UnsafeBufferPointer<UInt8>? = isPOST && request.target == prefix.target ? prefix.bytes : nil
         // Every byte counted before writing: the head goes through a cursor in one copy.
-        var bound = request.method.utf8.count + request.target.utf8.count + host.utf8.count + 96
+        var bound = request.method.utf8.count + request.target.utf8.count + host.utf8.count + request.written.count + 96
         for field in request.headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
         output.append(bound: bound) { head in
             if let prefixBytes {
@@ -48,6 +48,7 @@ enum RequestHeadWriter {
                 head.put(": ")
                 head.put(field.value)
             }
+            request.written.withUnsafeBufferPointer { head.put($0) }
             // The origin may gzip its answer (decoded by OriginConnection before use); a
             // client's own Accept-Encoding is never passed on: the proxy reads the answer.
             if hasLength {

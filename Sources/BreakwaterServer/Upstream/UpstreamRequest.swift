@@ -8,12 +8,16 @@ package struct UpstreamRequest: Sendable {
     /// Path and query string on the origin.
     package var target: String
     package var headers: HTTPHeaders
+    /// Fields already written (`UpstreamHeaderBlock.bytes`, each `\r\nName: value`), sent
+    /// after `headers` as they are.
+    package var written: [UInt8]
     package var body: [UInt8]
 
-    package init(method: String, target: String, headers: HTTPHeaders, body: [UInt8]) {
+    package init(method: String, target: String, headers: HTTPHeaders, written: [UInt8] = [], body: [UInt8]) {
         self.method = method
         self.target = target
         self.headers = headers
+        self.written = written
         self.body = body
     }
 }

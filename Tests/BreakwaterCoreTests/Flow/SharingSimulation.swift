@@ -128,7 +128,7 @@ final class SharingSimulation {
         let tag = fetches.count
         fetches.append(
             Fetch(
-                request: run.request, upstream: plan.upstreamHeaders, isPerUser: plan.isPerUser,
+                request: run.request, upstream: plan.upstreamHeaders.headers, isPerUser: plan.isPerUser,
                 operationName: plan.operation.operationName, variables: requests[run.request].variables, kind: kind))
         advance(run, run.flow.originAnswered(Self.answer(kind, tag: tag, operationName: plan.operation.operationName)))
     }
