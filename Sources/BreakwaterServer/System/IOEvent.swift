@@ -18,12 +18,17 @@ final class IOEvent {
     }
 
     private var event: OpaquePointer?
+    /// The loop whose base the event belongs to, held so that the base outlives the event: an
+    /// owner released after its loop stopped (an origin pool's deadline timer, freed on the
+    /// main thread at shutdown) still frees its event into a live base, not a freed one.
+    private let loop: EventLoop
     let kind: Kind
     /// The handler owns this event: unowned, so the two do not keep each other alive.
     private unowned(unsafe) let handler: any IOEventHandler
     private(set) var isPending = false
 
     init(loop: EventLoop, fd: Int32, kind: Kind, handler: any IOEventHandler) throws(SystemError) {
+        self.loop = loop
         self.kind = kind
         self.handler = handler
         let flags: Int16 = switch kind {
