@@ -33,11 +33,7 @@ package struct UpstreamHeaderBlock: Sendable, Equatable {
     // sequence copy.
     @inline(__always)
     private mutating func put(_ text: String) {
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
-        if copied == nil {
-            var small = text
-            small.withUTF8 { bytes.append(contentsOf: $0) }
-        }
+        text.withUTF8Bytes { bytes.append(contentsOf: $0) }
     }
 
     /// The fields, in order.
