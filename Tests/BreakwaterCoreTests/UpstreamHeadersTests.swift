@@ -71,7 +71,7 @@ struct UpstreamHeadersTests {
         #expect(headers["Connection"] == nil)
         // Not listed, yet passed on (README "The origin side"), once; replaced by the identity layer's id.
         #expect(headers.values(of: "X-Request-Id") == ["r9"])
-        let identified = builder.make(from: client, requestID: "id-1", remoteAddress: "10.0.0.2", isSecure: false)
+        let identified = builder.make(from: client, requestID: RequestID("id-1"), remoteAddress: "10.0.0.2", isSecure: false)
         #expect(identified.values(of: "X-Request-Id") == ["id-1"])
     }
 
@@ -103,7 +103,7 @@ struct UpstreamHeadersTests {
             "Host": "client.example", "Authorization": "Bearer t", "Accept-Encoding": "br", "Content-Length": "9",
             "Via": "1.0 cdn", "X-Forwarded-For": "203.0.113.7",
         ]
-        let block = builder.make(from: client, requestID: "id-2", remoteAddress: "10.0.0.3", isSecure: true)
+        let block = builder.make(from: client, requestID: RequestID("id-2"), remoteAddress: "10.0.0.3", isSecure: true)
         let expected =
             "\r\nAuthorization: Bearer t\r\nVia: 1.0 cdn\r\nX-Request-Id: id-2\r\nContent-Type: application/json"
             + "\r\nAccept: application/json\r\nX-Forwarded-For: 203.0.113.7, 10.0.0.3\r\nX-Forwarded-Proto: https"

@@ -160,7 +160,7 @@ package struct RequestFlow {
         // Made only when a fetch follows: a hit never needs them.
         var upstreamHeaders: UpstreamHeaderBlock {
             environment.upstreamHeaders.make(
-                from: request.headers, requestID: request.requestID, remoteAddress: request.remoteAddress,
+                from: request.headers, requestID: request.identity?.id, remoteAddress: request.remoteAddress,
                 isSecure: request.isSecure, sendsBody: operation.origin.method != "GET")
         }
         let scope: [UInt8]?

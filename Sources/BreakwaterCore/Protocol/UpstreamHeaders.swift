@@ -29,12 +29,13 @@ package struct UpstreamHeaders: Sendable {
     /// Every miss builds these: names are compared in place, without lowercased copies, in one
     /// pass over the client's fields, and the fields are written as the bytes the origin gets.
     package func make(
-        from client: HTTPHeaders, requestID: String? = nil, remoteAddress: String, isSecure: Bool, sendsBody: Bool = true
+        from client: HTTPHeaders, requestID: RequestID? = nil, remoteAddress: String, isSecure: Bool,
+        sendsBody: Bool = true
     ) -> UpstreamHeaderBlock {
         client.fields.withUnsafeBufferPointer { fields in
             // Room for every client field twice (forwarded, and again in a chain), the request
             // id, the address and the fields added below: the block is allocated once.
-            var bound = 192 + remoteAddress.utf8.count + (requestID?.utf8.count ?? 0)
+            var bound = 192 + remoteAddress.utf8.count + (requestID?.utf8Count ?? 0)
             for index in fields.indices { bound += 2 * (fields[index].name.utf8.count + fields[index].value.utf8.count + 4) }
             // Written on the stack, then appended to an empty array in one copy: the array's own
             // uninitialized initializers allocate through an unspecialized generic path here
@@ -50,7 +51,7 @@ package struct UpstreamHeaders: Sendable {
     }
 
     private func write(
-        _ fields: UnsafeBufferPointer<HTTPHeaderField>, requestID: String?, remoteAddress: String, isSecure: Bool,
+        _ fields: UnsafeBufferPointer<HTTPHeaderField>, requestID: RequestID?, remoteAddress: String, isSecure: Bool,
         sendsBody: Bool, to out: inout ByteCursor
     ) {
         var priorChain: [String] = []
@@ -75,7 +76,9 @@ package struct UpstreamHeaders: Sendable {
         }
         // README "The origin side": the request id is always passed on, listed or not.
         if let requestID {
-            Self.write("X-Request-Id", requestID, to: &out)
+            // Spelled straight into the block: a made id has no String of its own.
+            out.writeLiteral("\r\nX-Request-Id: ")
+            out.skip(requestID.write(at: out.position))
         } else if !forwardsRequestID, let clientRequestID {
             Self.write("X-Request-Id", clientRequestID, to: &out)
         }
