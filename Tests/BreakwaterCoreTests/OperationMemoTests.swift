@@ -98,8 +98,9 @@ struct OperationMemoDoorkeeperTests {
         for id in 0..<1_000 { memo[.get("/graphql?id=\(id)")] = OperationMemoTests().operation("{ a }") }
         #expect(memo.count == 0)
         #expect(memo.bytes == 0)
-        // The doorkeeper forgets when full (at `capacity` hashes): one of the last 64 is admitted
-        // on its second sight, one of the first is not.
+        // The doorkeeper holds one request per slot (`capacity` of them): a later request in the
+        // same slot takes its place. The last one is admitted on its second sight; the first,
+        // whose slot 999 later requests among 64 slots all but surely took, is not.
         memo[.get("/graphql?id=999")] = OperationMemoTests().operation("{ a }")
         memo[.get("/graphql?id=0")] = OperationMemoTests().operation("{ a }")
         #expect(memo[.get("/graphql?id=999")] != nil)

@@ -64,11 +64,14 @@ package final class OperationMemo {
     private let budgetBytes: Int
     private let entryOverhead: Int
     private var keyBytes = 0
-    /// The doorkeeper: hashes of requests seen once and not kept. A request is kept the second
-    /// time it resolves, so that a flood of requests seen once (distinct variables, a cache being
-    /// filled) neither fills the memo nor pays for entries it never reads. At most `capacity`
-    /// hashes, forgotten all at once when full.
-    private var seenOnce = Set<Int>()
+    /// The doorkeeper: the requests seen once and not kept, one per slot (a slot holds the last
+    /// such request's hash whose low bits name it, with its lowest bit set; 0 is an empty
+    /// slot). A request is kept the second time it resolves, so that a flood of requests seen
+    /// once (distinct variables, a cache being filled) neither fills the memo nor pays for
+    /// entries it never reads. Noting one costs a store: no hashing of the hash, no set to grow
+    /// or empty (a `Set` cost about 500 instructions a request seen once).
+    private var seen: [Int]
+    private let seenMask: Int
     private let admitsOnSecondSight: Bool
 
     /// Bytes an entry holds beyond the texts counted one by one (its key, document and origin
@@ -91,6 +94,10 @@ package final class OperationMemo {
         self.budgetBytes = budgetBytes
         self.entryOverhead = entryOverhead
         self.admitsOnSecondSight = admitsOnSecondSight
+        // At least `capacity` slots, a power of two (a request's slot is its hash's low bits).
+        let slots = admitsOnSecondSight ? 1 << (Int.bitWidth - (max(capacity, 2) - 1).leadingZeroBitCount) : 1
+        seen = Array(repeating: 0, count: slots)
+        seenMask = slots - 1
     }
 
     package var count: Int { entries.count }
@@ -103,6 +110,13 @@ package final class OperationMemo {
                 if let old = entries.removeValue(forKey: key) { keyBytes -= cost(key, old) }
                 return
             }
+            // A kept entry is replaced in place (the flow records a cache key in it): no second
+            // sight asked of it.
+            if let index = entries.index(forKey: key) {
+                keyBytes += cost(key, newValue) - cost(key, entries.values[index])
+                entries.values[index] = newValue
+                return
+            }
             remember(newValue, for: key)
         }
     }
@@ -113,15 +127,22 @@ package final class OperationMemo {
     /// request, such as a miss with distinct variables, pays one probe, not two).
     @discardableResult
     package func remember(_ value: MemoizedOperation, for key: Key) -> Bool {
-        let old = entries.removeValue(forKey: key)
-        if let old { keyBytes -= cost(key, old) }
-        // As before: the key and its document within `maxKeyBytes`, or not kept.
-        guard Self.keyCount(key) + value.operation.document.text.utf8.count <= maxKeyBytes else { return false }
-        if admitsOnSecondSight && old == nil && seenOnce.remove(key.hash) == nil {
-            if seenOnce.count >= capacity { seenOnce.removeAll(keepingCapacity: true) }
-            seenOnce.insert(key.hash)
+        // The key and its document within `maxKeyBytes`, or not kept (nor any older entry).
+        guard Self.keyCount(key) + value.operation.document.text.utf8.count <= maxKeyBytes else {
+            if let old = entries.removeValue(forKey: key) { keyBytes -= cost(key, old) }
             return false
         }
+        if admitsOnSecondSight {
+            // A first sight is noted, and the memo not even probed: the caller found nothing
+            // under `key` (an entry kept since, by a request that resolved meanwhile, stays).
+            let slot = key.hash & seenMask, mark = key.hash | 1
+            guard seen[slot] == mark else {
+                seen[slot] = mark
+                return false
+            }
+            seen[slot] = 0
+        }
+        if let old = entries.removeValue(forKey: key) { keyBytes -= cost(key, old) }
         let cost = cost(key, value)
         // Wholesale reset when full: cheap, and the popular keys come back at once.
         if entries.count >= capacity || keyBytes + cost > budgetBytes { dropEntries() }
@@ -133,7 +154,7 @@ package final class OperationMemo {
     /// Forgets every entry and every request seen once (a reload: what they resolved to may differ).
     package func removeAll() {
         dropEntries()
-        seenOnce.removeAll(keepingCapacity: true)
+        seen.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 
     private func dropEntries() {
