@@ -12,7 +12,7 @@ import DequeModule
 import Foundation
 
 /// A client connection; used only on its loop's thread.
-final class HTTPConnection: IOEventHandler {
+final class HTTPConnection: IOEventHandler, TurnEndWriting {
     let loop: EventLoop
     private unowned let listener: HTTPListener
     /// The listener's handler and request counter, and whether the connection is TLS: read on
@@ -40,6 +40,8 @@ final class HTTPConnection: IOEventHandler {
     private var choosesProtocol: Bool
     /// Inside an HTTP/2 read: answers given meanwhile are flushed at its end.
     private var isReadingHTTP2 = false
+    /// Queued to write at the end of the loop's turn.
+    private var writesAtTurnEnd = false
     /// Since when HTTP/2 frames wait for a socket that takes nothing (a client that stopped reading).
     private var writeStalledSince: Int64?
     /// Counted in the server's drain: GOAWAY was said with streams open.
@@ -117,7 +119,7 @@ final class HTTPConnection: IOEventHandler {
         machine.readStarted()
         defer {
             machine.readEnded()
-            flush()
+            writeAtTurnEndOnce()
         }
         // Read until the socket is empty (level-triggered, but a second pass saves a wake-up),
         // a bounded number of times so one connection cannot starve the loop.
@@ -264,7 +266,7 @@ final class HTTPConnection: IOEventHandler {
         case .storeAndWrite(let flushes):
             answers[0] = response
             serializeReadyAnswers()
-            if flushes { flush() }
+            if flushes { writeAtTurnEndOnce() }
         }
     }
 
@@ -288,6 +290,18 @@ final class HTTPConnection: IOEventHandler {
             // Nothing after a closing answer is sent.
             if !framing.keepAlive { answers.removeAll() }
         }
+    }
+
+    /// Queues the connection to write at the end of its loop's turn (`TurnEndWrites`), once.
+    private func writeAtTurnEndOnce() {
+        guard !writesAtTurnEnd else { return }
+        writesAtTurnEnd = true
+        loop.turnEndWrites.add(self)
+    }
+
+    func writeAtTurnEnd() {
+        writesAtTurnEnd = false
+        flush()
     }
 
     /// Writes what is queued; arms the write event only when the socket would block.

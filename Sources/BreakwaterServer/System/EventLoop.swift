@@ -17,6 +17,8 @@ package final class EventLoop: @unchecked Sendable {
     nonisolated(unsafe) let httpDate = HTTPDate()
 
     private let wakeEvent: OpaquePointer
+    /// Connections writing at the end of the current turn; touched only on this loop's thread.
+    nonisolated(unsafe) let turnEndWrites: TurnEndWrites
     private let pending = Mutex<[@Sendable () -> Void]>([])
     /// The running thread's `pthread_self()`, 0 while not running: read on every reply.
     private let threadID = Atomic<UInt>(0)
@@ -36,6 +38,7 @@ package final class EventLoop: @unchecked Sendable {
         self.base = base
         self.wakeEvent = wakeEvent
         self.index = index
+        turnEndWrites = TurnEndWrites(base: base)
         event_assign(
             wakeEvent, base, -1, Int16(EV_PERSIST), eventLoopWakeCallback,
             Unmanaged.passUnretained(self).toOpaque())
@@ -44,6 +47,7 @@ package final class EventLoop: @unchecked Sendable {
 
     deinit {
         event_free(wakeEvent)
+        turnEndWrites.free()
         event_base_free(base)
     }
 

@@ -8,7 +8,7 @@ import BreakwaterHTTP1
 import Foundation
 
 /// A connection to the origin, carrying one exchange at a time; used on its pool's loop.
-final class OriginConnection: IOEventHandler {
+final class OriginConnection: IOEventHandler, TurnEndWriting {
     /// Bound on an answer's size: a larger one is a malformed answer, not an out-of-memory.
     static let maxResponseBytes = 64 << 20
 
@@ -27,6 +27,8 @@ final class OriginConnection: IOEventHandler {
     private var body: [UInt8] = []
     /// The answer's head has a `Content-Encoding` field.
     private var isEncoded = false
+    /// Queued to write at the end of the loop's turn.
+    private var writesAtTurnEnd = false
 
     init(pool: OriginPool, address: SocketAddress, tls: TLSClientContext?) throws(SystemError) {
         self.pool = pool
@@ -61,7 +63,16 @@ final class OriginConnection: IOEventHandler {
         let request = exchange.request
         let pool = self.pool
         RequestHeadWriter.append(request, host: pool.hostHeader, prefix: pool.requestPrefix, to: &output)
-        if machine.exchangeStarted(toHEAD: request.method == "HEAD") { flush() }
+        // Written with the turn's other writes (`TurnEndWrites`): the origin wakes once for them.
+        if machine.exchangeStarted(toHEAD: request.method == "HEAD"), !writesAtTurnEnd {
+            writesAtTurnEnd = true
+            pool.loop.turnEndWrites.add(self)
+        }
+    }
+
+    func writeAtTurnEnd() {
+        writesAtTurnEnd = false
+        flush()
     }
 
     func ioEventFired(_ event: IOEvent, readable: Bool, writable: Bool, timedOut: Bool) {
