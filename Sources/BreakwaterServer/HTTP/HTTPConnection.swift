@@ -301,6 +301,8 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
 
     func writeAtTurnEnd() {
         writesAtTurnEnd = false
+        // Closed meanwhile: its descriptor may already be another connection's.
+        guard !isReleased else { return }
         flush()
     }
 

@@ -72,6 +72,8 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
 
     func writeAtTurnEnd() {
         writesAtTurnEnd = false
+        // Closed meanwhile: its descriptor may already be another connection's.
+        guard !isReleased else { return }
         flush()
     }
 
