@@ -20,8 +20,9 @@ package struct FetchFlow {
         case lookupTier(CacheKey)
         case acquireLease(CacheKey, ttl: Duration)
         case awaitTierEntry(CacheKey, timeout: Duration)
-        /// Send the plan's request to the origin, then call `originAnswered`.
-        case send(FetchPlan)
+        /// Send the request of the flow's `plan` to the origin, then call `originAnswered`. The
+        /// plan is read where it is, in the flow: a copy in the step retained each of its parts.
+        case send
         /// The fetch is over: answer every waiter from this outcome.
         case finish(FetchOutcome)
     }
@@ -62,25 +63,25 @@ package struct FetchFlow {
     /// Mutating though it changes nothing: a flow kept in a class is then read in place, not
     /// copied (each copy retained every field of the plan).
     package mutating func start() -> Step {
-        guard let key = plan.key, environment.sharesResponses, sampledETag == nil else { return .send(plan) }
+        guard let key = plan.key, environment.sharesResponses, sampledETag == nil else { return .send }
         return .lookupTier(key)
     }
 
     /// The fleet tier answered `lookupTier` (nil: miss, timeout or down).
     package mutating func tierLookedUp(_ entry: CacheEntry?) -> Step {
-        guard let key = plan.key else { return .send(plan) }
+        guard let key = plan.key else { return .send }
         if let outcome = fleetHit(entry) { return .finish(outcome) }
         // A fetch for one client alone makes no one else wait for it.
-        if plan.isHitForMiss { return .send(plan) }
+        if plan.isHitForMiss { return .send }
         return .acquireLease(key, ttl: environment.originTimeout)
     }
 
     /// The lease request answered: this proxy fetches, or waits for the one that does.
     package mutating func leaseAnswered(_ acquired: Bool) -> Step {
-        guard let key = plan.key else { return .send(plan) }
+        guard let key = plan.key else { return .send }
         if acquired {
             holdsLease = true
-            return .send(plan)
+            return .send
         }
         return .awaitTierEntry(key, timeout: environment.originTimeout)
     }
@@ -88,7 +89,7 @@ package struct FetchFlow {
     /// Waiting for another proxy's entry ended (nil: it did not come in time): fetch ourselves.
     package mutating func awaitedEntry(_ entry: CacheEntry?) -> Step {
         if let outcome = fleetHit(entry) { return .finish(outcome) }
-        return .send(plan)
+        return .send
     }
 
     /// The origin answered (or failed): decide storage, stale-if-error, invalidation.

@@ -170,8 +170,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .awaitTierEntry(let key, let timeout):
             guard let responses = tiers.responses else { return advance(run, run.flow.awaitedEntry(nil)) }
             responses.awaitEntry(key, timeout: timeout) { [self] entry in advance(run, run.flow.awaitedEntry(entry)) }
-        case .send(let plan):
-            send(plan, for: run)
+        case .send:
+            send(for: run)
         case .finish(let outcome):
             // A stored answer may be sampled for freshness later (docs/FRESHNESS.md); the miss
             // path pays a settings read and, for the sampled share of keys, one schedule insert.
@@ -233,13 +233,13 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// Sends the plan's request to the origin through this loop's pool; `run` hears the answer
+    /// Sends the request of `run`'s plan to the origin through this loop's pool; `run` hears the answer
     /// (`originAnswered(_:for:)`). The run itself is the pool's receiver: no closure per exchange.
-    private func send(_ plan: FetchPlan, for run: FetchRun) {
-        let origin = plan.operation.origin
+    private func send(for run: FetchRun) {
+        let origin = run.flow.plan.operation.origin
         let upstream = UpstreamRequest(
-            method: origin.method, target: origin.target, headers: HTTPHeaders(), written: plan.upstreamHeaders.bytes,
-            body: origin.body)
+            method: origin.method, target: origin.target, headers: HTTPHeaders(),
+            written: run.flow.plan.upstreamHeaders.bytes, body: origin.body)
         run.sent = ContinuousClock.now
         run.handler = self
         pool.send(upstream, to: run)

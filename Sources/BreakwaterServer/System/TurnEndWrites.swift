@@ -22,9 +22,11 @@ final class TurnEndWrites {
 
     /// Made on `base`; runs on its loop only.
     init(base: OpaquePointer) {
-        event = event_new(base, -1, 0, turnEndWritesCallback, nil)
+        // Never added, only made active; persistent, so libevent does not delete it after each run.
+        let flags = Int16(EV_PERSIST)
+        event = event_new(base, -1, flags, turnEndWritesCallback, nil)
         guard let event else { preconditionFailure("event_new for the turn's writes failed: out of memory") }
-        event_assign(event, base, -1, 0, turnEndWritesCallback, Unmanaged.passUnretained(self).toOpaque())
+        event_assign(event, base, -1, flags, turnEndWritesCallback, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit { free() }
