@@ -117,9 +117,11 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         case .ignore: return
         }
         machine.readStarted()
+        // The answers given during the read (hits) go at once: their client is the one that just
+        // woke this loop. Answers given later (an origin's) wait for the turn's end.
         defer {
             machine.readEnded()
-            writeAtTurnEndOnce()
+            flush()
         }
         // Read until the socket is empty (level-triggered, but a second pass saves a wake-up),
         // a bounded number of times so one connection cannot starve the loop.
