@@ -1,9 +1,11 @@
 // Writes held to the end of an event-loop turn (the callbacks of one epoll wake-up). A socket
 // write to a peer asleep in epoll wakes it: on this machine's virtual CPUs that wake-up (an
-// inter-processor interrupt) was about a tenth of the proxy's CPU time under load, once per
-// answer and once per origin request. Written together after the turn's reads, the answers of
-// one wake-up wake their client (and the origin requests their origin) once, and the peer finds
-// them all in one epoll_wait. A turn with a single event writes right after it, as before.
+// inter-processor interrupt) was about a tenth of the proxy's CPU time on misses under load,
+// once per origin request and once per answer. Written together after the turn's callbacks,
+// the origin requests of one wake-up wake their origin once, and the answers the origin gave in
+// it wake their clients once, each peer finding them all in one epoll_wait. A turn with a
+// single event writes right after it. (An answer given while its client's request is read, a
+// hit, is written at the end of that read: its client is the peer that woke the loop.)
 
 import CLibevent
 
