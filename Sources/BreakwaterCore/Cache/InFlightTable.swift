@@ -80,11 +80,14 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
 
     /// A client missed on `key` at `now`: `.startFetch` if it leads a new fetch, `.wait` for
     /// the one under way, `.fetchAlone` while the key's answers may not be shared.
+    /// The waiter is consumed: kept by the table when it leads or waits, dropped when it fetches
+    /// alone (a copy kept for the table cost a retain and a release of each of its fields).
     @inlinable
-    public func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
-        shard(for: key).state.withLock { shard in
+    public func join(_ key: Key, waiter: consuming Waiter, now: ContinuousClock.Instant) -> JoinAction {
+        var waiter = Optional(waiter)
+        return shard(for: key).state.withLock { shard in
             var fetch = shard.take(key) ?? InFlightFetch()
-            let action = fetch.join(waiter, now: now)
+            let action = fetch.join(waiter.take()!, now: now)
             // Fetching or passing now: never spent.
             shard.fetches[key] = fetch
             switch action {
