@@ -98,4 +98,19 @@ struct CacheKeyTests {
         let keys: Set = [first, second]
         #expect(keys.count == 2)
     }
+
+    /// A table's bucket is its hash's low bits: keys whose digests differ in none of the first
+    /// word's low bits still spread over the buckets, and each table's seed orders them anew.
+    @Test func tableHashSpreadsKeysOverBucketsAndFollowsTheSeed() {
+        let keys = (0..<1024).map { index in
+            var bytes = [UInt8](repeating: 0, count: 32)
+            bytes[2] = UInt8(index & 0xff)
+            bytes[3] = UInt8(index >> 8)
+            return CacheKey(digest: SHA256Digest(bytes: bytes))
+        }
+        // 1024 keys thrown at random into 1024 buckets fill about 647 of them.
+        #expect(Set(keys.map { $0._rawHashValue(seed: 0) & 1023 }).count > 550)
+        #expect(keys.allSatisfy { $0._rawHashValue(seed: 1) != $0._rawHashValue(seed: 2) })
+        #expect(keys.allSatisfy { $0._rawHashValue(seed: 5) == $0._rawHashValue(seed: 5) })
+    }
 }

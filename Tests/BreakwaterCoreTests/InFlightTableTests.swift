@@ -66,6 +66,33 @@ struct InFlightTableTests {
         #expect(table.join("key3", waiter: 303, now: now) == .startFetch)
     }
 
+    /// What the server walks: the leader (held apart from the others) first, then the others in
+    /// the order they joined, each group answered or sent to fetch alone as the sharing says.
+    @Test func completionVisitsWaitersInJoinOrder() {
+        let table = InFlightTable<String, Int>()
+        for waiter in 1...3 { _ = table.join("Me", waiter: waiter, now: now) }
+        var answered: [Int] = []
+        var refetching: [Int] = []
+        let completion = table.complete("Me", sharing: .fetcherOnly(remember: false), now: now)
+        completion.forEachAnswered { answered.append($0) }
+        completion.forEachRefetching { refetching.append($0) }
+        #expect(answered == [1] && refetching == [2, 3])
+
+        #expect(table.beginRefresh("Me") == .startRefresh)
+        for waiter in 4...5 { _ = table.join("Me", waiter: waiter, now: now) }
+        answered = []
+        refetching = []
+        let refresh = table.complete("Me", sharing: .fetcherOnly(remember: false), now: now)
+        refresh.forEachAnswered { answered.append($0) }
+        refresh.forEachRefetching { refetching.append($0) }
+        #expect(answered.isEmpty && refetching == [4, 5])
+
+        for waiter in 6...8 { _ = table.join("Me", waiter: waiter, now: now) }
+        answered = []
+        table.complete("Me", sharing: .shared, now: now).forEachAnswered { answered.append($0) }
+        #expect(answered == [6, 7, 8])
+    }
+
     @Test func oneBackgroundRefreshPerKeyThatMissesJoin() {
         let table = InFlightTable<String, Int>()
         #expect(table.beginRefresh("Me") == .startRefresh)

@@ -15,7 +15,8 @@
 /// passing ──join (before until)────▶ unchanged                       → .fetchAlone
 /// passing ──answeredAlone(shared)──▶ idle
 /// ```
-/// The leader is a waiter like any other: it gets `.startFetch`, and its answer comes from
+/// The first waiter is held inline and the others in an array (a miss nobody else joins
+/// allocates nothing for its waiters). The leader is a waiter like any other: it gets `.startFetch`, and its answer comes from
 /// `complete` with everyone else's. Waiters are never removed, so a client that disconnects,
 /// the leader included, cannot cancel the fetch; delivering to it is the caller's no-op.
 /// The caller must call `complete` exactly once per started fetch, whatever the outcome
@@ -46,8 +47,12 @@ public struct InFlightFetch<Waiter> {
     @inlinable public static var passDuration: Duration { .seconds(30) }
 
     @usableFromInline var phase = InFlightPhase.idle
-    /// The clients waiting for the fetch under way; empty in every other phase.
-    @usableFromInline var waiters: [Waiter] = []
+    /// The first client waiting for the fetch under way (a miss's leader), held inline: most
+    /// fetches have no other waiter, and an array for one cost an allocation and a copy of it.
+    /// Nil in every other phase.
+    @usableFromInline var first: Waiter?
+    /// The clients that joined after `first`; empty in every other phase.
+    @usableFromInline var others: [Waiter] = []
 
     @inlinable public init() {}
 
@@ -64,11 +69,11 @@ public struct InFlightFetch<Waiter> {
     }
 
     /// Clients waiting for the fetch under way.
-    @inlinable public var waiterCount: Int { waiters.count }
+    @inlinable public var waiterCount: Int { (first == nil ? 0 : 1) + others.count }
 
     /// Whether misses fetch alone at `now` (the key's last answer could not be shared).
     @inlinable public func isPassing(at now: ContinuousClock.Instant) -> Bool {
-        if case .passing(let until) = phase { return now < until }
+        if case .passing(let until) = phase { return InFlightPhase.elapsed(now) < until }
         return false
     }
 
@@ -77,22 +82,29 @@ public struct InFlightFetch<Waiter> {
         switch phase {
         case .idle: true
         case .fetching: false
-        case .passing(let until): now >= until
+        case .passing(let until): InFlightPhase.elapsed(now) >= until
         }
     }
 
     /// A client missed the cache: it leads a new fetch, waits for the one under way (a refresh
     /// included, whose answer is as fresh as any), or fetches alone while the key passes.
-    @inlinable public mutating func join(_ waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
+    /// The waiter is consumed: kept when it leads or waits, dropped when it fetches alone (the
+    /// caller still holds what it needs for that).
+    @inlinable public mutating func join(_ waiter: consuming Waiter, now: ContinuousClock.Instant) -> JoinAction {
         switch phase {
-        case .passing(let until) where now < until:
+        case .passing(let until) where InFlightPhase.elapsed(now) < until:
             return .fetchAlone
         case .idle, .passing:
             phase = .fetching(isRefresh: false)
-            waiters = [waiter]
+            first = waiter
             return .startFetch
         case .fetching:
-            waiters.append(waiter)
+            // A refresh has no leader: its first waiter is the first to join.
+            if first == nil {
+                first = waiter
+            } else {
+                others.append(waiter)
+            }
             return .wait
         }
     }
@@ -101,7 +113,8 @@ public struct InFlightFetch<Waiter> {
     @inlinable public mutating func beginRefresh() -> RefreshAction {
         if case .fetching = phase { return .alreadyFetching }
         phase = .fetching(isRefresh: true)
-        waiters = []
+        first = nil
+        others = []
         return .startRefresh
     }
 
@@ -111,16 +124,18 @@ public struct InFlightFetch<Waiter> {
         -> InFlightCompletion<Waiter>
     {
         guard case .fetching(let isRefresh) = phase else { return InFlightCompletion() }
-        let waiters = self.waiters
-        self.waiters = []
+        let first = self.first.take()
+        let others = self.others
+        self.others = []
         switch sharing {
         case .shared:
             phase = .idle
-            return InFlightCompletion(answered: waiters)
+            return InFlightCompletion(first: first, others: others, firstIsAnswered: true, othersAreAnswered: true)
         case .fetcherOnly(let remember):
-            phase = remember ? .passing(until: now + Self.passDuration) : .idle
-            if isRefresh { return InFlightCompletion(refetching: waiters) }
-            return InFlightCompletion(answered: Array(waiters.prefix(1)), refetching: Array(waiters.dropFirst()))
+            phase = remember ? .passing(until: InFlightPhase.elapsed(now) + Self.passDuration) : .idle
+            // The leader of a miss has its own answer; a refresh has no leader.
+            return InFlightCompletion(
+                first: first, others: others, firstIsAnswered: !isRefresh, othersAreAnswered: false)
         }
     }
 
@@ -134,7 +149,7 @@ public struct InFlightFetch<Waiter> {
         case (_, .shared):
             phase = .idle
         case (_, .fetcherOnly(remember: true)):
-            phase = .passing(until: now + Self.passDuration)
+            phase = .passing(until: InFlightPhase.elapsed(now) + Self.passDuration)
         case (_, .fetcherOnly(remember: false)):
             break
         }
@@ -150,19 +165,66 @@ enum InFlightPhase: Sendable {
     case idle
     /// `isRefresh`: started by stale-while-revalidate rather than by a miss.
     case fetching(isRefresh: Bool)
-    /// The last answer may not be shared: misses fetch alone until `until`.
-    case passing(until: ContinuousClock.Instant)
+    /// The last answer may not be shared: misses fetch alone until `until`, a time since
+    /// `origin`. Not a `ContinuousClock.Instant`: the standard library does not fix that type's
+    /// layout, so an enum holding one (and every fetch and optional fetch around it) was
+    /// copied, tested and destroyed through runtime type metadata, some 1,200 instructions a
+    /// miss; a `Duration`'s layout is fixed.
+    case passing(until: Duration)
+
+    /// What `passing(until:)` measures from: a fixed instant of this process.
+    @usableFromInline static let origin = ContinuousClock.now
+
+    /// `now` as a time since `origin`.
+    @inlinable static func elapsed(_ now: ContinuousClock.Instant) -> Duration { origin.duration(to: now) }
 }
 
 /// Whom a finished fetch answers: `answered` get its outcome; `refetching` were waiting for an
-/// answer they may not have, and fetch for themselves.
+/// answer they may not have, and fetch for themselves. The waiters are held as the fetch held
+/// them (the first inline, the others in their array), each group answered or not as a whole:
+/// a completion moves them to the caller without making a new array.
 public struct InFlightCompletion<Waiter> {
-    public var answered: [Waiter] = []
-    public var refetching: [Waiter] = []
+    @usableFromInline var first: Waiter?
+    @usableFromInline var others: [Waiter]
+    @usableFromInline var firstIsAnswered: Bool
+    @usableFromInline var othersAreAnswered: Bool
 
-    @inlinable public init(answered: [Waiter] = [], refetching: [Waiter] = []) {
-        self.answered = answered
-        self.refetching = refetching
+    @inlinable init(first: Waiter?, others: [Waiter], firstIsAnswered: Bool, othersAreAnswered: Bool) {
+        self.first = first
+        self.others = others
+        self.firstIsAnswered = firstIsAnswered
+        self.othersAreAnswered = othersAreAnswered
+    }
+
+    /// Nobody to answer (a key not in flight).
+    @inlinable public init() {
+        self.init(first: nil, others: [], firstIsAnswered: true, othersAreAnswered: true)
+    }
+
+    /// Calls `body` with each waiter that gets the outcome, in the order they joined, in place.
+    @inlinable public func forEachAnswered(_ body: (Waiter) -> Void) {
+        if firstIsAnswered, let first { body(first) }
+        if othersAreAnswered { for index in others.indices { body(others[index]) } }
+    }
+
+    /// Calls `body` with each waiter that must fetch for itself, in the order they joined.
+    @inlinable public func forEachRefetching(_ body: (Waiter) -> Void) {
+        if !firstIsAnswered, let first { body(first) }
+        if !othersAreAnswered { for waiter in others { body(waiter) } }
+    }
+
+    /// The waiters that get the outcome, in the order they joined.
+    public var answered: [Waiter] {
+        var waiters: [Waiter] = []
+        forEachAnswered { waiters.append($0) }
+        return waiters
+    }
+
+    /// The waiters that fetch for themselves, in the order they joined.
+    public var refetching: [Waiter] {
+        var waiters: [Waiter] = []
+        forEachRefetching { waiters.append($0) }
+        return waiters
     }
 }
 

@@ -44,7 +44,7 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
 
         /// Puts `fetch` back under `key` unless it holds nothing worth keeping at `now`.
         @inlinable
-        mutating func put(_ fetch: InFlightFetch<Waiter>, for key: Key, now: ContinuousClock.Instant) {
+        mutating func put(_ fetch: consuming InFlightFetch<Waiter>, for key: Key, now: ContinuousClock.Instant) {
             if !fetch.isSpent(at: now) { fetches[key] = fetch }
         }
 
@@ -80,13 +80,17 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
 
     /// A client missed on `key` at `now`: `.startFetch` if it leads a new fetch, `.wait` for
     /// the one under way, `.fetchAlone` while the key's answers may not be shared.
+    /// The waiter is consumed: kept by the table when it leads or waits, dropped when it fetches
+    /// alone (a copy kept for the table cost a retain and a release of each of its fields).
     @inlinable
-    public func join(_ key: Key, waiter: Waiter, now: ContinuousClock.Instant) -> JoinAction {
-        shard(for: key).state.withLock { shard in
+    public func join(_ key: Key, waiter: consuming Waiter, now: ContinuousClock.Instant) -> JoinAction {
+        var waiter = Optional(waiter)
+        return shard(for: key).state.withLock { shard in
             var fetch = shard.take(key) ?? InFlightFetch()
-            let action = fetch.join(waiter, now: now)
-            // Fetching or passing now: never spent.
-            shard.fetches[key] = fetch
+            let action = fetch.join(waiter.take()!, now: now)
+            // Fetching or passing now: never spent. Moved in, not copied (a copy retained its
+            // waiters and was destroyed again).
+            shard.fetches[key] = consume fetch
             switch action {
             case .wait: shard.coalesced += 1
             case .startFetch: shard.sweepIfDue(now: now)
@@ -117,7 +121,7 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
         shard(for: key).state.withLock { shard in
             guard var fetch = shard.take(key) else { return InFlightCompletion() }
             let completion = fetch.complete(sharing, now: now)
-            shard.put(fetch, for: key, now: now)
+            shard.put(consume fetch, for: key, now: now)
             return completion
         }
     }
@@ -130,7 +134,7 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
             guard sharing != .shared || taken != nil else { return }
             var fetch = taken ?? InFlightFetch()
             fetch.answeredAlone(sharing, now: now)
-            shard.put(fetch, for: key, now: now)
+            shard.put(consume fetch, for: key, now: now)
         }
     }
 

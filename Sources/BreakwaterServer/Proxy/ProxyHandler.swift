@@ -98,9 +98,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             started: started, method: flow.request.method, operationName: flow.operation?.operationName,
             requestedOperationName: flow.requested.operationName,
             documentHash: flow.operation?.document.digest ?? flow.requested.digest, identity: flow.request.identity)
-        var shared: SharedRequestContext {
+        func shared(refetch: SharedRequestContext.Refetch? = nil) -> SharedRequestContext {
             SharedRequestContext(
-                context, client: flow.client, responder: responder, statistics: statistics, accessLog: accessLog)
+                context, client: flow.client, refetch: refetch, responder: responder, statistics: statistics,
+                accessLog: accessLog)
         }
         switch consume step {
         case .reply(let reply):
@@ -113,10 +114,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                 perform(next, flow: &flow, responder: responder, started: started)
             }
         case .fetch(let plan):
-            run(plan, answering: .client(shared))
+            run(plan, answering: .client(shared()))
         case .join(let plan):
             guard let key = plan.key else { preconditionFailure("join without a key") }
-            let waiter = FetchWaiter(context: shared, plan: plan, handler: self)
+            let waiter = FetchWaiter(shared(refetch: SharedRequestContext.Refetch(plan: plan, handler: self)))
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
             case .startFetch: runCoalesced(plan, key: key)
             case .wait: break
@@ -285,12 +286,20 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 }
 
 /// A client waiting on its key's fetch: whom to answer, and, should the answer not be its to
-/// have, the fetch it makes itself on its own loop.
+/// have, the fetch it makes itself on its own loop. One reference (the context carries the
+/// rest): the in-flight table moves and copies waiters, and a copy retained each field.
 struct FetchWaiter: Sendable {
     let context: SharedRequestContext
+
+    init(_ context: SharedRequestContext) {
+        precondition(context.refetch != nil, "a waiter without its own plan")
+        self.context = context
+    }
+
     /// The waiter's own plan: its own request's upstream headers.
-    let plan: FetchPlan
-    let handler: ProxyHandler
+    var plan: FetchPlan { context.refetch!.plan }
+    /// The handler of the waiter's loop.
+    var handler: ProxyHandler { context.refetch!.handler }
 }
 
 /// One fetch under way: its flow, and whom to tell when it ends. It hears the origin's answer
@@ -348,14 +357,11 @@ private final class FetchRun: OriginReceiving {
             context.finish(outcome, upstream: upstream)
         case .waiters(let key, let inFlight):
             let completion = inFlight.complete(key, sharing: AnswerSharing(outcome), now: now())
-            // Each waiter's context read in place: a copy of the whole waiter retained and
-            // released each field of its plan.
-            let answered = completion.answered
-            for index in answered.indices {
-                let context = answered[index].context
-                context.finish(outcome, upstream: upstream)
-            }
-            for waiter in completion.refetching {
+            // Each waiter read in place: a copy of the whole waiter retained and released each
+            // field of its plan.
+            let upstream = upstream
+            completion.forEachAnswered { $0.context.finish(outcome, upstream: upstream) }
+            completion.forEachRefetching { waiter in
                 waiter.handler.loop.execute { waiter.handler.fetchAlone(waiter) }
             }
         }

@@ -10,16 +10,26 @@ import BreakwaterCore
 final class SharedRequestContext: Sendable {
     let context: RequestContext
     let client: ClientView
+    /// A waiter's own fetch, made on its own loop should the answer it waits for not be its to
+    /// have (`FetchWaiter`); nil for a request nobody waits with.
+    let refetch: Refetch?
     private let responder: any HTTPResponder
     private let statistics: LoopStatistics
     private let accessLog: ProxyLogBuffer
 
+    /// A waiter's plan (its own request's upstream headers) and the handler of its loop.
+    struct Refetch: Sendable {
+        let plan: FetchPlan
+        let handler: ProxyHandler
+    }
+
     init(
-        _ context: RequestContext, client: ClientView, responder: any HTTPResponder, statistics: LoopStatistics,
-        accessLog: ProxyLogBuffer
+        _ context: RequestContext, client: ClientView, refetch: Refetch? = nil, responder: any HTTPResponder,
+        statistics: LoopStatistics, accessLog: ProxyLogBuffer
     ) {
         self.context = context
         self.client = client
+        self.refetch = refetch
         self.responder = responder
         self.statistics = statistics
         self.accessLog = accessLog
