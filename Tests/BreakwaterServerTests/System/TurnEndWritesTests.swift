@@ -3,6 +3,7 @@
 // it run too, in the same turn.
 
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 
@@ -34,23 +35,38 @@ private final class RecordingWriter: TurnEndWriting, @unchecked Sendable {
 }
 
 @Suite(.serialized) final class TurnEndWritesTests {
-    let group: EventLoopGroup
+    let loop: EventLoop
+    private let stopped = DispatchSemaphore(value: 0)
 
+    /// A loop of its own that keeps running while it has nothing to wait for (a group's loop
+    /// without listeners could end before the test hands it work).
     init() throws {
-        group = try EventLoopGroup(count: 1)
-        group.start()
+        loop = try EventLoop(index: 0)
+        let thread = Thread { [loop, stopped] in
+            loop.run(whileIdle: true)
+            stopped.signal()
+        }
+        thread.start()
     }
 
-    deinit { group.stopAndWait() }
+    deinit {
+        loop.stop()
+        stopped.wait()
+    }
 
-    /// Runs `body` in one callback of the loop; returns the log once the loop ran a later turn.
-    private func inOneTurn(_ log: TurnLog, _ body: @escaping @Sendable (EventLoop) -> Void) -> [String] {
-        let loop = group.loops[0]
-        let done = DispatchSemaphore(value: 0)
+    /// Runs `body` in one callback of the loop; returns the log once `last` wrote (within ten
+    /// seconds: the loop's thread may wait for a busy machine's CPU).
+    private func inOneTurn(
+        _ log: TurnLog, until last: RecordingWriter, _ body: @escaping @Sendable (EventLoop) -> Void
+    ) -> [String] {
+        let loop = self.loop
+        let wrote = DispatchSemaphore(value: 0)
+        last.then = { [then = last.then] in
+            then?()
+            wrote.signal()
+        }
         loop.enqueue { body(loop) }
-        // Queued after the first callback returned: runs in a later turn, after its writes.
-        loop.enqueue { loop.enqueue { done.signal() } }
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(wrote.wait(timeout: .now() + 10) == .success)
         return log.all
     }
 
@@ -58,7 +74,7 @@ private final class RecordingWriter: TurnEndWriting, @unchecked Sendable {
         let log = TurnLog()
         let first = RecordingWriter("first", log: log)
         let second = RecordingWriter("second", log: log)
-        let entries = inOneTurn(log) { loop in
+        let entries = inOneTurn(log, until: second) { loop in
             loop.turnEndWrites.add(first)
             log.add("callback queued first")
             loop.turnEndWrites.add(second)
@@ -71,7 +87,7 @@ private final class RecordingWriter: TurnEndWriting, @unchecked Sendable {
         let log = TurnLog()
         let later = RecordingWriter("later", log: log)
         let first = RecordingWriter("first", log: log)
-        let entries = inOneTurn(log) { loop in
+        let entries = inOneTurn(log, until: later) { loop in
             first.then = { loop.turnEndWrites.add(later) }
             loop.turnEndWrites.add(first)
         }
