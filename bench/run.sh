@@ -443,9 +443,12 @@ NGINX1_WORKER=$(pgrep -P "$NGINX1_PID" -f "worker process" | head -1)
 [ -n "$NGINX1_WORKER" ] || bench_die "no worker process under nginx $NGINX1_PID"
 
 bench_log "measuring: $RUNS run(s) of $DURATION per scenario and server, interleaved"
+# The ceiling in the same rounds as (a): the machine's speed drifts over minutes (a process's
+# rounds moved 10-20 %), and a ratio between rows taken minutes apart carried that drift.
 for run in $(seq 1 "$RUNS"); do
   CPU_OF=$BW1_PID measure a breakwater "${PINNED[@]}" "${BW1_URL%/graphql}$BW_HIT_PATH"
   CPU_OF=$NGINX1_WORKER measure a nginx "${PINNED[@]}" "$NGINX1_BASE$NGINX_HIT_PATH"
+  CPU_OF=$NGINX1_WORKER measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
 done
 for run in $(seq 1 "$RUNS"); do
   CPU_OF=$BW1_PID measure b breakwater "${PINNED[@]}" -s "$BENCH_DIR/lua/post.lua" "$BW1_URL" -- "$BENCH_TMP/post-hit.json"
@@ -531,9 +534,6 @@ for run in $(seq 1 "$RUNS"); do
   measure_h2load n nginx "$NGINX1_TLS_BASE$NGINX_HIT_PATH"
 done
 
-for run in $(seq 1 "$RUNS"); do
-  CPU_OF=$NGINX1_WORKER measure ceiling nginx "${PINNED[@]}" "$NGINX1_BASE/static"
-done
 
 BW1_STATS=$(curl -sf "$BW1_ADMIN/stats" | jq -c '{requests, hits, misses, bypass, stale, apq: .apq, cache: {entries: .cache.entries, bytes: .cache.bytes}}')
 BW2_STATS=$(curl -sf "$BW2_ADMIN/stats" | jq -c '{requests, hits, misses, bypass, stale, cache: {entries: .cache.entries}}')
