@@ -40,8 +40,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     private var choosesProtocol: Bool
     /// Inside an HTTP/2 read: answers given meanwhile are flushed at its end.
     private var isReadingHTTP2 = false
-    /// Queued to write at the end of the loop's turn.
-    private var writesAtTurnEnd = false
+    var waitsForTurnEnd = false
     /// Since when HTTP/2 frames wait for a socket that takes nothing (a client that stopped reading).
     private var writeStalledSince: Int64?
     /// Counted in the server's drain: GOAWAY was said with streams open.
@@ -268,7 +267,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         case .storeAndWrite(let flushes):
             answers[0] = response
             serializeReadyAnswers()
-            if flushes { writeAtTurnEndOnce() }
+            if flushes { loop.turnEndWrites.add(self) }
         }
     }
 
@@ -294,15 +293,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         }
     }
 
-    /// Queues the connection to write at the end of its loop's turn (`TurnEndWrites`), once.
-    private func writeAtTurnEndOnce() {
-        guard !writesAtTurnEnd else { return }
-        writesAtTurnEnd = true
-        loop.turnEndWrites.add(self)
-    }
-
     func writeAtTurnEnd() {
-        writesAtTurnEnd = false
         // Closed meanwhile: its descriptor may already be another connection's.
         guard !isReleased else { return }
         flush()

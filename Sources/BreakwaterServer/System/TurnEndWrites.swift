@@ -11,6 +11,8 @@ import CLibevent
 
 /// A connection with bytes queued that writes them when the turn ends.
 protocol TurnEndWriting: AnyObject {
+    /// Queued for the end of the current turn (kept by `TurnEndWrites`: a connection is queued once).
+    var waitsForTurnEnd: Bool { get set }
     /// Writes what is queued (the connection checks that it is still open).
     func writeAtTurnEnd()
 }
@@ -42,15 +44,20 @@ final class TurnEndWrites {
 
     /// `connection` writes once the callbacks already due in this turn have run: libevent runs
     /// an event made active during a turn after the ones active before it, in the same turn.
-    /// The caller queues a connection once until it has written.
+    /// A connection already waiting is not queued again.
     func add(_ connection: any TurnEndWriting) {
+        guard !connection.waitsForTurnEnd else { return }
+        connection.waitsForTurnEnd = true
         if waiting.isEmpty, let event { event_active(event, Int32(EV_WRITE), 0) }
         waiting.append(connection)
     }
 
     fileprivate func run() {
         swap(&waiting, &spare)
-        for connection in spare { connection.writeAtTurnEnd() }
+        for connection in spare {
+            connection.waitsForTurnEnd = false
+            connection.writeAtTurnEnd()
+        }
         spare.removeAll(keepingCapacity: true)
     }
 }

@@ -27,8 +27,7 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
     private var body: [UInt8] = []
     /// The answer's head has a `Content-Encoding` field.
     private var isEncoded = false
-    /// Queued to write at the end of the loop's turn.
-    private var writesAtTurnEnd = false
+    var waitsForTurnEnd = false
 
     init(pool: OriginPool, address: SocketAddress, tls: TLSClientContext?) throws(SystemError) {
         self.pool = pool
@@ -64,14 +63,10 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
         let pool = self.pool
         RequestHeadWriter.append(request, host: pool.hostHeader, prefix: pool.requestPrefix, to: &output)
         // Written with the turn's other writes (`TurnEndWrites`): the origin wakes once for them.
-        if machine.exchangeStarted(toHEAD: request.method == "HEAD"), !writesAtTurnEnd {
-            writesAtTurnEnd = true
-            pool.loop.turnEndWrites.add(self)
-        }
+        if machine.exchangeStarted(toHEAD: request.method == "HEAD") { pool.loop.turnEndWrites.add(self) }
     }
 
     func writeAtTurnEnd() {
-        writesAtTurnEnd = false
         // Closed meanwhile: its descriptor may already be another connection's.
         guard !isReleased else { return }
         flush()

@@ -22,6 +22,7 @@ private final class RecordingWriter: TurnEndWriting, @unchecked Sendable {
     let name: String
     let log: TurnLog
     var then: (() -> Void)?
+    var waitsForTurnEnd = false
 
     init(_ name: String, log: TurnLog) {
         self.name = name
@@ -81,6 +82,18 @@ private final class RecordingWriter: TurnEndWriting, @unchecked Sendable {
             log.add("callback returns")
         }
         #expect(entries == ["callback queued first", "callback returns", "first wrote", "second wrote"])
+    }
+
+    @Test func aWriterQueuedTwiceInATurnWritesOnce() {
+        let log = TurnLog()
+        let first = RecordingWriter("first", log: log)
+        let last = RecordingWriter("last", log: log)
+        let entries = inOneTurn(log, until: last) { loop in
+            loop.turnEndWrites.add(first)
+            loop.turnEndWrites.add(first)
+            loop.turnEndWrites.add(last)
+        }
+        #expect(entries == ["first wrote", "last wrote"])
     }
 
     @Test func aWriteThatQueuesAnotherGetsItRun() {
