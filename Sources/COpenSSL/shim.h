@@ -22,6 +22,11 @@ static inline long COpenSSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_mode(ctx, mode);
 }
 
+// SSL_CTX_set_read_ahead is a macro over SSL_CTX_ctrl.
+static inline long COpenSSL_CTX_set_read_ahead(SSL_CTX *ctx, int on) {
+    return SSL_CTX_set_read_ahead(ctx, on);
+}
+
 // SHA-256 through the digest's own functions. EVP_Digest fetches the algorithm from the provider
 // and allocates a context on every call: about 4,400 instructions for a cache key's ~100 bytes,
 // where the hashing itself is a few hundred. Deprecated in OpenSSL 3, not removed.

@@ -1,5 +1,6 @@
 // Live TLS cases beyond TLSOriginTests: an expired origin certificate is refused with a
-// clear 502, and a TLS listener survives clients that do not speak TLS.
+// clear 502, a TLS listener survives clients that do not speak TLS, and pipelined requests that
+// arrive in one flight of records are all answered (Tests/fixtures/tls_pipeline.py).
 
 import BreakwaterTesting
 import Foundation
@@ -65,6 +66,41 @@ import Testing
         curl.waitUntilExit()
         #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
         #expect(try front.admin.get("/healthz").status == 200)
+    }
+
+    /// Sixty pipelined misses in one flight: OpenSSL reads them ahead of the connection, which
+    /// pauses after sixteen outstanding requests. Bytes held inside OpenSSL are never announced by
+    /// the socket again, so each resumption must read them, or the rest wait forever.
+    @Test func pipelinedRequestsInOneFlightOfRecordsAreAllAnswered() throws {
+        let certificate = try TestCertificate(name: "localhost")
+        let origin = try DemoOriginProcess()
+        let front = try ProxyProcess(
+            origin: origin.url,
+            yaml: """
+                server:
+                  tls:
+                    cert: \(certificate.certificate)
+                    key: \(certificate.key)
+                persisted_queries:
+                  store: ""
+                """)
+        let targets = (1...60).map { id in
+            "/graphql?query=" + "{ launch(id: \"\(id)\") { id site } }"
+                .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fixtures/tls_pipeline.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "--port", String(front.port), "--timeout", "20"] + targets
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(data)")
+        #expect(json["answers"] as? Int == 60, "\(json)")
+        #expect((json["statuses"] as? [Int] ?? []).allSatisfy { $0 == 200 }, "\(json)")
     }
 }
 

@@ -152,8 +152,16 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
             if machine.readEOF(unsent: output.unsentBytes) { return close() }
             readEvent?.remove()
         case .stopped:
-            break
+            readOnIfHeld()
         }
+    }
+
+    /// A TLS session still holds received bytes that the socket will not announce: the read goes
+    /// on in this turn, once the events already due have run, unless reading is paused (its
+    /// resumption reads them).
+    private func readOnIfHeld() {
+        guard transport.holdsUnreadBytes, let readEvent, readEvent.isPending else { return }
+        readEvent.activateRead()
     }
 
     /// Performs the machine's steps over the requests held in the buffer.
@@ -336,6 +344,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         case .resumeReading(let deadline):
             readEvent?.add()
             armDeadline(deadline, now: now)
+            readOnIfHeld()
             // Requests already buffered are parsed now, not at the next byte from the client.
             if buffer.count > 0 {
                 machine.readStarted()
@@ -474,7 +483,11 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         } catch {
             return close()
         }
-        if end == .closed { close() }
+        switch end {
+        case .closed: close()
+        case .stopped: readOnIfHeld()
+        case .wouldBlock, .full: break
+        }
     }
 
     /// The buffered bytes through the session, and its requests to the handler; false when

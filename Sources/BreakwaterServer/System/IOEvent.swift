@@ -65,6 +65,13 @@ final class IOEvent {
         isPending = true
     }
 
+    /// Runs the handler as if the descriptor were readable, after the events due in this turn
+    /// (bytes a TLS session holds that the socket will not announce).
+    func activateRead() {
+        guard let event else { return }
+        event_active(event, Int32(EV_READ), 0)
+    }
+
     func remove() {
         guard let event, isPending else { return }
         event_del(event)

@@ -23,6 +23,9 @@ package final class TLSServerContext: @unchecked Sendable {
         }
         // Writes resume from the unsent part of an answer, possibly in a partial record.
         _ = COpenSSL_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        // One read takes a record's header and body, and any records after it, from the socket
+        // (without it, OpenSSL reads the 5-byte header and then the body: two reads a request).
+        _ = COpenSSL_CTX_set_read_ahead(context, 1)
         if offersHTTP2 { SSL_CTX_set_alpn_select_cb(context, Self.selectProtocol, nil) }
         self.context = context
     }

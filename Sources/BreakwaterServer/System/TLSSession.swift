@@ -10,6 +10,9 @@ final class TLSSession {
     /// OpenSSL needs the socket writable before a read can go on (a handshake step or a key
     /// update): the connection arms its write event and reads again when it fires.
     private(set) var readWantsWrite = false
+    /// The last read left bytes inside OpenSSL that the socket will not announce again: the
+    /// connection reads on without waiting for a readiness event.
+    private(set) var holdsUnreadBytes = false
 
     /// A session on `fd`: accepting the handshake (server) or starting it (client, after
     /// `configure` set SNI and the name to verify).
@@ -37,11 +40,35 @@ final class TLSSession {
         return data[0] == UInt8(ascii: "h") && data[1] == UInt8(ascii: "2")
     }
 
+    /// Decrypted bytes into `buffer`: every record OpenSSL holds, up to the buffer's end.
+    ///
+    /// A server session reads ahead (`TLSServerContext`): one `read` takes the socket's bytes
+    /// whole, a record's header and body together, and what it took is no longer the socket's
+    /// to signal. So a read takes every record held, and `holdsUnreadBytes` tells the caller
+    /// when some are left that no readiness event will announce.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> SocketIO {
         readWantsWrite = false
+        holdsUnreadBytes = false
         var count = 0
-        if SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 { return .done(count) }
-        return try outcome(of: "SSL_read", forRead: true)
+        guard SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 else {
+            return try outcome(of: "SSL_read", forRead: true)
+        }
+        var total = count
+        while SSL_has_pending(ssl) == 1 {
+            guard total < buffer.count else {
+                holdsUnreadBytes = true
+                break
+            }
+            guard SSL_read_ex(ssl, buffer.baseAddress! + total, buffer.count - total, &count) == 1 else {
+                // A record not whole yet waits for the socket; anything else (the peer's
+                // close_notify, an error, a key update) is the next read's to report.
+                holdsUnreadBytes = SSL_get_error(ssl, 0) != SSL_ERROR_WANT_READ
+                ERR_clear_error()
+                break
+            }
+            total += count
+        }
+        return .done(total)
     }
 
     /// Writes the vectors in order, one TLS record (at most) each, until one would block.

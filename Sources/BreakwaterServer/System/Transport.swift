@@ -27,6 +27,12 @@ enum Transport {
         }
     }
 
+    /// The last read left bytes that no readiness event will announce (TLS only): read again.
+    var holdsUnreadBytes: Bool {
+        if case .tls(_, let session) = self { return session.holdsUnreadBytes }
+        return false
+    }
+
     /// A read is waiting for the socket to become writable (TLS only).
     var readWantsWrite: Bool {
         if case .tls(_, let session) = self { return session.readWantsWrite }
