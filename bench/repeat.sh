@@ -21,10 +21,14 @@ bench_build
 OUT=$BENCH_TMP/repeat
 mkdir -p "$OUT"
 
-# ratios FILE: "row rps_ratio p99_ratio" for each Breakwater row of one run's Markdown table.
+# ratios FILE: "row rps_ratio p99_ratio" for each Breakwater row of one run's Markdown table, and
+# "(a)/ceiling" for (a)'s Breakwater row over nginx's `return 200` when the run measured both.
 ratios() {
   awk -F' *[|] *' '$2 ~ /^[(][a-l][)]/ && $3 ~ /^breakwater/ && $7 != "" {
-    split($2, label, " "); print label[1], $7, $8 }' "$1"
+    split($2, label, " "); print label[1], $7, $8 }
+    $2 ~ /^[(]a[)]/ && $3 ~ /^breakwater/ { hit = $4; hitP99 = $6 + 0 }
+    $2 ~ /^ceiling/ { ceiling = $4; ceilingP99 = $6 + 0 }
+    END { if (hit > 0 && ceiling > 0) printf "(a)/ceiling %.2f %.2f\n", hit / ceiling, hitP99 / ceilingP99 }' "$1"
 }
 
 for repetition in $(seq 1 "$REPEAT"); do
