@@ -62,15 +62,7 @@ import Testing
     @Test func proxyTerminatesTLSOnItsOwnListener() throws {
         let certificate = try TestCertificate(name: "localhost")
         let origin = try DemoOriginProcess()
-        let yaml = """
-            server:
-              tls:
-                cert: \(certificate.certificate)
-                key: \(certificate.key)
-            persisted_queries:
-              store: ""
-            """
-        let front = try ProxyProcess(origin: origin.url, yaml: yaml)
+        let front = try ProxyProcess(origin: origin.url, yaml: certificate.terminatingYAML)
         // A second proxy reaches the first over verified TLS, and sees it as https.
         let chained = try proxy(to: "https://localhost:\(front.port)/graphql", trusting: certificate)
         let response = try chained.client.post("/graphql", json: query)

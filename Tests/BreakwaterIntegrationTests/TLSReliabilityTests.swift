@@ -38,16 +38,7 @@ import Testing
     @Test func tlsListenerSurvivesClientsThatDoNotSpeakTLS() throws {
         let certificate = try TestCertificate(name: "localhost")
         let origin = try DemoOriginProcess()
-        let front = try ProxyProcess(
-            origin: origin.url,
-            yaml: """
-                server:
-                  tls:
-                    cert: \(certificate.certificate)
-                    key: \(certificate.key)
-                persisted_queries:
-                  store: ""
-                """)
+        let front = try ProxyProcess(origin: origin.url, yaml: certificate.terminatingYAML)
         for payload in ["GET /graphql HTTP/1.1\r\nHost: x\r\n\r\n", String(repeating: "\u{16}\u{03}\u{01}\u{ff}", count: 300)] {
             let connection = try KeepAliveClient(port: front.port, timeout: .seconds(5))
             try connection.write(Array(payload.utf8))
@@ -74,16 +65,7 @@ import Testing
     @Test func pipelinedRequestsInOneFlightOfRecordsAreAllAnswered() throws {
         let certificate = try TestCertificate(name: "localhost")
         let origin = try DemoOriginProcess()
-        let front = try ProxyProcess(
-            origin: origin.url,
-            yaml: """
-                server:
-                  tls:
-                    cert: \(certificate.certificate)
-                    key: \(certificate.key)
-                persisted_queries:
-                  store: ""
-                """)
+        let front = try ProxyProcess(origin: origin.url, yaml: certificate.terminatingYAML)
         let targets = (1...60).map { id in
             "/graphql?query=" + "{ launch(id: \"\(id)\") { id site } }"
                 .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!

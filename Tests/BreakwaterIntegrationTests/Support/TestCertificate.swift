@@ -29,3 +29,18 @@ final class TestCertificate: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
+
+extension TestCertificate {
+    /// The configuration of a proxy that terminates TLS with this certificate on its own listener
+    /// (no persisted-query file).
+    var terminatingYAML: String {
+        """
+        server:
+          tls:
+            cert: \(certificate)
+            key: \(key)
+        persisted_queries:
+          store: ""
+        """
+    }
+}
