@@ -11,6 +11,13 @@ import Testing
 @Suite(.serialized) struct FreshnessTests {
     static let target = 0.8
     static let bound = 80
+    /// How far a suggested TTL may miss the theory. The estimate reads its TTL where the stale
+    /// share crosses 1 - target, where that share rises slowly with the age (for GetMission about
+    /// 0.04 a second), so sampling noise moves it a lot: with 800 to 1,000 samples spread evenly
+    /// over the ages, the estimator run on simulated exponential changes missed by more than 30 %
+    /// once in about 400 runs, by more than 40 % once in 10,000, and never by 45 % in 20,000.
+    /// A wrong estimate (a rate read twice too fast or too slow) still fails.
+    static let tolerance = 0.45
 
     static func theoreticalTTL(mean: Double, target: Double) -> Double {
         FreshnessEstimate.exponentialTTL(meanSeconds: mean, target: target)
@@ -78,7 +85,9 @@ import Testing
             let row = try #require(freshness[name], "no freshness row for \(name) after \(elapsed)")
             let theory = Self.theoreticalTTL(mean: mean, target: Self.target)
             let suggested = try #require(Self.number(row["suggested_ttl_s"]), "\(name): \(row)")
-            #expect(abs(suggested / theory - 1) <= 0.3, "\(name): suggested \(suggested) s, theory \(theory) s, \(row)")
+            #expect(
+                abs(suggested / theory - 1) <= Self.tolerance,
+                "\(name): suggested \(suggested) s, theory \(theory) s, \(row)")
             #expect((row["changed"] as? Int ?? 0) > 0)
                         #expect(Self.number(row["stale_hit_ratio"]) != nil)
         }
