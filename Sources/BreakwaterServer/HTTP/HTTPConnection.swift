@@ -156,7 +156,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         }
     }
 
-    /// A TLS session still holds received bytes that the socket will not announce: the read goes
+    /// OpenSSL still holds received bytes that the socket will not announce: the read goes
     /// on in this turn, once the events already due have run, unless reading is paused (its
     /// resumption reads them).
     private func readOnIfHeld() {

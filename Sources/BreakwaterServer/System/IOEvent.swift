@@ -66,7 +66,7 @@ final class IOEvent {
     }
 
     /// Runs the handler as if the descriptor were readable, after the events due in this turn
-    /// (bytes a TLS session holds that the socket will not announce).
+    /// (bytes OpenSSL holds for a TLS connection that the socket will not announce).
     func activateRead() {
         guard let event else { return }
         event_active(event, Int32(EV_READ), 0)

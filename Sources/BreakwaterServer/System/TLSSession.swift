@@ -42,7 +42,7 @@ final class TLSSession {
 
     /// Decrypted bytes into `buffer`: every record OpenSSL holds, up to the buffer's end.
     ///
-    /// A server session reads ahead (`TLSServerContext`): one `read` takes the socket's bytes
+    /// A server-side connection reads ahead (`TLSServerContext`): one `read` takes the socket's bytes
     /// whole, a record's header and body together, and what it took is no longer the socket's
     /// to signal. So a read takes every record held, and `holdsUnreadBytes` tells the caller
     /// when some are left that no readiness event will announce.

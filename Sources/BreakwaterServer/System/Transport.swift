@@ -29,7 +29,7 @@ enum Transport {
 
     /// The last read left bytes that no readiness event will announce (TLS only): read again.
     var holdsUnreadBytes: Bool {
-        if case .tls(_, let session) = self { return session.holdsUnreadBytes }
+        if case .tls(_, let tls) = self { return tls.holdsUnreadBytes }
         return false
     }
 
