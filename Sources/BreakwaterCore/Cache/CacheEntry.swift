@@ -78,6 +78,11 @@ package final class CacheEntry: Sendable {
     /// `Cache-Control` of a public answer to a GET (README "The response cache"), shared between entries alike.
     package var publicCacheControl: String { shape.publicCacheControl }
     package var staleCacheControl: String { shape.staleCacheControl }
+    /// `publicCacheControl`, `staleCacheControl` and `contentType` as never-freed texts (nil when
+    /// they could not be interned); read without retaining the shape that holds them.
+    package var stableTexts: CacheEntryTexts? {
+        fields { Unmanaged.passUnretained($0.pointee.shape)._withUnsafeGuaranteedRef { $0.stableTexts } }
+    }
     package var ttl: Duration { shape.fields.ttl }
     package var staleWhileRevalidate: Duration { shape.fields.staleWhileRevalidate }
     package var staleIfError: Duration { shape.fields.staleIfError }

@@ -24,6 +24,9 @@ final class CacheEntryShape: Sendable {
     /// `Cache-Control` of a stale public answer to a GET: `max-age=0` with the stale windows, so
     /// no cache in front keeps it as fresh.
     let staleCacheControl: String
+    /// The same three texts never freed, for answers that carry them without counting references
+    /// (nil when the texts could not be interned).
+    let stableTexts: CacheEntryTexts?
 
     private init(_ fields: Fields) {
         self.fields = fields
@@ -33,6 +36,13 @@ final class CacheEntryShape: Sendable {
         staleCacheControl = CacheResponseHeaders.cacheControl(
             isPublicGET: true, ttl: .zero, staleWhileRevalidate: fields.staleWhileRevalidate,
             staleIfError: fields.staleIfError)
+        if let fresh = StableText.interned(publicCacheControl), let stale = StableText.interned(staleCacheControl),
+            let contentType = StableText.interned(fields.contentType)
+        {
+            stableTexts = CacheEntryTexts(publicCacheControl: fresh, staleCacheControl: stale, contentType: contentType)
+        } else {
+            stableTexts = nil
+        }
     }
 
     /// The shapes made so far, at most 4096 kept for sharing.
@@ -42,4 +52,11 @@ final class CacheEntryShape: Sendable {
     static func shared(_ fields: Fields) -> CacheEntryShape {
         interned.shared(fields, make: CacheEntryShape.init)
     }
+}
+
+/// An entry's `Cache-Control` values and content type as never-freed texts.
+package struct CacheEntryTexts: Sendable, Equatable {
+    package var publicCacheControl: StableText
+    package var staleCacheControl: StableText
+    package var contentType: StableText
 }

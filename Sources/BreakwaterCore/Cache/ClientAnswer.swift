@@ -10,24 +10,51 @@ package enum ClientAnswer {
     package static func fromEntry(
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
+        let cache: XCache = isFresh ? .hit : .stale
+        // A fresh answer with the TTL left in max-age has a Cache-Control of its own: listed.
+        if isFresh && client.sendsRemainingTTL {
+            var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
+            headers.add("X-Cache", cache.headerValue)
+            let cacheControl = CacheResponseHeaders.cacheControl(
+                isPublicGET: true, ttl: entry.ttl - age, staleWhileRevalidate: entry.staleWhileRevalidate,
+                staleIfError: entry.staleIfError)
+            return finish(entry: entry, headers: &headers, client: client, publicCacheControl: cacheControl)
+        }
+        let ageSeconds = client.sendsRemainingTTL ? nil : CacheResponseHeaders.wholeSeconds(age)
+        if let answer = withLines(entry: entry, cache: cache, age: ageSeconds, client: client) { return answer }
         var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
-        headers.add("X-Cache", isFresh ? XCache.hit.headerValue : XCache.stale.headerValue)
-        if !client.sendsRemainingTTL { headers.add("Age", CacheResponseHeaders.age(age)) }
-        let publicCacheControl =
-            if !isFresh {
-                entry.staleCacheControl
-            } else if client.sendsRemainingTTL {
-                CacheResponseHeaders.cacheControl(
-                    isPublicGET: true, ttl: entry.ttl - age, staleWhileRevalidate: entry.staleWhileRevalidate,
-                    staleIfError: entry.staleIfError)
-            } else {
-                entry.publicCacheControl
-            }
+        headers.add("X-Cache", cache.headerValue)
+        if let ageSeconds { headers.add("Age", String.decimal(Int(ageSeconds))) }
+        let publicCacheControl = isFresh ? entry.publicCacheControl : entry.staleCacheControl
         return finish(entry: entry, headers: &headers, client: client, publicCacheControl: publicCacheControl)
+    }
+
+    /// The common 200 from the cache with its per-request lines as `CacheAnswerLines` (no header
+    /// list, no String to count references of); nil when the answer is another (a 304) or a
+    /// text has no stable copy, and the caller lists the fields.
+    private static func withLines(entry: CacheEntry, cache: XCache, age: Int64?, client: ClientView) -> HTTPResponse? {
+        guard client.ifNoneMatch.isEmpty, let texts = entry.stableTexts else { return nil }
+        let vary: StableText?
+        if client.vary == nil {
+            vary = nil
+        } else if let stable = client.stableVary {
+            vary = stable
+        } else {
+            return nil
+        }
+        let cacheControl =
+            !client.isGET || entry.isPerUser
+            ? privateCacheControlText : cache == .stale ? texts.staleCacheControl : texts.publicCacheControl
+        let lines = CacheAnswerLines(
+            cache: cache, age: age, cacheControl: cacheControl, vary: vary,
+            contentType: client.wantsGraphQLResponseJSON ? graphQLResponseJSONText : texts.contentType)
+        let prebuilt = client.gzip.flatMap { entry.gzipResponse($0) } ?? entry.response
+        return HTTPResponse(lines: lines, headers: client.extraHeaders, prebuilt: prebuilt)
     }
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).
     package static func stored(_ entry: CacheEntry, client: ClientView) -> HTTPResponse {
+        if let answer = withLines(entry: entry, cache: .miss, age: nil, client: client) { return answer }
         var headers = HTTPHeaders(capacity: 5 + client.extraHeaders.fields.count)
         headers.add("X-Cache", XCache.miss.headerValue)
         return finish(entry: entry, headers: &headers, client: client, publicCacheControl: entry.publicCacheControl)
@@ -87,4 +114,6 @@ package enum ClientAnswer {
     }
 
     private static let privateCacheControl = CacheResponseHeaders.cacheControl(isPublicGET: false, ttl: .zero)
+    private static let privateCacheControlText = StableText("private, no-store")
+    private static let graphQLResponseJSONText = StableText("application/graphql-response+json")
 }

@@ -12,6 +12,8 @@ package struct ClientView: Sendable {
     /// The `Vary` value of answers from the cache: `Accept` and the keyed forwarded headers
     /// (and `Accept-Encoding` when answers may be compressed).
     package var vary: String?
+    /// `vary` as a never-freed text, when it has one: answers from the cache carry it so.
+    package var stableVary: StableText?
     /// Compresses answers from the cache for this client: set when `server.compression` is on
     /// and the client accepts gzip.
     package var gzip: (any BodyCompressing)?

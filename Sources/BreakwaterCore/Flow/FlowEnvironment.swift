@@ -25,6 +25,8 @@ package final class FlowEnvironment: Sendable {
     package let compressor: (any BodyCompressing)?
     /// The `Vary` of answers from the cache: the policy's, plus `Accept-Encoding` with compression.
     package let responseVary: String
+    /// `responseVary` never freed, for answers from the cache (nil if it could not be interned).
+    package let stableResponseVary: StableText?
     /// `cache.downstream_age: remaining`.
     package let sendsRemainingTTL: Bool
     /// Some type of `cache.types` is per-user (`policy.hasPerUserTypes`, read once).
@@ -54,6 +56,7 @@ package final class FlowEnvironment: Sendable {
         self.perUserOperations = policy.hasPerUserTypes ? perUserOperations : nil
         self.compressor = compressor
         responseVary = policy.keyedHeaders.responseVary + (compressor == nil ? "" : ", Accept-Encoding")
+        stableResponseVary = StableText.interned(responseVary)
         sendsRemainingTTL = policy.settings.downstreamAge == .remaining
         hasPerUserTypes = policy.hasPerUserTypes
     }

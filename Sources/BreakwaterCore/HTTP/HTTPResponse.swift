@@ -12,17 +12,30 @@ package struct HTTPResponse: Sendable {
         var body: [UInt8]
         var prebuilt: PrebuiltResponse?
         var requestID: RequestID?
+        var cacheLines: CacheAnswerLines?
 
-        init(status: Int, headers: HTTPHeaders, body: [UInt8], prebuilt: PrebuiltResponse?, requestID: RequestID?) {
+        init(
+            status: Int, headers: HTTPHeaders, body: [UInt8], prebuilt: PrebuiltResponse?, requestID: RequestID?,
+            cacheLines: CacheAnswerLines? = nil
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.prebuilt = prebuilt
             self.requestID = requestID
+            self.cacheLines = cacheLines
         }
 
         func copy() -> Storage {
-            Storage(status: status, headers: headers, body: body, prebuilt: prebuilt, requestID: requestID)
+            Storage(
+                status: status, headers: headers, body: body, prebuilt: prebuilt, requestID: requestID,
+                cacheLines: cacheLines)
+        }
+
+        /// Every header field as a list: `cacheLines` around the listed ones.
+        var allHeaders: HTTPHeaders {
+            guard let cacheLines else { return headers }
+            return HTTPHeaders(cacheLines.leadingFields + headers.fields + cacheLines.trailingFields)
         }
     }
 
@@ -42,6 +55,11 @@ package struct HTTPResponse: Sendable {
         storage = Storage(status: status, headers: headers, body: [], prebuilt: prebuilt, requestID: nil)
     }
 
+    /// A 200 from the cache: `lines`, then `headers` (CORS), then `prebuilt`'s lines and body.
+    package init(lines: CacheAnswerLines, headers: HTTPHeaders, prebuilt: PrebuiltResponse) {
+        storage = Storage(status: 200, headers: headers, body: [], prebuilt: prebuilt, requestID: nil, cacheLines: lines)
+    }
+
     private mutating func unique() -> Storage { Storage.unique(&storage) }
 
     package var status: Int {
@@ -49,11 +67,26 @@ package struct HTTPResponse: Sendable {
         set { unique().status = newValue }
     }
 
-    /// The headers written before `prebuilt`'s lines when there is one (the per-request ones).
+    /// The headers written before `prebuilt`'s lines when there is one (the per-request ones),
+    /// `cacheLines` among them. Changing them turns `cacheLines` into listed fields first.
     package var headers: HTTPHeaders {
-        get { storage.headers }
-        _modify { yield &unique().headers }
+        get { storage.allHeaders }
+        _modify {
+            let storage = unique()
+            if storage.cacheLines != nil {
+                storage.headers = storage.allHeaders
+                storage.cacheLines = nil
+            }
+            yield &storage.headers
+        }
     }
+
+    /// The lines of an answer from the cache, held as values (nil: every field is listed).
+    package var cacheLines: CacheAnswerLines? { storage.cacheLines }
+
+    /// The fields held as a list: all of them, or with `cacheLines`, those an engine writes
+    /// between the lines' leading part (`Vary` last) and their `Content-Type`.
+    package var listedHeaders: HTTPHeaders { storage.headers }
 
     package var body: [UInt8] {
         get { storage.body }
@@ -104,6 +137,7 @@ package struct HTTPResponse: Sendable {
 
     /// The first value of `name` among `headers`, the request id, then the prebuilt lines.
     package func headerValue(_ name: String) -> String? {
+        if let value = storage.cacheLines?.value(of: name) { return value }
         if let value = storage.headers[name] { return value }
         if let requestID = storage.requestID, name.equalsIgnoringASCIICase("X-Request-Id") { return requestID.text }
         return storage.prebuilt?.value(of: name)

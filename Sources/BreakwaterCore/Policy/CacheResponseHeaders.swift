@@ -25,7 +25,7 @@ package enum CacheResponseHeaders {
     }
 
     /// Floor of a duration in seconds, never negative (clock skew must not print `-1`).
-    private static func wholeSeconds(_ duration: Duration) -> Int64 {
+    package static func wholeSeconds(_ duration: Duration) -> Int64 {
         duration > .zero ? duration.components.seconds : 0
     }
 }

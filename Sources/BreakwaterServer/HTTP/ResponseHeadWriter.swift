@@ -18,11 +18,14 @@ enum ResponseHeadWriter {
         let prebuilt = bodiless ? nil : response.prebuilt
         let reason = status == 200 ? "" : HTTPStatus.reason(status)
         let requestIDCount = response.stampedIDCount
+        let lines = response.cacheLines
         var bound = 128 + reason.utf8.count + date.utf8.count + (requestIDCount ?? 0)
         if let prebuilt { bound += prebuilt.headBound }
+        if let lines { bound += lines.byteBound }
+        let fields = response.listedHeaders.fields
         // Not read through `withUnsafeBufferPointer`: a field loaded from a raw buffer is
         // retained around every call the compiler cannot see into, and measured dearer.
-        for field in response.headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
+        for field in fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
         output.append(bound: bound) { head in
             if status == 200 {
                 head.put("HTTP/1.1 200 OK\r\n")
@@ -33,10 +36,16 @@ enum ResponseHeadWriter {
                 head.put(reason)
                 head.put("\r\n")
             }
-            for field in response.headers.fields where !isFraming(field.name) {
+            if let lines { putLeading(lines, to: &head) }
+            for field in fields where !isFraming(field.name) {
                 head.put(field.name)
                 head.put(": ")
                 head.put(field.value)
+                head.put("\r\n")
+            }
+            if let lines {
+                head.put("Content-Type: ")
+                head.put(lines.contentType.bytes)
                 head.put("\r\n")
             }
             if requestIDCount != nil {
@@ -68,6 +77,24 @@ enum ResponseHeadWriter {
         } else if !omitBody && !bodiless {
             output.append(body: response.body)
         }
+    }
+
+    /// The lines of an answer from the cache that come before its listed fields.
+    @inline(__always)
+    private static func putLeading(_ lines: CacheAnswerLines, to head: inout HeadOutput) {
+        head.put("X-Cache: ")
+        head.put(lines.cacheValue)
+        if let age = lines.age {
+            head.put("\r\nAge: ")
+            head.putDecimal(Int(age))
+        }
+        head.put("\r\nCache-Control: ")
+        head.put(lines.cacheControl.bytes)
+        if let vary = lines.vary {
+            head.put("\r\nVary: ")
+            head.put(vary.bytes)
+        }
+        head.put("\r\n")
     }
 
     /// The interim answer to `Expect: 100-continue`.

@@ -16,13 +16,18 @@ enum HTTP2ResponseFields {
         of response: HTTPResponse, date: String, bodiless: Bool, _ body: (UnsafeBufferPointer<nghttp2_nv>) -> R
     ) -> R {
         let prebuilt = bodiless ? nil : response.prebuilt
-        let fields = response.headers.fields
+        let lines = response.cacheLines
+        let fields = response.listedHeaders.fields
         let requestIDCount = response.stampedIDCount
         // The room: every piece's bytes (status and length at most 20 digits each), and a pair
         // per field; a stored field's line is at least 5 bytes (`a: b\r\n`), so its pairs are
         // at most a fifth of the head it adds.
         var byteBound = 7 + 20 + 4 + date.utf8.count + 14 + 20 + 12 + (requestIDCount ?? 0)
         var pairBound = fields.count + 5
+        if let lines {
+            byteBound += lines.byteBound
+            pairBound += 5
+        }
         for field in fields { byteBound += field.name.utf8.count + field.value.utf8.count }
         if let prebuilt {
             byteBound += prebuilt.headBound
@@ -32,7 +37,14 @@ enum HTTP2ResponseFields {
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: pairBound) { pairs in
                 var list = PairWriter(bytes: bytes.baseAddress!, pairs: pairs.baseAddress!)
                 list.add(":status", decimal: response.status)
+                if let lines {
+                    list.add("x-cache", lines.cacheValue)
+                    if let age = lines.age { list.add("age", decimal: Int(age)) }
+                    list.add("cache-control", lines.cacheControl.bytes)
+                    if let vary = lines.vary { list.add("vary", vary.bytes) }
+                }
                 for field in fields where !isConnectionSpecific(field.name) { list.add(field.name, field.value) }
+                if let lines { list.add("content-type", lines.contentType.bytes) }
                 if requestIDCount != nil { list.add("x-request-id", stampedIDOf: response) }
                 list.add("date", date)
                 prebuilt?.forEachField { name, value in list.add(name, value) }
@@ -91,6 +103,14 @@ private struct PairWriter {
     }
 
     mutating func add(_ name: String, _ value: String) {
+        add(unique: false) { $0.put(name) } value: { $0.put(value) }
+    }
+
+    mutating func add(_ name: StaticString, _ value: StaticString) {
+        add(unique: false) { $0.put(name) } value: { $0.put(value) }
+    }
+
+    mutating func add(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>) {
         add(unique: false) { $0.put(name) } value: { $0.put(value) }
     }
 
