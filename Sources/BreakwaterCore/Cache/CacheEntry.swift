@@ -73,22 +73,26 @@ package final class CacheEntry: Sendable {
     /// When the origin's answer was stored, on this process's monotonic clock (ages, expiry).
     package var storedAt: ContinuousClock.Instant { fields { $0.pointee.storedAt.instant } }
 
-    private var shape: CacheEntryShape { fields { $0.pointee.shape } }
-    package var contentType: String { shape.fields.contentType }
-    /// `Cache-Control` of a public answer to a GET (README "The response cache"), shared between entries alike.
-    package var publicCacheControl: String { shape.publicCacheControl }
-    package var staleCacheControl: String { shape.staleCacheControl }
-    /// `publicCacheControl`, `staleCacheControl` and `contentType` as never-freed texts (nil when
-    /// they could not be interned); read without retaining the shape that holds them.
-    package var stableTexts: CacheEntryTexts? {
-        fields { Unmanaged.passUnretained($0.pointee.shape)._withUnsafeGuaranteedRef { $0.stableTexts } }
+    /// Reads the entry's shape in place: neither it nor what `read` does not take is retained
+    /// (a lookup reads three of its fields, and each read retained and released it).
+    @inline(__always)
+    private func withShape<T>(_ read: (CacheEntryShape) -> T) -> T {
+        fields { Unmanaged.passUnretained($0.pointee.shape)._withUnsafeGuaranteedRef(read) }
     }
-    package var ttl: Duration { shape.fields.ttl }
-    package var staleWhileRevalidate: Duration { shape.fields.staleWhileRevalidate }
-    package var staleIfError: Duration { shape.fields.staleIfError }
-    package var documentDigest: SHA256Digest { shape.fields.documentDigest }
-    package var operationName: String? { shape.fields.operationName }
-    package var isPerUser: Bool { shape.fields.isPerUser }
+
+    package var contentType: String { withShape { $0.fields.contentType } }
+    /// `Cache-Control` of a public answer to a GET (README "The response cache"), shared between entries alike.
+    package var publicCacheControl: String { withShape { $0.publicCacheControl } }
+    package var staleCacheControl: String { withShape { $0.staleCacheControl } }
+    /// `publicCacheControl`, `staleCacheControl` and `contentType` as never-freed texts (nil when
+    /// they could not be interned).
+    package var stableTexts: CacheEntryTexts? { withShape { $0.stableTexts } }
+    package var ttl: Duration { withShape { $0.fields.ttl } }
+    package var staleWhileRevalidate: Duration { withShape { $0.fields.staleWhileRevalidate } }
+    package var staleIfError: Duration { withShape { $0.fields.staleIfError } }
+    package var documentDigest: SHA256Digest { withShape { $0.fields.documentDigest } }
+    package var operationName: String? { withShape { $0.fields.operationName } }
+    package var isPerUser: Bool { withShape { $0.fields.isPerUser } }
 
     /// A new entry: its fields, then `extraHeaders` (after `ETag`) as lines, then a copy of `body`.
     package static func make(

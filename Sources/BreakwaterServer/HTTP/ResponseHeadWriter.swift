@@ -99,7 +99,8 @@ enum ResponseHeadWriter {
 
     /// The interim answer to `Expect: 100-continue`.
     static func appendContinue(to output: inout OutputQueue) {
-        output.append { $0.appendText("HTTP/1.1 100 Continue\r\n\r\n") }
+        let line: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
+        output.append(bound: line.utf8CodeUnitCount) { $0.put(line) }
     }
 
     /// Fields the engine writes itself: the framing ones and `Date`. A four-letter name is

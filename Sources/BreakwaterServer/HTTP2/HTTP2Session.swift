@@ -142,7 +142,7 @@ final class HTTP2Session {
             if count < 0 { return false }
             guard count > 0, let data else { break }
             let chunk = UnsafeBufferPointer(start: data, count: count)
-            output.append { $0.append(contentsOf: chunk) }
+            output.append(copying: chunk)
         }
         noteWindows()
         return true
