@@ -25,6 +25,18 @@ package struct CachePolicy: Sendable {
         return settings.rules.first { $0.operation == operationName }
     }
 
+    /// Whether `rule(for:)` is a per-user rule, the rules read in place (a copy of the rule found
+    /// retained and released its strings on every request).
+    private func hasPerUserRule(_ operationName: String?) -> Bool {
+        guard let operationName else { return false }
+        return settings.rules.withUnsafeBufferPointer { rules in
+            for index in rules.indices where rules[index].operation == operationName {
+                return rules[index].scope == .perUser
+            }
+            return false
+        }
+    }
+
     /// Whether the request may use the shared cache, a per-user entry, or no cache at all.
     ///
     /// Under a per-user rule every request gets a per-user entry, credentials or not: anonymous
@@ -37,7 +49,7 @@ package struct CachePolicy: Sendable {
         operationName: String?, kind: OperationKind, requestHeaders: HTTPHeaders, answersPerUserType: Bool = false
     ) -> CacheScopeDecision {
         guard kind == .query else { return .bypass(.notAQuery) }
-        if rule(for: operationName)?.scope == .perUser {
+        if hasPerUserRule(operationName) {
             return .perUser(material: userMaterial(requestHeaders))
         }
         if settings.privateHeaders.contains(where: { requestHeaders.contains($0) }) {
