@@ -83,6 +83,13 @@ struct CacheAnswerLinesTests {
         #expect(answer.headers["Surrogate-Control"] == nil)
     }
 
+    @Test func eachOutcomesLiteralSpellsItsHeaderValue() {
+        for cache in XCache.allCases {
+            let literal = cache.headerLiteral
+            #expect(String(decoding: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), as: UTF8.self) == cache.headerValue)
+        }
+    }
+
     @Test func aTableMakesEachTextOnceAndNoMoreThanItsLimit() {
         let table = StableTextTable(limit: 2)
         let first = table.interned("public, max-age=60")

@@ -43,18 +43,8 @@ package struct CacheAnswerLines: Sendable, Equatable {
     /// At most the bytes the lines take as `Name: value\r\n`.
     @inline(__always)
     package var byteBound: Int {
-        // "X-Cache: STALE\r\n" 16, "Age: " + 20 digits + CRLF 27, the three names with ": " and
+        // "X-Cache: BYPASS\r\n" 17, "Age: " + 20 digits + CRLF 27, the three names with ": " and
         // CRLF 17 + 8 + 16.
-        16 + 27 + 17 + 8 + 16 + cacheControl.count + (vary?.count ?? 0) + contentType.count
-    }
-
-    /// The bytes of `X-Cache`'s value.
-    package var cacheValue: StaticString {
-        switch cache {
-        case .hit: "HIT"
-        case .stale: "STALE"
-        case .miss: "MISS"
-        case .bypass: "BYPASS"
-        }
+        17 + 27 + 17 + 8 + 16 + cacheControl.count + (vary?.count ?? 0) + contentType.count
     }
 }

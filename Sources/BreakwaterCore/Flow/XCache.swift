@@ -14,6 +14,16 @@ package enum XCache: String, Sendable, CaseIterable {
 
     /// The `X-Cache` header value.
     package var headerValue: String { rawValue }
+
+    /// `headerValue` as a literal, for the engines that write its bytes.
+    package var headerLiteral: StaticString {
+        switch self {
+        case .hit: "HIT"
+        case .stale: "STALE"
+        case .miss: "MISS"
+        case .bypass: "BYPASS"
+        }
+    }
 }
 
 extension RequestStatistics.CacheResult {

@@ -83,7 +83,7 @@ enum ResponseHeadWriter {
     @inline(__always)
     private static func putLeading(_ lines: CacheAnswerLines, to head: inout HeadOutput) {
         head.put("X-Cache: ")
-        head.put(lines.cacheValue)
+        head.put(lines.cache.headerLiteral)
         if let age = lines.age {
             head.put("\r\nAge: ")
             head.putDecimal(Int(age))

@@ -38,7 +38,7 @@ enum HTTP2ResponseFields {
                 var list = PairWriter(bytes: bytes.baseAddress!, pairs: pairs.baseAddress!)
                 list.add(":status", decimal: response.status)
                 if let lines {
-                    list.add("x-cache", lines.cacheValue)
+                    list.add("x-cache", lines.cache.headerLiteral)
                     if let age = lines.age { list.add("age", decimal: Int(age)) }
                     list.add("cache-control", lines.cacheControl.bytes)
                     if let vary = lines.vary { list.add("vary", vary.bytes) }
