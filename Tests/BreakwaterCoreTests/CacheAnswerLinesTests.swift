@@ -9,17 +9,15 @@ import Testing
 struct CacheAnswerLinesTests {
     /// A client as a request flow makes it: `Vary` with its stable copy, and a CORS field.
     static func client(isGET: Bool = true, wantsGraphQLResponseJSON: Bool = false) -> ClientView {
-        var client = ClientView(
+        ClientView(
             isGET: isGET, ifNoneMatch: [], wantsGraphQLResponseJSON: wantsGraphQLResponseJSON,
             extraHeaders: ["Access-Control-Allow-Origin": "*"], vary: "Accept, Accept-Encoding")
-        client.stableVary = StableText.interned("Accept, Accept-Encoding")
-        return client
     }
 
     /// The same client without the stable copy of `Vary`: its answers list every field.
     static func listing(_ client: ClientView) -> ClientView {
         var client = client
-        client.stableVary = nil
+        client.vary = client.vary.map { .listed($0.text) }
         return client
     }
 

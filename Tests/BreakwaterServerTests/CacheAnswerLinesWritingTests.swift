@@ -13,10 +13,9 @@ struct CacheAnswerLinesWritingTests {
     /// Answers from one entry: a hit with a CORS field, a stale one, a POST's and a stored one.
     static func answers() -> [HTTPResponse] {
         let entry = StoreFixture.entry(key: StoreFixture.key(1), ttl: .seconds(60), body: Array(#"{"data":{"a":1}}"#.utf8))
-        var client = ClientView(
+        let client = ClientView(
             isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false,
             extraHeaders: ["Access-Control-Allow-Origin": "https://app.example"], vary: "Accept")
-        client.stableVary = StableText.interned("Accept")
         var post = client
         post.isGET = false
         post.extraHeaders = [:]

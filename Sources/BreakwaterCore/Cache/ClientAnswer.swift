@@ -11,21 +11,25 @@ package enum ClientAnswer {
         _ entry: CacheEntry, age: Duration, isFresh: Bool, client: ClientView
     ) -> HTTPResponse {
         let cache: XCache = isFresh ? .hit : .stale
-        // A fresh answer with the TTL left in max-age has a Cache-Control of its own: listed.
-        if isFresh && client.sendsRemainingTTL {
-            var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
-            headers.add("X-Cache", cache.headerValue)
-            let cacheControl = CacheResponseHeaders.cacheControl(
-                isPublicGET: true, ttl: entry.ttl - age, staleWhileRevalidate: entry.staleWhileRevalidate,
-                staleIfError: entry.staleIfError)
-            return finish(entry: entry, headers: &headers, client: client, publicCacheControl: cacheControl)
-        }
         let ageSeconds = client.sendsRemainingTTL ? nil : CacheResponseHeaders.wholeSeconds(age)
-        if let answer = withLines(entry: entry, cache: cache, age: ageSeconds, client: client) { return answer }
+        // A fresh answer with the TTL left in max-age has a Cache-Control of its own: listed.
+        let formatsCacheControl = isFresh && client.sendsRemainingTTL
+        if !formatsCacheControl, let answer = withLines(entry: entry, cache: cache, age: ageSeconds, client: client) {
+            return answer
+        }
         var headers = HTTPHeaders(capacity: 6 + client.extraHeaders.fields.count)
         headers.add("X-Cache", cache.headerValue)
         if let ageSeconds { headers.add("Age", String.decimal(Int(ageSeconds))) }
-        let publicCacheControl = isFresh ? entry.publicCacheControl : entry.staleCacheControl
+        let publicCacheControl =
+            if !isFresh {
+                entry.staleCacheControl
+            } else if formatsCacheControl {
+                CacheResponseHeaders.cacheControl(
+                    isPublicGET: true, ttl: entry.ttl - age, staleWhileRevalidate: entry.staleWhileRevalidate,
+                    staleIfError: entry.staleIfError)
+            } else {
+                entry.publicCacheControl
+            }
         return finish(entry: entry, headers: &headers, client: client, publicCacheControl: publicCacheControl)
     }
 
@@ -35,12 +39,11 @@ package enum ClientAnswer {
     private static func withLines(entry: CacheEntry, cache: XCache, age: Int64?, client: ClientView) -> HTTPResponse? {
         guard client.ifNoneMatch.isEmpty, let texts = entry.stableTexts else { return nil }
         let vary: StableText?
-        if client.vary == nil {
-            vary = nil
-        } else if let stable = client.stableVary {
+        if let responseVary = client.vary {
+            guard let stable = responseVary.stable else { return nil }
             vary = stable
         } else {
-            return nil
+            vary = nil
         }
         let cacheControl =
             !client.isGET || entry.isPerUser
@@ -73,7 +76,7 @@ package enum ClientAnswer {
                     ? client.jsonContentType : contentType ?? "application/json")
             headers.add("X-Cache", XCache.bypass.headerValue)
             headers.add("Cache-Control", "private, no-store")
-            if let vary = client.vary, origin.status == 200 { headers.add("Vary", vary) }
+            if let vary = client.vary, origin.status == 200 { headers.add("Vary", vary.text) }
             if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
             return HTTPResponse(status: origin.status, headers: headers, body: origin.body)
         }
@@ -84,7 +87,7 @@ package enum ClientAnswer {
         response.headers.add("X-Cache", XCache.bypass.headerValue)
         // Replaced, not added: a 502 made from an origin's error page has its own already.
         response.headers.replace("Cache-Control", with: "private, no-store")
-        if let vary = client.vary, response.status == 200 { response.headers.add("Vary", vary) }
+        if let vary = client.vary, response.status == 200 { response.headers.add("Vary", vary.text) }
         response.headers.fields += client.extraHeaders.fields
         return response
     }
@@ -97,7 +100,7 @@ package enum ClientAnswer {
         entry: CacheEntry, headers: inout HTTPHeaders, client: ClientView, publicCacheControl: String
     ) -> HTTPResponse {
         headers.add("Cache-Control", client.isGET && !entry.isPerUser ? publicCacheControl : privateCacheControl)
-        if let vary = client.vary { headers.add("Vary", vary) }
+        if let vary = client.vary { headers.add("Vary", vary.text) }
         if !client.extraHeaders.fields.isEmpty { headers.fields += client.extraHeaders.fields }
         // The gzip form when the client takes it and the body is worth it (made once per entry).
         let gzipped = client.gzip.flatMap { entry.gzipResponse($0) }

@@ -11,9 +11,7 @@ package struct ClientView: Sendable {
     package var extraHeaders: HTTPHeaders
     /// The `Vary` value of answers from the cache: `Accept` and the keyed forwarded headers
     /// (and `Accept-Encoding` when answers may be compressed).
-    package var vary: String?
-    /// `vary` as a never-freed text, when it has one: answers from the cache carry it so.
-    package var stableVary: StableText?
+    package var vary: ResponseVary?
     /// Compresses answers from the cache for this client: set when `server.compression` is on
     /// and the client accepts gzip.
     package var gzip: (any BodyCompressing)?
@@ -22,7 +20,7 @@ package struct ClientView: Sendable {
 
     package init(
         isGET: Bool, ifNoneMatch: [String], wantsGraphQLResponseJSON: Bool, extraHeaders: HTTPHeaders,
-        vary: String? = nil, gzip: (any BodyCompressing)? = nil
+        vary: ResponseVary? = nil, gzip: (any BodyCompressing)? = nil
     ) {
         self.isGET = isGET
         self.ifNoneMatch = ifNoneMatch
@@ -35,7 +33,7 @@ package struct ClientView: Sendable {
     /// The view of `request`, whose answers carry `corsHeaders` and, from the cache, `vary`;
     /// `compressor` gzips them when the request accepts gzip (nil: compression is off).
     package init(
-        request: HTTPRequest, corsHeaders: HTTPHeaders, vary: String?, compressor: (any BodyCompressing)? = nil
+        request: HTTPRequest, corsHeaders: HTTPHeaders, vary: ResponseVary?, compressor: (any BodyCompressing)? = nil
     ) {
         // One walk over the fields for the three names, told apart by length first: three
         // `values(of:)` walked them three times and built an array for each name present.

@@ -24,9 +24,7 @@ package final class FlowEnvironment: Sendable {
     /// gzips answers from the cache for clients that accept it; nil when `server.compression` is off.
     package let compressor: (any BodyCompressing)?
     /// The `Vary` of answers from the cache: the policy's, plus `Accept-Encoding` with compression.
-    package let responseVary: String
-    /// `responseVary` never freed, for answers from the cache (nil if it could not be interned).
-    package let stableResponseVary: StableText?
+    package let responseVary: ResponseVary
     /// `cache.downstream_age: remaining`.
     package let sendsRemainingTTL: Bool
     /// Some type of `cache.types` is per-user (`policy.hasPerUserTypes`, read once).
@@ -55,8 +53,7 @@ package final class FlowEnvironment: Sendable {
         self.rewrites = rewrites
         self.perUserOperations = policy.hasPerUserTypes ? perUserOperations : nil
         self.compressor = compressor
-        responseVary = policy.keyedHeaders.responseVary + (compressor == nil ? "" : ", Accept-Encoding")
-        stableResponseVary = StableText.interned(responseVary)
+        responseVary = ResponseVary(policy.keyedHeaders.responseVary + (compressor == nil ? "" : ", Accept-Encoding"))
         sendsRemainingTTL = policy.settings.downstreamAge == .remaining
         hasPerUserTypes = policy.hasPerUserTypes
     }

@@ -64,7 +64,6 @@ package struct RequestFlow {
             request: request, corsHeaders: environment.endpoint.corsHeaders(for: request),
             vary: environment.responseVary, compressor: environment.compressor)
         client.sendsRemainingTTL = environment.sendsRemainingTTL
-        client.stableVary = environment.stableResponseVary
     }
 
     /// The effects produced by the last step, once.

@@ -5,6 +5,10 @@
 
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// UTF-8 bytes that live as long as the process: a string literal's, or a copy made once by
 /// `interned(_:)` and never freed.
 package struct StableText: Sendable, Equatable {
@@ -19,7 +23,8 @@ package struct StableText: Sendable, Equatable {
         count = literal.utf8CodeUnitCount
     }
 
-    private init(copying text: String) {
+    /// A copy of `text` that is never freed (`StableTextTable` bounds how many are made).
+    fileprivate init(copying text: String) {
         var text = text
         let bytes = text.withUTF8 { source in
             let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(source.count, 1))
@@ -43,9 +48,6 @@ package struct StableText: Sendable, Equatable {
 
     /// The stable copy of `text` in the process's table (`StableTextTable.shared`).
     package static func interned(_ text: String) -> StableText? { StableTextTable.shared.interned(text) }
-
-    /// A copy of `text` that is never freed (`StableTextTable` bounds how many are made).
-    fileprivate static func copy(of text: String) -> StableText { StableText(copying: text) }
 }
 
 /// Texts made stable so far, by their text. Bounded, since its texts are never freed: the values
@@ -75,13 +77,9 @@ package final class StableTextTable: Sendable {
         return texts.withLock { known in
             if let stable = known[text] { return stable }
             guard known.count < limit else { return nil }
-            let stable = StableText.copy(of: text)
+            let stable = StableText(copying: text)
             known[text] = stable
             return stable
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
