@@ -5,20 +5,27 @@
 
 /// `X-Cache`, `Age`, `Cache-Control`, `Vary`, then (after the answer's listed fields, CORS)
 /// `Content-Type`: what every 200 from the cache carries before its stored lines.
-package struct CacheAnswerLines: Sendable, Equatable {
+package struct CacheAnswerLines: Sendable {
     package var cache: XCache
     /// Whole seconds since the entry was stored; nil: no `Age` line.
     package var age: Int64?
     package var cacheControl: StableText
     package var vary: StableText?
     package var contentType: StableText
+    /// Holds the bytes of `cacheControl` and `contentType` when they are a cache entry shape's
+    /// (`vary` is a never-freed text), for as long as the answer is held.
+    let owner: CacheEntryShape?
 
-    package init(cache: XCache, age: Int64?, cacheControl: StableText, vary: StableText?, contentType: StableText) {
+    init(
+        cache: XCache, age: Int64?, cacheControl: StableText, vary: StableText?, contentType: StableText,
+        owner: CacheEntryShape?
+    ) {
         self.cache = cache
         self.age = age
         self.cacheControl = cacheControl
         self.vary = vary
         self.contentType = contentType
+        self.owner = owner
     }
 
     /// The lines written before the answer's listed fields.

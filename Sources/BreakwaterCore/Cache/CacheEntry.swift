@@ -84,9 +84,11 @@ package final class CacheEntry: Sendable {
     /// `Cache-Control` of a public answer to a GET (README "The response cache"), shared between entries alike.
     package var publicCacheControl: String { withShape { $0.publicCacheControl } }
     package var staleCacheControl: String { withShape { $0.staleCacheControl } }
-    /// `publicCacheControl`, `staleCacheControl` and `contentType` as never-freed texts (nil when
-    /// they could not be interned).
-    package var stableTexts: CacheEntryTexts? { withShape { $0.stableTexts } }
+    /// `publicCacheControl`, `staleCacheControl` and `contentType` as texts, and their owner (the
+    /// entry's shape), which keeps the bytes for as long as it is held.
+    var stableTexts: (texts: CacheEntryTexts, owner: CacheEntryShape) {
+        fields { ($0.pointee.shape.stableTexts, $0.pointee.shape) }
+    }
     package var ttl: Duration { withShape { $0.fields.ttl } }
     package var staleWhileRevalidate: Duration { withShape { $0.fields.staleWhileRevalidate } }
     package var staleIfError: Duration { withShape { $0.fields.staleIfError } }

@@ -24,9 +24,11 @@ final class CacheEntryShape: Sendable {
     /// `Cache-Control` of a stale public answer to a GET: `max-age=0` with the stale windows, so
     /// no cache in front keeps it as fresh.
     let staleCacheControl: String
-    /// The same three texts never freed, for answers that carry them without counting references
-    /// (nil when the texts could not be interned).
-    let stableTexts: CacheEntryTexts?
+    /// The same three texts as bytes this shape holds, for answers that carry them without
+    /// counting references (an answer keeps the shape alive meanwhile: `CacheAnswerLines.owner`).
+    let stableTexts: CacheEntryTexts
+    // Written once here, freed in deinit: never changed while the shape is shared.
+    private nonisolated(unsafe) let textBytes: UnsafeMutablePointer<UInt8>
 
     private init(_ fields: Fields) {
         self.fields = fields
@@ -36,14 +38,21 @@ final class CacheEntryShape: Sendable {
         staleCacheControl = CacheResponseHeaders.cacheControl(
             isPublicGET: true, ttl: .zero, staleWhileRevalidate: fields.staleWhileRevalidate,
             staleIfError: fields.staleIfError)
-        if let fresh = StableText.interned(publicCacheControl), let stale = StableText.interned(staleCacheControl),
-            let contentType = StableText.interned(fields.contentType)
-        {
-            stableTexts = CacheEntryTexts(publicCacheControl: fresh, staleCacheControl: stale, contentType: contentType)
-        } else {
-            stableTexts = nil
+        // The three texts in one allocation, freed with the shape.
+        let texts = [publicCacheControl, staleCacheControl, fields.contentType].map { Array($0.utf8) }
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, texts.reduce(0) { $0 + $1.count }))
+        var views: [StableText] = []
+        var offset = 0
+        for text in texts {
+            text.withUnsafeBufferPointer { if let base = $0.baseAddress { (bytes + offset).initialize(from: base, count: $0.count) } }
+            views.append(StableText(start: bytes + offset, count: text.count))
+            offset += text.count
         }
+        textBytes = bytes
+        stableTexts = CacheEntryTexts(publicCacheControl: views[0], staleCacheControl: views[1], contentType: views[2])
     }
+
+    deinit { textBytes.deallocate() }
 
     /// The shapes made so far, at most 4096 kept for sharing.
     private static let interned = InternTable<Fields, CacheEntryShape>(limit: 4096)
@@ -54,7 +63,7 @@ final class CacheEntryShape: Sendable {
     }
 }
 
-/// An entry's `Cache-Control` values and content type as never-freed texts.
+/// An entry's `Cache-Control` values and content type as texts its shape holds.
 package struct CacheEntryTexts: Sendable, Equatable {
     package var publicCacheControl: StableText
     package var staleCacheControl: StableText

@@ -34,10 +34,10 @@ package enum ClientAnswer {
     }
 
     /// The common 200 from the cache with its per-request lines as `CacheAnswerLines` (no header
-    /// list, no String to count references of); nil when the answer is another (a 304) or a
-    /// text has no stable copy, and the caller lists the fields.
+    /// list, no String to count references of); nil when the answer is another (a 304) or `Vary`
+    /// has no stable copy, and the caller lists the fields.
     private static func withLines(entry: CacheEntry, cache: XCache, age: Int64?, client: ClientView) -> HTTPResponse? {
-        guard client.ifNoneMatch.isEmpty, let texts = entry.stableTexts else { return nil }
+        guard client.ifNoneMatch.isEmpty else { return nil }
         let vary: StableText?
         if let responseVary = client.vary {
             guard let stable = responseVary.stable else { return nil }
@@ -45,12 +45,14 @@ package enum ClientAnswer {
         } else {
             vary = nil
         }
+        let (texts, owner) = entry.stableTexts
         let cacheControl =
             !client.isGET || entry.isPerUser
             ? privateCacheControlText : cache == .stale ? texts.staleCacheControl : texts.publicCacheControl
         let lines = CacheAnswerLines(
             cache: cache, age: age, cacheControl: cacheControl, vary: vary,
-            contentType: client.wantsGraphQLResponseJSON ? graphQLResponseJSONText : texts.contentType)
+            contentType: client.wantsGraphQLResponseJSON ? graphQLResponseJSONText : texts.contentType,
+            owner: owner)
         let prebuilt = client.gzip.flatMap { entry.gzipResponse($0) } ?? entry.response
         return HTTPResponse(lines: lines, headers: client.extraHeaders, prebuilt: prebuilt)
     }

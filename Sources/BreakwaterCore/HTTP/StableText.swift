@@ -1,7 +1,8 @@
-// Header text that is never freed, so an answer can carry it as two words: copying, storing and
-// dropping it costs no reference counting, where each copy of a heap String cost an atomic
-// retain and release (an answer from the cache carried three such values: Cache-Control, Vary,
-// Content-Type).
+// Header text an answer carries as two words: copying, storing and dropping it costs no reference
+// counting, where each copy of a heap String cost an atomic retain and release (an answer from
+// the cache carried three such values: Cache-Control, Vary, Content-Type). The bytes outlive the
+// answer: a literal's, a table's that are never freed, or a cache entry shape's, which the
+// answer keeps alive (`CacheAnswerLines.owner`).
 
 import Synchronization
 
@@ -9,10 +10,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// UTF-8 bytes that live as long as the process: a string literal's, or a copy made once by
-/// `interned(_:)` and never freed.
+/// UTF-8 bytes that outlive whatever carries them: a string literal's, a copy made once by
+/// `interned(_:)` and never freed, or bytes an owner holds (`init(start:count:)`).
 package struct StableText: Sendable, Equatable {
-    // Sendable: the bytes are never written after they are made, and never freed.
+    // Sendable: the bytes are never written after they are made.
     package nonisolated(unsafe) let start: UnsafePointer<UInt8>
     package let count: Int
 
@@ -21,6 +22,13 @@ package struct StableText: Sendable, Equatable {
         precondition(literal.hasPointerRepresentation, "a literal of one scalar has no bytes to point at")
         start = literal.utf8Start
         count = literal.utf8CodeUnitCount
+    }
+
+    /// `count` bytes at `start`, which the caller's owner holds unchanged for as long as the text
+    /// is carried.
+    package init(start: UnsafePointer<UInt8>, count: Int) {
+        self.start = start
+        self.count = count
     }
 
     /// A copy of `text` that is never freed (`StableTextTable` bounds how many are made).
@@ -51,9 +59,8 @@ package struct StableText: Sendable, Equatable {
 }
 
 /// Texts made stable so far, by their text. Bounded, since its texts are never freed: the values
-/// interned are a configuration's and its cache rules' (Vary, Cache-Control per TTL, content
-/// types), a few dozen; an origin that sets a new `max-age` on every answer would fill it, and
-/// then answers carry their Cache-Control as Strings again.
+/// interned are the configurations' `Vary` values (`ResponseVary`), one per configuration loaded;
+/// past the limit, answers list their `Vary` as a String again.
 package final class StableTextTable: Sendable {
     /// The table answers from the cache take their texts from.
     package static let shared = StableTextTable(limit: 1024)
