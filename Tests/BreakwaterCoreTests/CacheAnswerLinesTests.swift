@@ -1,5 +1,5 @@
-// A 200 from the cache carries its per-request lines as values (`CacheAnswerLines`) and never-freed
-// texts (`StableText`): the same fields, in the same order, as the listed form it replaces, which
+// A 200 from the cache carries its per-request lines as values (`CacheAnswerLines`) and texts
+// that outlive it (`StableText`): the same fields, in the same order, as the listed form it replaces, which
 // every other answer (a 304, a fresh answer with the TTL left) still uses.
 
 import BreakwaterCore
@@ -86,6 +86,29 @@ struct CacheAnswerLinesTests {
             let literal = cache.headerLiteral
             #expect(String(decoding: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), as: UTF8.self) == cache.headerValue)
         }
+    }
+
+    /// Any shorter body does: these tests read the lines, not the body.
+    final class HalvingCompressor: BodyCompressing {
+        func gzip(_ body: UnsafeRawBufferPointer) -> [UInt8]? { Array(body.prefix(body.count / 2)) }
+    }
+
+    @Test func aGzipAnswersLinesOutliveTheEntryTheyCameFrom() {
+        // A gzip answer holds the compressed form, not the entry: its texts (the entry shape's
+        // bytes) must stay alive through the answer itself.
+        var client = Self.client()
+        client.gzip = HalvingCompressor()
+        var entry: CacheEntry? = StoreFixture.entry(key: StoreFixture.key(1), bodyBytes: 4096, ttl: .seconds(987_654_321))
+        let answer = ClientAnswer.fromEntry(entry!, age: .zero, isFresh: true, client: client)
+        let listed = ClientAnswer.fromEntry(entry!, age: .zero, isFresh: true, client: Self.listing(client)).headers
+        entry = nil
+        // Enough other shapes that the intern table lets go of this one, each with texts of its own
+        // that would take the freed bytes.
+        let others = (0..<5000).map { StoreFixture.entry(key: StoreFixture.key(2), ttl: .seconds(1 + $0)) }
+        #expect(answer.cacheLines != nil)
+        #expect(answer.headerValue("Content-Encoding") == "gzip")
+        #expect(answer.headers == listed)
+        withExtendedLifetime(others) {}
     }
 
     @Test func aTableMakesEachTextOnceAndNoMoreThanItsLimit() {

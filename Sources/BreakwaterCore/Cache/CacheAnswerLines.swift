@@ -1,7 +1,8 @@
 // The per-request header lines of an answer from the cache, as values an engine writes directly:
-// the cache outcome, the age in seconds and three never-freed texts. Built as a header list, the
-// same lines cost an array, five fields of two Strings each, and a retain and release of every
-// heap String at each step (README "The response cache" lists the lines).
+// the cache outcome, the age in seconds and three texts (whose bytes the answer's storage keeps
+// alive). Built as a header list, the same lines cost an array, five fields of two Strings each,
+// and a retain and release of every heap String at each step (README "The response cache" lists
+// the lines).
 
 /// `X-Cache`, `Age`, `Cache-Control`, `Vary`, then (after the answer's listed fields, CORS)
 /// `Content-Type`: what every 200 from the cache carries before its stored lines.
@@ -12,21 +13,6 @@ package struct CacheAnswerLines: Sendable {
     package var cacheControl: StableText
     package var vary: StableText?
     package var contentType: StableText
-    /// Holds the bytes of `cacheControl` and `contentType` when they are a cache entry shape's
-    /// (`vary` is a never-freed text), for as long as the answer is held.
-    let owner: CacheEntryShape?
-
-    init(
-        cache: XCache, age: Int64?, cacheControl: StableText, vary: StableText?, contentType: StableText,
-        owner: CacheEntryShape?
-    ) {
-        self.cache = cache
-        self.age = age
-        self.cacheControl = cacheControl
-        self.vary = vary
-        self.contentType = contentType
-        self.owner = owner
-    }
 
     /// The lines written before the answer's listed fields.
     package var leadingFields: [HTTPHeaderField] {

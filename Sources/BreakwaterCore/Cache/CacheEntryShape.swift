@@ -25,7 +25,7 @@ final class CacheEntryShape: Sendable {
     /// no cache in front keeps it as fresh.
     let staleCacheControl: String
     /// The same three texts as bytes this shape holds, for answers that carry them without
-    /// counting references (an answer keeps the shape alive meanwhile: `CacheAnswerLines.owner`).
+    /// counting references (an answer that carries them keeps the shape alive meanwhile).
     let stableTexts: CacheEntryTexts
     // Written once here, freed in deinit: never changed while the shape is shared.
     private nonisolated(unsafe) let textBytes: UnsafeMutablePointer<UInt8>

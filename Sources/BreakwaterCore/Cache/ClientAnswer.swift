@@ -51,10 +51,9 @@ package enum ClientAnswer {
             ? privateCacheControlText : cache == .stale ? texts.staleCacheControl : texts.publicCacheControl
         let lines = CacheAnswerLines(
             cache: cache, age: age, cacheControl: cacheControl, vary: vary,
-            contentType: client.wantsGraphQLResponseJSON ? graphQLResponseJSONText : texts.contentType,
-            owner: owner)
+            contentType: client.wantsGraphQLResponseJSON ? graphQLResponseJSONText : texts.contentType)
         let prebuilt = client.gzip.flatMap { entry.gzipResponse($0) } ?? entry.response
-        return HTTPResponse(lines: lines, headers: client.extraHeaders, prebuilt: prebuilt)
+        return HTTPResponse(lines: lines, owner: owner, headers: client.extraHeaders, prebuilt: prebuilt)
     }
 
     /// The answer to the request whose fetch stored `entry` (and to those that waited on it).

@@ -13,10 +13,14 @@ package struct HTTPResponse: Sendable {
         var prebuilt: PrebuiltResponse?
         var requestID: RequestID?
         var cacheLines: CacheAnswerLines?
+        /// Holds the bytes of `cacheLines`' texts that are not never-freed ones (a cache entry
+        /// shape's), for as long as the answer is held. Kept beside the lines, not in them: lines
+        /// without a reference are copied as plain bytes.
+        var linesOwner: AnyObject?
 
         init(
             status: Int, headers: HTTPHeaders, body: [UInt8], prebuilt: PrebuiltResponse?, requestID: RequestID?,
-            cacheLines: CacheAnswerLines? = nil
+            cacheLines: CacheAnswerLines? = nil, linesOwner: AnyObject? = nil
         ) {
             self.status = status
             self.headers = headers
@@ -24,12 +28,13 @@ package struct HTTPResponse: Sendable {
             self.prebuilt = prebuilt
             self.requestID = requestID
             self.cacheLines = cacheLines
+            self.linesOwner = linesOwner
         }
 
         func copy() -> Storage {
             Storage(
                 status: status, headers: headers, body: body, prebuilt: prebuilt, requestID: requestID,
-                cacheLines: cacheLines)
+                cacheLines: cacheLines, linesOwner: linesOwner)
         }
 
         /// Every header field as a list: `cacheLines` around the listed ones.
@@ -55,9 +60,12 @@ package struct HTTPResponse: Sendable {
         storage = Storage(status: status, headers: headers, body: [], prebuilt: prebuilt, requestID: nil)
     }
 
-    /// A 200 from the cache: `lines`, then `headers` (CORS), then `prebuilt`'s lines and body.
-    package init(lines: CacheAnswerLines, headers: HTTPHeaders, prebuilt: PrebuiltResponse) {
-        storage = Storage(status: 200, headers: headers, body: [], prebuilt: prebuilt, requestID: nil, cacheLines: lines)
+    /// A 200 from the cache: `lines`, then `headers` (CORS), then `prebuilt`'s lines and body;
+    /// `owner` holds the bytes of the lines' texts.
+    package init(lines: CacheAnswerLines, owner: AnyObject?, headers: HTTPHeaders, prebuilt: PrebuiltResponse) {
+        storage = Storage(
+            status: 200, headers: headers, body: [], prebuilt: prebuilt, requestID: nil, cacheLines: lines,
+            linesOwner: owner)
     }
 
     private mutating func unique() -> Storage { Storage.unique(&storage) }
@@ -76,6 +84,7 @@ package struct HTTPResponse: Sendable {
             if storage.cacheLines != nil {
                 storage.headers = storage.allHeaders
                 storage.cacheLines = nil
+                storage.linesOwner = nil
             }
             yield &storage.headers
         }
