@@ -549,7 +549,9 @@ median() {
   [ -n "$runs" ] || { echo "0 0 0 -1"; return; }
   tr ';' '\n' <<<"$runs" | sed '/^$/d' | sort -n -k1,1 | awk '{ line[NR] = $0 } END { print line[int((NR + 1) / 2)] }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+# ratio A B: A over B, or "-" when either is 0 (no figure: wrk prints 0.00us percentiles under
+# the pipelining script, whose latency it records once per batch).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 == 0 || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 
 ROWS=()
 # row SCENARIO_LABEL SERVER_LABEL KEY [BASELINE_KEY]
