@@ -13,8 +13,8 @@ package struct HTTPResponse: Sendable {
         var prebuilt: PrebuiltResponse?
         var requestID: RequestID?
         var cacheLines: CacheAnswerLines?
-        /// Holds the bytes of `cacheLines`' texts that are not never-freed ones (a cache entry
-        /// shape's), for as long as the answer is held. Kept beside the lines, not in them: lines
+        /// Holds the bytes of those `cacheLines` texts that belong to a cache entry's shape, for as
+        /// long as the answer is held. Kept beside the lines, not in them: lines
         /// without a reference are copied as plain bytes.
         var linesOwner: AnyObject?
 

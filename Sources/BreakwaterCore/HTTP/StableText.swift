@@ -2,7 +2,7 @@
 // counting, where each copy of a heap String cost an atomic retain and release (an answer from
 // the cache carried three such values: Cache-Control, Vary, Content-Type). The bytes outlive the
 // answer: a literal's, a table's that are never freed, or a cache entry shape's, which the
-// answer keeps alive (`CacheAnswerLines.owner`).
+// answer keeps alive (`HTTPResponse`'s lines owner).
 
 import Synchronization
 
