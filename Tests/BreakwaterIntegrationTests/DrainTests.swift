@@ -61,14 +61,16 @@ import Testing
 
     @Test(.enabled(if: HTTP2FrameClient.isAvailable, "needs Python's h2: run `make python-deps`"))
     func http2StreamsInFlightAtTheGoawayAreAllAnsweredAndNoneIsReset() throws {
-        let stack = try HTTP2Stack(server: "  drain_timeout: 10s", rest: "")
+        let stack = try HTTP2Stack(server: "  drain_timeout: 10s", rest: "", logLevel: "notice")
         let started = ContinuousClock.now
         let observed = try stack.frames.run(
             "drain-load", ["--signal-pid", String(stack.pid)], options: ["--path", "/graphql", "--timeout", "15"],
             timeout: .seconds(40))
+        let clientDone = ContinuousClock.now
         let status = stack.proxy.process.waitForExit(timeout: .seconds(15))
         let exited = ContinuousClock.now
         print("HTTP/2 drain: \(observed), exit \(exited - started) after the client started")
+        #expect(exited - clientDone < .seconds(2), "exit \(exited - clientDone) after the connection closed")
 
         #expect(status == 0)
         let goaways = observed.json["goaways"] as? [[String: Any]] ?? []
