@@ -19,8 +19,6 @@ package final class Service: @unchecked Sendable {
     private var signals: SignalWatcher?
     private var stopTimes = StopTimes(shutdownDelay: .zero, drainTimeout: .seconds(10))
     private var drainDeadline = ContinuousClock.now
-    /// The drain found requests in flight at least once.
-    private var drainWaited = false
     private var stopping = false
 
     // Reload state: touched only on loop 0 (signals are delivered there).
@@ -154,6 +152,14 @@ package final class Service: @unchecked Sendable {
         }
     }
 
+    /// Drains the client-facing servers and then stops the loops (so `run` returns): the single
+    /// entry point of a drain, after a stop signal's `shutdown_delay` or from elsewhere. Any thread.
+    package func drain() {
+        group.loops[0].execute { [self] in beginDrain() }
+    }
+
+    /// Stops accepting, tells every open connection to finish what it took and close
+    /// (docs/OPERATING.md, "Stopping"), and waits for that within `drain_timeout`. On loop 0.
     private func beginDrain() {
         guard !stopping else { return }
         stopping = true
@@ -163,18 +169,23 @@ package final class Service: @unchecked Sendable {
         checkDrained()
     }
 
+    /// The loops stop once no request is in flight and every connection told to finish has
+    /// closed (its answers written, its lingering close over), or at the drain's deadline.
     private func checkDrained() {
-        let inFlight = drainedServers.reduce(0) { $0 + $1.requestsInFlight }
-        if inFlight == 0 || ContinuousClock.now >= drainDeadline {
-            if inFlight > 0 { logger.warning("drain timeout: \(inFlight) requests still in flight") }
-            // A reply counts as done once queued; give the loops a moment to write it out
-            // (longer when the drain waited for requests, whose replies were just queued).
-            let grace: Duration = drainWaited ? .milliseconds(100) : .milliseconds(10)
-            group.loops[0].schedule(after: grace) { [group] in group.loops.forEach { $0.stop() } }
+        let requests = drainedServers.reduce(0) { $0 + $1.requestsInFlight }
+        let connections = drainedServers.reduce(0) { $0 + $1.connectionsClosing }
+        if requests + connections == 0 || ContinuousClock.now >= drainDeadline {
+            if requests + connections > 0 {
+                logger.warning(
+                    "drain timeout: \(requests) requests still in flight, \(connections) connections still closing",
+                    metadata: [
+                        "requests": .stringConvertible(requests), "connections": .stringConvertible(connections),
+                    ])
+            }
+            group.loops.forEach { $0.stop() }
             return
         }
-        drainWaited = true
-        group.loops[0].schedule(after: .milliseconds(20)) { [self] in checkDrained() }
+        group.loops[0].schedule(after: .milliseconds(10)) { [self] in checkDrained() }
     }
 }
 

@@ -64,6 +64,9 @@ struct Run: ParsableCommand {
             LogSetup.backend?.apply(configuration.logging)
         }
         service.run()
-        logger.info("stopped")
+        // The stop line is the last: every line before it (the drain's access lines included) is
+        // written first, and it is written as the process exits (the deferred flush).
+        LogSetup.flush()
+        logger.notice("stopped")
     }
 }

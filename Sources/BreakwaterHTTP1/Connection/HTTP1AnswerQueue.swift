@@ -42,5 +42,13 @@ struct HTTP1AnswerQueue {
         return framing
     }
 
+    /// The last slot's answer ends the connection (the server drains): `Connection: close`.
+    mutating func closeLast() {
+        guard count > 0 else { return }
+        let bit: UInt64 = 1 << UInt64(count - 1)
+        keepAlive &= ~bit
+        http10KeepAlive &= ~bit
+    }
+
     mutating func removeAll() { self = HTTP1AnswerQueue() }
 }

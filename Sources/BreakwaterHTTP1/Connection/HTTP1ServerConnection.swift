@@ -1,8 +1,9 @@
 // The HTTP/1.1 server side of one client connection as a state machine (README, "The HTTP/1.1
 // engine"; docs/ARCHITECTURE.md, "The connection layer"): which requests are read and
 // dispatched, answers in request order, when reading pauses and resumes (the pipelining and
-// backpressure bounds), the header, body and idle deadlines, refusals, and how the connection
-// ends (at once, or shut for writing and drained: a lingering close). Pure: no socket, the clock
+// backpressure bounds), the header, body and idle deadlines, refusals, how the connection
+// ends (at once, or shut for writing and drained: a lingering close), and the server's drain
+// (quiescing: no request taken after the one under way). Pure: no socket, the clock
 // passed in as a value; the connection that owns the socket performs what each event returns.
 
 /// One client connection's protocol decisions. Each event is a method returning the one action
@@ -48,6 +49,9 @@ package final class HTTP1ServerConnection {
         package var interest: ReadInterest
         /// TCP_NODELAY was asked for (once, at the first request that keeps the connection).
         package var hasNoDelay: Bool
+        /// The server drains: the request being read is the last one taken, and its answer
+        /// says `Connection: close`.
+        package var isQuiesced = false
     }
 
     /// How far the request being read got; its deadline runs from when it started.
@@ -81,6 +85,9 @@ package final class HTTP1ServerConnection {
         case refused
         /// The client closed its side: its requests are still answered, then the connection closes.
         case peerClosed
+        /// The server drains: the last answer says `Connection: close`; what the client sent
+        /// after its request is not read as a request.
+        case quiesced
     }
 
     /// What the last read found.
@@ -252,6 +259,11 @@ package final class HTTP1ServerConnection {
                 state = .finishing(Finishing(reason: .clientAskedToClose, interest: reading.interest))
                 return .dispatch(sequence: sequence, setsNoDelay: false)
             }
+            if reading.isQuiesced {
+                answers.closeLast()
+                state = .finishing(Finishing(reason: .quiesced, interest: reading.interest))
+                return .dispatch(sequence: sequence, setsNoDelay: false)
+            }
             // Set when the connection is to outlive its answer, as nginx does: one that closes
             // after it needs none (the close pushes what Nagle holds), and saves the system call.
             let setsNoDelay = !reading.hasNoDelay
@@ -392,6 +404,50 @@ package final class HTTP1ServerConnection {
             return true
         case .lingering, .closed:
             return false
+        }
+    }
+
+    // MARK: Quiescing
+
+    /// The server drains (swift-nio's quiescing, nginx's graceful shutdown): no request is taken
+    /// after the ones under way. With nothing under way the connection closes now, lingering so
+    /// that a request crossing the close meets a clean end of stream rather than a reset, and the
+    /// client may send it again on a new connection (RFC 9112 9.3.1). Otherwise the answer to the
+    /// last request taken, or to the one still arriving, says `Connection: close`, and the
+    /// connection ends once it is written. Returns what to perform now.
+    package func quiesce(now: Int64) -> WriteAction {
+        switch state {
+        case .reading(var reading):
+            switch reading.request {
+            case .head, .bodyless, .body:
+                // A request is arriving: taken, answered with `Connection: close`, the last one.
+                reading.isQuiesced = true
+                state = .reading(reading)
+                return .armDeadline(nextDeadline()?.at)
+            case .awaitingHead:
+                break
+            }
+            if !answers.isEmpty {
+                answers.closeLast()
+                state = .finishing(Finishing(reason: .quiesced, interest: reading.interest))
+                return .armDeadline(nextDeadline()?.at)
+            }
+            state = .finishing(Finishing(reason: .quiesced, interest: reading.interest))
+            // An answer still going out: the connection ends once it is written (`wroteAll`).
+            guard unsentBytes == 0 else { return .armDeadline(nextDeadline()?.at) }
+            guard configuration.canLinger else {
+                state = .closed
+                return .close
+            }
+            let until = Self.adding(now, configuration.lingerTimeout)
+            state = .lingering(until: until)
+            return .linger(until: until)
+        case .finishing:
+            // Ending already; a half-closed client's last answer says so too.
+            answers.closeLast()
+            return .armDeadline(nextDeadline()?.at)
+        case .lingering, .closed:
+            return .armDeadline(nextDeadline()?.at)
         }
     }
 

@@ -43,7 +43,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     var waitsForTurnEnd = false
     /// Since when HTTP/2 frames wait for a socket that takes nothing (a client that stopped reading).
     private var writeStalledSince: Int64?
-    /// Counted in the server's drain: GOAWAY was said with streams open.
+    /// Counted in the server's drain: told to finish, and not closed yet.
     private var countsInDrain = false
     /// Until when a finished HTTP/2 connection reads and drops what the client still sends after
     /// our side is shut, so that its last frames (a GOAWAY) are not lost to a reset.
@@ -462,6 +462,8 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
                 settings: settings, remoteAddress: remoteAddress, isSecure: isSecure,
                 now: MonotonicTime.now.nanoseconds)
         else { return false }
+        // Chosen after the drain began (the preface came after): the session goes away at once.
+        if countsInDrain { session.beginGoingAway(now: MonotonicTime.now.nanoseconds) }
         http2 = session
         return true
     }
@@ -564,6 +566,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
 
     private func armHTTP2Deadline(_ http2: HTTP2Session) {
         var deadline = http2.deadlines.nextDeadline()
+        if let due = http2.finalGoAwayDeadline { deadline = min(deadline ?? due, due) }
         if let writeStalledSince {
             let stall = writeStalledSince + connectionConfigurationIdleTimeout
             deadline = min(deadline ?? stall, stall)
@@ -580,20 +583,27 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
             return armDeadline(lingersUntil, now: now)
         }
         if let writeStalledSince, now >= writeStalledSince + connectionConfigurationIdleTimeout { return close() }
+        http2.goAwayIfDue(now: now)
         let events = http2.deadlinePassed(now: now) { Self.requestTimeout }
         perform(events, on: http2)
         flush()
     }
 
-    /// The server drains: an HTTP/2 connection says GOAWAY (its open streams finish); an
-    /// HTTP/1.1 one ends after the answers it owes.
-    func goAway() {
-        guard let http2, !isReleased else { return }
-        http2.goAway()
-        if http2.deadlines.openStreams > 0 && !countsInDrain {
+    /// The server drains (docs/OPERATING.md, "Stopping"): an HTTP/1.1 connection takes no
+    /// request after the one under way, whose answer says `Connection: close`, and closes once
+    /// it is written (an idle one closes now, lingering); an HTTP/2 one says GOAWAY in two steps
+    /// and closes when its streams are answered. Counted in the drain until it is closed.
+    func quiesce() {
+        guard !isReleased else { return }
+        if !countsInDrain {
             countsInDrain = true
             counter.draining.add(1, ordering: .relaxed)
         }
-        flush()
+        let now = MonotonicTime.now.nanoseconds
+        if let http2 {
+            http2.beginGoingAway(now: now)
+            return flush()
+        }
+        perform(machine.quiesce(now: now), now: now)
     }
 }

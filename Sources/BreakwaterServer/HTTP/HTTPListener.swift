@@ -78,18 +78,20 @@ final class HTTPListener: IOEventHandler {
         }
     }
 
-    /// Accepts what is waiting, a bounded number per turn so other loops' work goes on.
-    private func acceptConnections() {
+    /// Accepts what is waiting, a bounded number per turn so other loops' work goes on. Returns
+    /// whether more may be waiting.
+    @discardableResult
+    private func acceptConnections() -> Bool {
         for _ in 0..<64 {
             let accepted: Socket.Accepted
             do {
-                guard let next = try Socket.accept(fileDescriptor) else { return }
+                guard let next = try Socket.accept(fileDescriptor) else { return false }
                 accepted = next
             } catch {
                 if error.isDescriptorExhaustion { pauseAccepting(error) } else {
                     Self.logger.warning("accept failed on \(label): \(error)")
                 }
-                return
+                return false
             }
             let fd = accepted.fd
             guard openConnections.reserve(limit: limits.maxConnections) else {
@@ -107,6 +109,7 @@ final class HTTPListener: IOEventHandler {
                 Self.logger.warning("cannot serve a connection on \(label): \(error)")
             }
         }
+        return true
     }
 
     /// Out of file descriptors: stop accepting for a moment (no busy loop on a listener that
@@ -130,24 +133,36 @@ final class HTTPListener: IOEventHandler {
 
     func apply(_ limits: HTTPLimits) { self.limits = limits }
 
+    /// The drain begins (docs/OPERATING.md, "Stopping"): the connections the kernel completed
+    /// are taken (their clients already sent, or are sending, a request), then the listening
+    /// socket closes, so that a new connection is refused rather than left in a queue nobody
+    /// reads; every open connection finishes what it took and closes: HTTP/1.1 answers the
+    /// request under way with `Connection: close`, HTTP/2 says GOAWAY.
     func stopAccepting() {
+        guard isAccepting else { return }
+        while acceptConnections() {}
+        closeAccepting()
+        Socket.close(fileDescriptor)
+        for connection in Array(connections.values) { connection.quiesce() }
+    }
+
+    private func closeAccepting() {
         isAccepting = false
         acceptEvent?.remove()
         resumeTimer?.remove()
-        // HTTP/2 clients learn at once that no new stream will be taken here (GOAWAY).
-        for connection in Array(connections.values) { connection.goAway() }
     }
 
     /// Closes the listener and every connection; after the loop stopped.
     func free() {
-        stopAccepting()
+        let listens = isAccepting
+        closeAccepting()
         acceptEvent?.free()
         resumeTimer?.free()
         acceptEvent = nil
         resumeTimer = nil
         for connection in Array(connections.values) { connection.close() }
         connections.removeAll()
-        Socket.close(fileDescriptor)
+        if listens { Socket.close(fileDescriptor) }
     }
 }
 

@@ -37,14 +37,18 @@ package final class HTTPServer: @unchecked Sendable {
         self.counter = counter
     }
 
-    /// Requests received and not yet answered, and HTTP/2 connections told GOAWAY whose streams
-    /// are still open (a stream still receiving its request is not a request yet).
-    package var requestsInFlight: Int {
-        counter.value.load(ordering: .relaxed) + counter.draining.load(ordering: .relaxed)
-            + counter.stopping.load(ordering: .relaxed)
+    /// Requests received and not yet answered (handed to the handler, no answer given back yet).
+    package var requestsInFlight: Int { counter.value.load(ordering: .relaxed) }
+
+    /// Connections the drain told to finish that are not closed yet (an answer still going out,
+    /// a lingering close, HTTP/2 streams open or the final GOAWAY due), plus one per loop that
+    /// has not told its connections yet. With no request in flight either, the drain is over.
+    package var connectionsClosing: Int {
+        counter.draining.load(ordering: .relaxed) + counter.stopping.load(ordering: .relaxed)
     }
 
-    /// Stops accepting new connections on every loop (existing ones finish their requests).
+    /// Stops accepting new connections on every loop; the open ones finish what they took and
+    /// close (`HTTPConnection.quiesce`).
     package func stopAccepting() {
         // Until every loop has stopped and counted its draining connections, the drain waits.
         counter.stopping.add(endpoints.count, ordering: .relaxed)
@@ -74,8 +78,7 @@ package final class HTTPServer: @unchecked Sendable {
 /// Counts the requests in flight of one server.
 final class Counter: Sendable {
     let value = Atomic<Int>(0)
-    /// HTTP/2 connections that said GOAWAY with streams still open; each leaves when its last
-    /// stream is answered.
+    /// Connections told to finish by the drain and not closed yet; each leaves when it closes.
     let draining = Atomic<Int>(0)
     /// Loops that have not yet run `stopAccepting` (and so not yet counted `draining`).
     let stopping = Atomic<Int>(0)

@@ -42,6 +42,13 @@ final class HTTP2Session {
     private var now: Int64
     /// GOAWAY was sent (drain or a flood): no new stream is taken.
     private(set) var isGoingAway = false
+    /// When the drain's first GOAWAY (the shutdown notice) went out and the final one is still
+    /// due: the PING sent with the notice is acknowledged, or this plus `finalGoAwayBound` passes.
+    private var noticeSince: Int64?
+    /// How long the final GOAWAY waits for the notice's PING to come back.
+    static let finalGoAwayBound: Int64 = 1_000_000_000
+    /// The opaque data of the notice's PING, to know its acknowledgement.
+    private static let noticePing: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x62, 0x77, 0x64, 0x72, 0x61, 0x69, 0x6e, 0x21)
 
     /// A server session; the connection preface and `settings` go out with the first `send`.
     init(settings: HTTP2Settings, remoteAddress: String, isSecure: Bool, now: Int64) throws(SystemError) {
@@ -117,8 +124,32 @@ final class HTTP2Session {
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
     }
 
-    /// Graceful shutdown: GOAWAY naming the last stream taken; open streams finish.
+    /// Graceful shutdown in two steps, as nghttp2's servers do (RFC 9113 6.8): GOAWAY with the
+    /// last stream id 2^31-1 and a PING; once the PING comes back (the client has then seen the
+    /// notice, and every stream it opened before is read) or after `finalGoAwayBound`, the final
+    /// GOAWAY names the last stream taken. Streams opened meanwhile are taken; open ones finish.
+    func beginGoingAway(now: Int64) {
+        guard !isGoingAway, noticeSince == nil else { return }
+        noticeSince = now
+        _ = nghttp2_submit_shutdown_notice(session)
+        var data = Self.noticePing
+        _ = withUnsafeBytes(of: &data) { bytes in
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// When the final GOAWAY is due if the PING does not come back first; nil when it is not awaited.
+    var finalGoAwayDeadline: Int64? { noticeSince.map { $0 + Self.finalGoAwayBound } }
+
+    /// Sends the final GOAWAY when its bound passed at `now`.
+    func goAwayIfDue(now: Int64) {
+        guard let deadline = finalGoAwayDeadline, now >= deadline else { return }
+        goAway()
+    }
+
+    /// GOAWAY naming the last stream taken; open streams finish.
     func goAway() {
+        noticeSince = nil
         guard !isGoingAway else { return }
         isGoingAway = true
         _ = nghttp2_submit_goaway(
@@ -128,6 +159,7 @@ final class HTTP2Session {
 
     /// GOAWAY with `code` and no new stream; the connection closes once it is sent.
     func terminate(_ code: nghttp2_error_code) {
+        noticeSince = nil
         isGoingAway = true
         _ = nghttp2_session_terminate_session(session, code.rawValue)
     }
@@ -239,7 +271,11 @@ final class HTTP2Session {
         case NGHTTP2_SETTINGS:
             if frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { _ = isFlood(.settings) }
         case NGHTTP2_PING:
-            if frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { _ = isFlood(.ping) }
+            if frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
+                _ = isFlood(.ping)
+            } else if noticeSince != nil, Self.isNoticePing(frame.ping.opaque_data) {
+                goAway()
+            }
         case NGHTTP2_PRIORITY:
             _ = isFlood(.priority)
         case NGHTTP2_RST_STREAM:
@@ -248,6 +284,11 @@ final class HTTP2Session {
             break
         }
         return 0
+    }
+
+    private static func isNoticePing(_ data: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) -> Bool {
+        var data = data, notice = noticePing
+        return withUnsafeBytes(of: &data) { received in withUnsafeBytes(of: &notice) { received.elementsEqual($0) } }
     }
 
     /// Counts a frame against the flood bucket; past it, GOAWAY ENHANCE_YOUR_CALM.

@@ -104,8 +104,9 @@ final class LogWriter: @unchecked Sendable {
             }
             let onlyAccessLines = pending.isEmpty
             condition.unlock()
-            // Access lines alone: let the batch grow for a moment (records and flushes do not wait).
-            if onlyAccessLines { Self.sleep(Self.accessBatchInterval) }
+            // Access lines alone: let the batch grow for a moment (records and flushes do not wait,
+            // and end the moment: a flush at exit is not held back by it).
+            if onlyAccessLines { gatherAccessLines() }
             condition.lock()
             // Cleared before the buffers are taken: a line appended after the take wakes us again.
             accessWaiting = false
@@ -182,11 +183,13 @@ final class LogWriter: @unchecked Sendable {
         _ = close(file)
     }
 
-    private static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&time, &remaining) != 0 && errno == EINTR { time = remaining }
+    /// Waits `accessBatchInterval`, or until a record, a flush or a change is queued.
+    private func gatherAccessLines() {
+        let (seconds, attoseconds) = Self.accessBatchInterval.components
+        let until = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
+        condition.lock()
+        while pending.isEmpty && condition.wait(until: until) {}
+        condition.unlock()
     }
 
     private func append(_ line: String, to buffer: inout [UInt8]) {

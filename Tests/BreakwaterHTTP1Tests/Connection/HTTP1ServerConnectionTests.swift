@@ -192,6 +192,118 @@ private func post(_ target: String, _ body: String) -> String {
         #expect(driver.end == .closed)
     }
 
+    // MARK: Quiescing (the server's drain)
+
+    /// An idle keep-alive connection closes at once, lingering: a request that crossed the
+    /// close is dropped unread (the client meets a clean end of stream and may send it again).
+    @Test(arguments: Feed.allCases)
+    func anIdleConnectionLingersAtOnceWhenQuiescedAndTakesNoCrossingRequest(feed: Feed) {
+        let driver = ServerConnectionDriver()
+        driver.send([get("/a")], feed)
+        driver.answer(0)
+        #expect(driver.end == .open)
+        driver.quiesce()
+        #expect(driver.end == .lingering)
+        driver.send([get("/b")], feed)
+        #expect(driver.dispatched == ["/a"])
+        #expect(driver.framings.map(\.keepAlive) == [true])
+        driver.advance(by: seconds(2.1))
+        #expect(driver.end == .closed)
+    }
+
+    @Test func anIdleConnectionThatCannotLingerClosesAtOnceWhenQuiesced() {
+        var configuration = ServerConnectionDriver.configuration
+        configuration.canLinger = false
+        let driver = ServerConnectionDriver(configuration: configuration)
+        driver.quiesce()
+        #expect(driver.end == .closed)
+    }
+
+    /// The answer awaited when the drain begins says `Connection: close`, and the connection
+    /// ends once it is written; a request pipelined after it is not taken.
+    @Test(arguments: Feed.allCases)
+    func theAnswerInFlightSaysConnectionCloseAndRequestsAfterItAreNotTaken(feed: Feed) {
+        let driver = ServerConnectionDriver()
+        driver.send([get("/a")], feed)
+        driver.quiesce()
+        #expect(driver.end == .open)
+        driver.send([get("/b")], feed)
+        #expect(driver.dispatched == ["/a"])
+        driver.answer(0)
+        #expect(driver.written == ["/a"])
+        #expect(driver.framings.map(\.keepAlive) == [false])
+        #expect(driver.end == .lingering)
+    }
+
+    /// Of requests pipelined before the drain, only the last taken closes the connection.
+    @Test(arguments: Feed.allCases)
+    func onlyTheLastPipelinedAnswerSaysConnectionClose(feed: Feed) {
+        let driver = ServerConnectionDriver()
+        driver.send([get("/a"), get("/b"), get("/c")], feed)
+        driver.quiesce()
+        driver.answer(2)
+        driver.answer(0)
+        #expect(driver.end == .open)
+        driver.answer(1)
+        #expect(driver.written == ["/a", "/b", "/c"])
+        #expect(driver.framings.map(\.keepAlive) == [true, true, false])
+        #expect(driver.end == .lingering)
+    }
+
+    /// A request still arriving when the drain begins (head or body) is taken and answered
+    /// with `Connection: close`; the one after it is not.
+    @Test(arguments: Feed.allCases)
+    func aRequestStillArrivingIsTakenAndItsAnswerClosesTheConnection(feed: Feed) {
+        for (first, rest) in [
+            ("GET /a HTTP/1.1\r\nHo", "st: a\r\n\r\n"),
+            ("POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nx", "yz"),
+        ] {
+            let driver = ServerConnectionDriver()
+            driver.send([first], feed)
+            driver.quiesce()
+            #expect(driver.end == .open)
+            driver.send([rest, get("/b")], feed)
+            #expect(driver.dispatched == ["/a"])
+            driver.answerAll()
+            #expect(driver.framings.map(\.keepAlive) == [false])
+            #expect(driver.end == .lingering)
+        }
+    }
+
+    /// An HTTP/1.0 keep-alive answer awaited at the drain no longer says `keep-alive`.
+    @Test func anHTTP10KeepAliveAnswerAwaitedAtTheDrainClosesTheConnection() {
+        let driver = ServerConnectionDriver()
+        driver.send(["GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"])
+        driver.quiesce()
+        driver.answer(0)
+        #expect(driver.framings == [.closing])
+        #expect(driver.end == .lingering)
+    }
+
+    /// An idle connection whose last answer is still going out ends once it is written.
+    @Test func anAnswerStillGoingOutIsWrittenBeforeTheQuiescedConnectionLingers() {
+        let driver = ServerConnectionDriver()
+        driver.socketRoom = 0
+        driver.send([get("/a")])
+        driver.answer(0)
+        driver.quiesce()
+        #expect(driver.end == .open)
+        driver.clientReads(100)
+        #expect(driver.unsent == 0)
+        #expect(driver.end == .lingering)
+    }
+
+    /// A connection ending already (the client asked to close) ends as it would have.
+    @Test func quiescingAConnectionThatAlreadyEndsChangesNothing() {
+        let driver = ServerConnectionDriver()
+        driver.send([get("/a", "Connection: close\r\n")])
+        driver.quiesce()
+        #expect(driver.end == .open)
+        driver.answer(0)
+        #expect(driver.framings.map(\.keepAlive) == [false])
+        #expect(driver.end == .closed)
+    }
+
     // MARK: Ending
 
     @Test(arguments: Feed.allCases)

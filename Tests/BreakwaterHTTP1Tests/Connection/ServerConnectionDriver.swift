@@ -148,6 +148,14 @@ final class ServerConnectionDriver {
         for sequence in dispatched.indices { answer(sequence) }
     }
 
+    // MARK: Server side
+
+    /// The server drains.
+    func quiesce() {
+        guard end == .open else { return }
+        perform(machine.quiesce(now: now))
+    }
+
     // MARK: Clock
 
     /// Moves the clock on, firing the timer when its deadline passes.

@@ -23,14 +23,17 @@ final class HTTP2Stack: @unchecked Sendable {
     let certificate: TestCertificate?
 
     /// `server` holds lines under `server:` (indented two spaces), `rest` any other sections.
-    init(tls: Bool = false, server: String = "", rest: String = HTTP2Stack.cacheRules, threads: Int = 2) throws {
+    init(
+        tls: Bool = false, server: String = "", rest: String = HTTP2Stack.cacheRules, threads: Int = 2,
+        logLevel: String = "warning"
+    ) throws {
         origin = try DemoOriginProcess()
         let certificate = tls ? try TestCertificate(name: "localhost") : nil
         self.certificate = certificate
         let tlsLines = certificate.map { "  tls:\n    cert: \($0.certificate)\n    key: \($0.key)\n" } ?? ""
         var yaml = tlsLines.isEmpty && server.isEmpty ? "" : "server:\n" + tlsLines + (server.isEmpty ? "" : server + "\n")
         yaml += "persisted_queries:\n  store: \"\"\n" + rest + "\n"
-        proxy = try ProxyProcess(origin: origin.url, yaml: yaml, threads: threads)
+        proxy = try ProxyProcess(origin: origin.url, yaml: yaml, threads: threads, logLevel: logLevel)
     }
 
     var isTLS: Bool { certificate != nil }

@@ -234,4 +234,43 @@ private final class Pair {
         pair.deliver()
         #expect(pair.client.goAwayCode == 0)
     }
+
+    /// The drain's GOAWAY in two steps (RFC 9113 6.8): the notice (2^31-1) with a PING; a stream
+    /// the client opened before it read them is taken and answered; the final GOAWAY, when the
+    /// PING comes back, names that stream.
+    @Test func theDrainSaysGoAwayInTwoStepsAndTakesTheStreamThatCrossedTheNotice() throws {
+        let pair = try Pair()
+        pair.respond = { _ in HTTPResponse(status: 200) }
+        let first = pair.client.request(get)
+        pair.exchange()
+        pair.session.beginGoingAway(now: 0)
+        // On the wire before the client reads the notice.
+        let crossing = pair.client.request(get)
+        let crossed = pair.client.outgoing()
+        pair.deliver()
+        #expect(pair.client.goAwayLastStreams == [Int32.max])
+        if let events = crossed.withUnsafeBufferPointer({ pair.session.receive($0, now: 0) }) { pair.perform(events) }
+        pair.exchange()
+        #expect(pair.requests.map(\.stream) == [first, crossing])
+        #expect(pair.client.goAwayLastStreams == [Int32.max, crossing])
+        #expect(pair.client.answers[crossing]?.status == 200)
+        #expect(pair.client.answers[crossing]?.resetCode == nil)
+        #expect(pair.session.finalGoAwayDeadline == nil)
+    }
+
+    /// A client that never answers the PING gets the final GOAWAY after the bound.
+    @Test func theFinalGoAwayGoesAfterTheBoundWithoutThePingsAcknowledgement() throws {
+        let pair = try Pair()
+        pair.exchange()
+        pair.session.beginGoingAway(now: 0)
+        pair.deliver()
+        #expect(pair.session.finalGoAwayDeadline == HTTP2Session.finalGoAwayBound)
+        #expect(pair.client.goAwayLastStreams == [Int32.max])
+        pair.session.goAwayIfDue(now: HTTP2Session.finalGoAwayBound - 1)
+        pair.deliver()
+        #expect(!pair.session.isDone, "new streams are still taken")
+        pair.session.goAwayIfDue(now: HTTP2Session.finalGoAwayBound)
+        pair.deliver()
+        #expect(pair.session.isDone, "the final GOAWAY is sent and no stream is open")
+    }
 }

@@ -22,6 +22,8 @@ final class HTTP2TestClient {
     private(set) var answers: [Int32: HTTP2TestAnswer] = [:]
     /// The error code of a GOAWAY received, if any.
     private(set) var goAwayCode: UInt32?
+    /// The last stream id of each GOAWAY received, in order.
+    private(set) var goAwayLastStreams: [Int32] = []
     /// Request bodies, by stream, read by the data source.
     private var bodies: [Int32: [UInt8]] = [:]
     /// Streams whose body is held back (the request stays open).
@@ -47,7 +49,10 @@ final class HTTP2TestClient {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
             let client = Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue()
             let frame = frame!.pointee
-            if frame.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) { client.goAwayCode = frame.goaway.error_code }
+            if frame.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+                client.goAwayCode = frame.goaway.error_code
+                client.goAwayLastStreams.append(frame.goaway.last_stream_id)
+            }
             if frame.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue) {
                 client.answers[frame.hd.stream_id, default: HTTP2TestAnswer()].resetCode = frame.rst_stream.error_code
             }
