@@ -29,6 +29,14 @@ package final class Service: @unchecked Sendable {
     private var loadConfiguration: (@Sendable () throws -> Configuration)?
     private var applyOutsideProxy: (@Sendable (Configuration) -> Void)?
 
+    // Takeover (Service+Takeover.swift, docs/OPERATING.md "Restarts and upgrades").
+    /// Runs in this process just before it hands its listening sockets to a new one, on the
+    /// handover's own thread while the loops serve on: write the cache snapshot here.
+    package var beforeHandover: (@Sendable () -> Void)?
+    /// Runs in a new process that took over, once it holds the sockets and before it tells the
+    /// previous process it is ready: load the cache snapshot here.
+    package var afterTakeover: (@Sendable () -> Void)?
+
     /// `threads` event loops (0 = one per core). Stop and reload signals are caught from here
     /// on, so one that arrives before `run` is acted on once the loops run, never fatal; call
     /// `Service.blockProcessSignals()` first thing in `main`, before any thread starts.
@@ -61,8 +69,11 @@ package final class Service: @unchecked Sendable {
     /// Serves the GraphQL proxy of `configuration` on `server.listen`, and its admin endpoints
     /// on `admin.listen`; the stop timings come from it too.
     @discardableResult
-    package func addProxy(configuration: Configuration) throws(ServerError) -> ProxyStack {
-        let stack = try ProxyStack(group: group, configuration: configuration, readiness: readiness, logger: logger)
+    package func addProxy(
+        configuration: Configuration, inherited: InheritedListeners = InheritedListeners()
+    ) throws(ServerError) -> ProxyStack {
+        let stack = try ProxyStack(
+            group: group, configuration: configuration, readiness: readiness, logger: logger, inherited: inherited)
         servers += [stack.proxyServer, stack.adminServer]
         drainedServers.append(stack.proxyServer)
         proxy = stack
@@ -133,6 +144,16 @@ package final class Service: @unchecked Sendable {
     }
 
     // MARK: - Stop
+
+    /// A new process serves the listening sockets now: stop exactly as on SIGTERM.
+    package func stopAfterHandover(to pid: Int32) {
+        group.loops[0].execute { [self] in
+            logger.notice("takeover: pid \(pid) is ready; stopping as on SIGTERM", metadata: ["takeover.pid": "\(pid)"])
+            // The admin socket is the new process's too: its /readyz answers from now on.
+            proxy?.adminServer.stopAccepting()
+            beginStop(.terminate)
+        }
+    }
 
     private func beginStop(_ signal: SignalWatcher.Signal) {
         guard readiness.beginStopping() else {
