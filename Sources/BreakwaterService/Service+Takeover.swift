@@ -10,13 +10,10 @@ import Logging
 import Synchronization
 
 extension Service {
-    /// Offers `stack`'s listening sockets on the handover socket at `path` (which this makes);
-    /// a takeover runs `beforeHandover`, then stops this process as on SIGTERM once the new one
-    /// is ready. Close the returned listener when `run` returns.
-    package func offerHandover(
-        at path: String, of stack: ProxyStack, replacingLive: Bool = false, logger: Logger
-    ) throws(ServerError) -> HandoverListener {
-        let listener = try HandoverListener(path: path, replacingLive: replacingLive, logger: logger)
+    /// Offers `stack`'s listening sockets on `listener` (`admin.handover_socket`, made before
+    /// anything was bound); a takeover runs `beforeHandover`, then stops this process as on
+    /// SIGTERM once the new one is ready. Close the listener when `run` returns.
+    package func offerHandover(on listener: HandoverListener, of stack: ProxyStack) {
         let sockets = InheritedListeners(
             graphql: stack.proxyServer.listeningDescriptors, admin: stack.adminServer.listeningDescriptors)
         listener.serve(sockets: sockets) { [weak self] in
@@ -24,7 +21,6 @@ extension Service {
         } handedOver: { [weak self] pid in
             self?.stopAfterHandover(to: pid)
         }
-        return listener
     }
 
     /// Finishes a takeover once every loop runs (the received sockets are served): runs
@@ -54,8 +50,10 @@ extension Service {
                     guard !handoverPath.isEmpty else { return }
                     do {
                         // Its previous owner has let go of the path once it acknowledged.
-                        let replacing = acknowledged && handoverPath == takeover.path
-                        offered(try offerHandover(at: handoverPath, of: stack, replacingLive: replacing, logger: logger))
+                        let replacing = acknowledged && takeover.cameThrough(handoverPath)
+                        let listener = try HandoverListener(path: handoverPath, replacingLive: replacing, logger: logger)
+                        offerHandover(on: listener, of: stack)
+                        offered(listener)
                     } catch {
                         logger.error("takeover: no handover socket for the next one: \(error)")
                     }

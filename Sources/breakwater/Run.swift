@@ -45,9 +45,15 @@ struct Run: ParsableCommand {
         let logger = LogSetup.bootstrap(settings.logging)
         defer { LogSetup.flush() }
         // Listening sockets from a running process (a takeover) or from systemd, else bound here.
+        let handover = HandoverSlot()
+        let handoverPath = settings.admin.handoverSocket
         let received: Takeover?
         let inherited: InheritedListeners?
         do {
+            // The handover socket first: a process already serving there is told before anything binds.
+            if takeover == nil && !handoverPath.isEmpty {
+                handover.listener = try HandoverListener(path: handoverPath, logger: logger)
+            }
             received = try takeover.map { path throws(TakeoverError) in try Takeover.receive(from: path) }
             inherited = try received?.listeners ?? InheritedSockets.activated()
         } catch let error as TakeoverError {
@@ -63,6 +69,7 @@ struct Run: ParsableCommand {
             service = try Service(threads: settings.server.threads, logger: logger)
             servers = try service.addProxy(configuration: settings, inherited: inherited ?? InheritedListeners())
         } catch {
+            handover.listener?.close()
             logger.critical("\(error)")
             throw ExitCode(1)
         }
@@ -71,19 +78,12 @@ struct Run: ParsableCommand {
                 "serving \(inherited.all.count) listening sockets from systemd",
                 metadata: ["listeners.graphql": "\(inherited.graphql.count)", "listeners.admin": "\(inherited.admin.count)"])
         }
-        let handover = HandoverSlot()
-        let handoverPath = settings.admin.handoverSocket
         if let received {
             service.completeTakeover(received, stack: servers, handoverPath: handoverPath, logger: logger) {
                 handover.listener = $0
             }
-        } else if !handoverPath.isEmpty {
-            do {
-                handover.listener = try service.offerHandover(at: handoverPath, of: servers, logger: logger)
-            } catch {
-                logger.critical("\(error)")
-                throw ExitCode(1)
-            }
+        } else if let listener = handover.listener {
+            service.offerHandover(on: listener, of: servers)
         }
         LogSetup.backend?.attach(servers.accessLog)
         let scheme = settings.server.tls == nil ? "http" : "https"

@@ -68,12 +68,20 @@ extension Socket {
         return (status.st_mode & S_IFMT) == S_IFSOCK ? .socket(owner: status.st_uid) : .other
     }
 
-    /// Whether `path` still names the socket `fd` was bound to (and not one made since).
-    static func path(_ path: String, isBoundTo fd: Int32) -> Bool {
-        var onPath = stat()
-        var open = stat()
-        guard lstat(path, &onPath) == 0, fstat(fd, &open) == 0 else { return false }
-        return onPath.st_ino == open.st_ino && onPath.st_dev == open.st_dev
+    /// Which file `path` names (device and inode), to tell later whether it was replaced; nil
+    /// when there is none. (`fstat` on a socket names the socket, not the file it is bound to.)
+    static func fileIdentity(_ path: String) -> [UInt64]? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
+
+    /// Whether two paths name the same file (one may be relative, or reached through a link).
+    static func sameFile(_ first: String, _ second: String) -> Bool {
+        var one = stat()
+        var other = stat()
+        guard stat(first, &one) == 0, stat(second, &other) == 0 else { return false }
+        return one.st_ino == other.st_ino && one.st_dev == other.st_dev
     }
 
     private static func unixAddress(_ path: String) throws(SystemError) -> sockaddr_un {

@@ -11,6 +11,8 @@ import Logging
 package final class HandoverListener: @unchecked Sendable {
     package let path: String
     private let fd: Int32
+    /// The socket file made here, so that a stop removes it only while it is still this one.
+    private let identity: [UInt64]?
     private let logger: Logger
     /// How long the new process may take to say hello.
     private static let helloTimeout = Duration.seconds(10)
@@ -47,9 +49,11 @@ package final class HandoverListener: @unchecked Sendable {
         } catch {
             throw .setup("admin.handover_socket \(path): \(error)")
         }
+        identity = Socket.fileIdentity(path)
     }
 
-    /// Answers takeovers on a thread of its own until one succeeds. `sockets` are the listening
+    /// Answers takeovers on a thread of its own until one succeeds (the socket file stays then:
+    /// the new process makes its own in its place). `sockets` are the listening
     /// sockets handed over; `beforeHandover` runs just before they are sent (the cache snapshot
     /// is written then), and `handedOver` once the new process said it is ready.
     package func serve(
@@ -125,7 +129,7 @@ package final class HandoverListener: @unchecked Sendable {
     /// Stops answering, and removes the socket file unless another process made one there since.
     package func close() {
         Socket.shutdownListener(fd)
-        if Socket.path(path, isBoundTo: fd) { unlink(path) }
+        if let identity, Socket.fileIdentity(path) == identity { unlink(path) }
         Socket.close(fd)
     }
 }

@@ -102,6 +102,11 @@ package final class Takeover: @unchecked Sendable {
         }
     }
 
+    /// Whether `path` names the handover socket this takeover came through.
+    package func cameThrough(_ path: String) -> Bool {
+        Socket.sameFile(path, self.path)
+    }
+
     /// Tells the previous process that this one serves the sockets; it stops accepting and
     /// drains. Returns once it acknowledged (its handover socket's path is free then).
     package func confirmReady() throws(TakeoverError) {
