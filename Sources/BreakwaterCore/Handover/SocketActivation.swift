@@ -12,6 +12,8 @@ public enum SocketActivation {
     /// Why the environment's activation variables cannot be used.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) { self.description = description }
     }
 
     /// The listeners `environment` hands to the process `processID`, or nil when it was not
