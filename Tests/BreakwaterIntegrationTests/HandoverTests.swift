@@ -226,6 +226,34 @@ import Testing
         #expect(old.waitForExit(timeout: .seconds(15)) == 0)
     }
 
+    /// A new process that got the sockets and failed before it was ready (here: a schema file
+    /// that does not parse, found when the proxy is built): the old one never stopped accepting,
+    /// so the clients see nothing, and a later takeover still works.
+    @Test func newProcessFailingBeforeReadyLeavesTheOldServing() throws {
+        let origin = try DemoOriginProcess()
+        let folder = try Folder(yaml: Self.yaml)
+        let (old, port, _) = try startProxy(runArguments(folder, origin: origin))
+        defer { _ = old.terminate() }
+        let load = ContinuousLoad(port: port)
+        Thread.sleep(forTimeInterval: 0.5)
+        let broken = folder.path("broken.yaml")
+        try "persisted_queries:\n  store: \"\"\norigin:\n  schema: broken.graphql\n".write(
+            toFile: broken, atomically: true, encoding: .utf8)
+        try "type Query { oops(: }\n".write(toFile: folder.path("broken.graphql"), atomically: true, encoding: .utf8)
+        var arguments = runArguments(folder, origin: origin) + ["--takeover", folder.path("handover.sock")]
+        arguments[2] = broken
+        let attempt = try runBreakwater(arguments)
+        #expect(attempt.status == 1)
+        #expect(attempt.output.contains("SDL does not parse"), "\(attempt.output)")
+        #expect(try eventually(within: .seconds(5)) { old.output.contains { $0.contains("failed before it was ready") } })
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(old.isRunning)
+        expectClean(load.stop(), "a takeover that failed before it was ready")
+        let (new, _, _) = try startProxy(runArguments(folder, origin: origin) + ["--takeover", folder.path("handover.sock")])
+        defer { _ = new.terminate() }
+        #expect(old.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
     /// An old process that answers in a protocol version this one does not speak, or that is not
     /// Breakwater: the new process refuses, exits 1 and says why in one line.
     @Test(arguments: [
