@@ -161,6 +161,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket), "a stop removes the handover socket it made")
     }
 
+    /// TLS and HTTP/2 apply to received sockets as configured: after a takeover the same port
+    /// answers over TLS with h2 chosen by ALPN.
+    @Test func takenOverSocketsServeTLSAndHTTP2AsConfigured() throws {
+        let certificate = try TestCertificate(name: "localhost")
+        let origin = try DemoOriginProcess()
+        let folder = try Folder(yaml: certificate.terminatingYAML + "\nadmin:\n  handover_socket: handover.sock\n")
+        let (old, port, _) = try startProxy(runArguments(folder, origin: origin))
+        defer { _ = old.terminate() }
+        let (new, _, _) = try startProxy(runArguments(folder, origin: origin) + ["--takeover", folder.path("handover.sock")])
+        defer { _ = new.terminate() }
+        #expect(old.waitForExit(timeout: .seconds(15)) == 0)
+        let curl = try runTool(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code} %{http_version}", "--http2", "--cacert",
+                certificate.certificate, "-H", "Content-Type: application/json", "--data", ContinuousLoad.body,
+                "https://localhost:\(port)/graphql",
+            ])
+        #expect(curl.output == "200 2", "\(curl.output)")
+    }
+
     /// The socket file is made with mode 0600, and a second process started on the same
     /// configuration stops at once: a live process owns the path.
     @Test func handoverSocketIsPrivateAndALiveOneStopsASecondStart() throws {
