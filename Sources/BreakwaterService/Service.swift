@@ -20,12 +20,22 @@ package final class Service: @unchecked Sendable {
     private var stopTimes = StopTimes(shutdownDelay: .zero, drainTimeout: .seconds(10))
     private var drainDeadline = ContinuousClock.now
     private var stopping = false
+    /// A new process took the listening sockets over: what is queued on them is its to accept.
+    private var handedOver = false
 
     // Reload state: touched only on loop 0 (signals are delivered there).
     private var proxy: ProxyStack?
     private var running: Configuration?
     private var loadConfiguration: (@Sendable () throws -> Configuration)?
     private var applyOutsideProxy: (@Sendable (Configuration) -> Void)?
+
+    // Takeover (Service+Takeover.swift, docs/OPERATING.md "Restarts and upgrades").
+    /// Runs in this process just before it hands its listening sockets to a new one, on the
+    /// handover's own thread while the loops serve on: write the cache snapshot here.
+    package var beforeHandover: (@Sendable () -> Void)?
+    /// Runs in a new process that took over, once it holds the sockets and before it tells the
+    /// previous process it is ready: load the cache snapshot here.
+    package var afterTakeover: (@Sendable () -> Void)?
 
     /// `threads` event loops (0 = one per core). Stop and reload signals are caught from here
     /// on, so one that arrives before `run` is acted on once the loops run, never fatal; call
@@ -59,8 +69,11 @@ package final class Service: @unchecked Sendable {
     /// Serves the GraphQL proxy of `configuration` on `server.listen`, and its admin endpoints
     /// on `admin.listen`; the stop timings come from it too.
     @discardableResult
-    package func addProxy(configuration: Configuration) throws(ServerError) -> ProxyStack {
-        let stack = try ProxyStack(group: group, configuration: configuration, readiness: readiness, logger: logger)
+    package func addProxy(
+        configuration: Configuration, inherited: InheritedListeners = InheritedListeners()
+    ) throws(ServerError) -> ProxyStack {
+        let stack = try ProxyStack(
+            group: group, configuration: configuration, readiness: readiness, logger: logger, inherited: inherited)
         servers += [stack.proxyServer, stack.adminServer]
         drainedServers.append(stack.proxyServer)
         proxy = stack
@@ -132,6 +145,17 @@ package final class Service: @unchecked Sendable {
 
     // MARK: - Stop
 
+    /// A new process serves the listening sockets now: stop exactly as on SIGTERM.
+    package func stopAfterHandover(to pid: Int32) {
+        group.loops[0].execute { [self] in
+            logger.notice("takeover: pid \(pid) is ready; stopping as on SIGTERM", metadata: ["takeover.pid": "\(pid)"])
+            // The admin socket is the new process's too: its /readyz answers from now on.
+            handedOver = true
+            proxy?.adminServer.stopAccepting(handingOver: true)
+            beginStop(.terminate)
+        }
+    }
+
     private func beginStop(_ signal: SignalWatcher.Signal) {
         guard readiness.beginStopping() else {
             logger.warning("second stop signal: exiting without waiting", metadata: ["signal": "\(signal)"])
@@ -164,7 +188,7 @@ package final class Service: @unchecked Sendable {
         guard !stopping else { return }
         stopping = true
         logger.notice("draining: stopped accepting, finishing in-flight requests")
-        for server in drainedServers { server.stopAccepting() }
+        for server in drainedServers { server.stopAccepting(handingOver: handedOver) }
         drainDeadline = .now + stopTimes.drainTimeout
         checkDrained()
     }

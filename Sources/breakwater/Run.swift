@@ -4,6 +4,7 @@ import ArgumentParser
 import BreakwaterCore
 import BreakwaterServer
 import BreakwaterService
+import Foundation
 import Logging
 
 struct Run: ParsableCommand {
@@ -11,6 +12,12 @@ struct Run: ParsableCommand {
 
     @Option(help: "Path of the configuration file (default ./config.yaml; optional when --origin is given).")
     var config: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Take over the listening sockets of the Breakwater process whose admin.handover_socket is this path; it drains and exits once this one is ready.",
+            valueName: "path"))
+    var takeover: String?
 
     @OptionGroup var overrides: OverrideOptions
 
@@ -37,14 +44,46 @@ struct Run: ParsableCommand {
         }
         let logger = LogSetup.bootstrap(settings.logging)
         defer { LogSetup.flush() }
+        // Listening sockets from a running process (a takeover) or from systemd, else bound here.
+        let handover = HandoverSlot()
+        let handoverPath = settings.admin.handoverSocket
+        let received: Takeover?
+        let inherited: InheritedListeners?
+        do {
+            // The handover socket first: a process already serving there is told before anything binds.
+            if takeover == nil && !handoverPath.isEmpty {
+                handover.listener = try HandoverListener(path: handoverPath, logger: logger)
+            }
+            received = try takeover.map { path throws(TakeoverError) in try Takeover.receive(from: path) }
+            inherited = try received?.listeners ?? InheritedSockets.activated()
+        } catch let error as TakeoverError {
+            logger.critical("takeover refused: \(error)")
+            throw ExitCode(1)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(1)
+        }
         let service: Service
         let servers: ProxyStack
         do {
             service = try Service(threads: settings.server.threads, logger: logger)
-            servers = try service.addProxy(configuration: settings)
+            servers = try service.addProxy(configuration: settings, inherited: inherited ?? InheritedListeners())
         } catch {
+            handover.listener?.close()
             logger.critical("\(error)")
             throw ExitCode(1)
+        }
+        if let inherited, received == nil {
+            logger.notice(
+                "serving \(inherited.all.count) listening sockets from systemd",
+                metadata: ["listeners.graphql": "\(inherited.graphql.count)", "listeners.admin": "\(inherited.admin.count)"])
+        }
+        if let received {
+            service.completeTakeover(received, stack: servers, handoverPath: handoverPath, logger: logger) {
+                handover.listener = $0
+            }
+        } else if let listener = handover.listener {
+            service.offerHandover(on: listener, of: servers)
         }
         LogSetup.backend?.attach(servers.accessLog)
         let scheme = settings.server.tls == nil ? "http" : "https"
@@ -64,9 +103,22 @@ struct Run: ParsableCommand {
             LogSetup.backend?.apply(configuration.logging)
         }
         service.run()
+        handover.listener?.close()
         // The stop line is the last: every line before it (the drain's access lines included) is
         // written first, and it is written as the process exits (the deferred flush).
         LogSetup.flush()
         logger.notice("stopped")
+    }
+}
+
+/// The handover socket this process offers, once it has one (a takeover makes it late, on
+/// another thread).
+private final class HandoverSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: HandoverListener?
+
+    var listener: HandoverListener? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
     }
 }

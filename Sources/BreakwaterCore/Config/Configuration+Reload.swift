@@ -33,6 +33,8 @@ extension Configuration {
         .init(Key.PersistedQueries.manifest, \.persistedQueries.manifest),
         .init(Key.PersistedQueries.store, \.persistedQueries.store),
         .init(Key.Admin.listen, \.admin.listen),
+        // The handover socket is made once, at start.
+        .init(Key.Admin.handoverSocket, \.admin.handoverSocket),
         .init(Key.Redis.url, \.redis.url),
         .init(Key.Redis.keyPrefix, \.redis.keyPrefix),
         .init(Key.Redis.l2, \.redis.l2),

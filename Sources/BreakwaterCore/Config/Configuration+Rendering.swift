@@ -101,6 +101,7 @@ extension Configuration {
         add(1, Key.Admin.listen, yamlQuoted(admin.listen.description))
         add(1, Key.Admin.token, yamlQuoted(admin.token))
         add(1, Key.Admin.allowedHosts, yamlList(admin.allowedHosts))
+        add(1, Key.Admin.handoverSocket, yamlQuoted(admin.handoverSocket))
 
         add(0, Key.Section.redis)
         add(1, Key.Redis.url, yamlQuoted(redis.url))

@@ -208,6 +208,10 @@ public struct Configuration: Sendable, Equatable {
         public var token = ""
         /// `Host` values answered besides loopback names and addresses (DNS rebinding guard).
         public var allowedHosts: [String] = []
+        /// A Unix socket path where this process hands its listening sockets to a new one
+        /// started with `run --takeover` (docs/OPERATING.md); "" = off. Relative paths are
+        /// resolved against the config file's folder.
+        public var handoverSocket = ""
         public init() {}
 
         /// A shorter `token` is refused: it could be guessed.

@@ -114,6 +114,7 @@ public enum ConfigurationKeys {
     public enum Admin: String, ConfigurationKey {
         case listen, token
         case allowedHosts = "allowed_hosts"
+        case handoverSocket = "handover_socket"
         public static var section: String { Section.admin.path }
     }
 

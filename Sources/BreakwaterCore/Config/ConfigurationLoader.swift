@@ -512,6 +512,7 @@ private final class ConfigurationReader {
         read(f[.listen], into: &admin.listen, hostPort)
         read(f[.token], into: &admin.token, adminToken)
         read(f[.allowedHosts], into: &admin.allowedHosts) { strings($0) }
+        read(f[.handoverSocket], into: &admin.handoverSocket, string)
         return admin
     }
 
@@ -757,6 +758,7 @@ private final class ConfigurationReader {
         var configuration = configuration
         configuration.persistedQueries.store = resolve(configuration.persistedQueries.store)
         configuration.persistedQueries.manifest = resolve(configuration.persistedQueries.manifest)
+        configuration.admin.handoverSocket = resolve(configuration.admin.handoverSocket)
         if case .file(let path) = configuration.origin.schema { configuration.origin.schema = .file(resolve(path)) }
         if case .file(let path) = configuration.logging.accessLog {
             configuration.logging.accessLog = .file(resolve(path))

@@ -1,5 +1,6 @@
-// One loop's share of a listening address: its SO_REUSEPORT socket, the accept event, the
-// connections accepted on it, and the pause when file descriptors run out.
+// One loop's share of a listening address: its SO_REUSEPORT socket (or an inherited socket it may
+// share with other loops), the accept event, the connections accepted on it, and the pause when
+// file descriptors run out.
 
 import BreakwaterCore
 import BreakwaterHTTP1
@@ -24,6 +25,8 @@ final class HTTPListener: IOEventHandler {
     /// What an HTTP/2 connection runs with; nil when HTTP/2 is off.
     private(set) var http2Settings: HTTP2Settings?
     let fileDescriptor: Int32
+    /// False for an inherited socket: the server closes it once, after every loop let go.
+    private let ownsDescriptor: Bool
     private let openConnections: OpenConnections
     private let label: String
     private var acceptEvent: IOEvent?
@@ -34,9 +37,27 @@ final class HTTPListener: IOEventHandler {
     /// How long accepting pauses when the process is out of file descriptors.
     private static let exhaustionPause = Duration.milliseconds(250)
 
-    init(
+    /// Binds `address` (SO_REUSEPORT) for this loop alone.
+    convenience init(
         loop: EventLoop, address: SocketAddress, label: String, limits: HTTPLimits, handler: any HTTPHandler,
         counter: Counter, openConnections: OpenConnections
+    ) throws(ServerError) {
+        let fileDescriptor: Int32
+        do {
+            fileDescriptor = try Socket.listen(address)
+        } catch {
+            throw .cannotListen(label, error.description)
+        }
+        try self.init(
+            loop: loop, listening: fileDescriptor, ownsDescriptor: true, label: label, limits: limits,
+            handler: handler, counter: counter, openConnections: openConnections)
+    }
+
+    /// Accepts on `fileDescriptor`, a listening non-blocking socket; other loops and processes
+    /// may accept on it too (a non-blocking accept that finds nothing is normal).
+    init(
+        loop: EventLoop, listening fileDescriptor: Int32, ownsDescriptor: Bool, label: String, limits: HTTPLimits,
+        handler: any HTTPHandler, counter: Counter, openConnections: OpenConnections
     ) throws(ServerError) {
         self.loop = loop
         self.handler = handler
@@ -46,16 +67,13 @@ final class HTTPListener: IOEventHandler {
         self.http2Settings = limits.http2Settings
         self.label = label
         self.openConnections = openConnections
-        do {
-            fileDescriptor = try Socket.listen(address)
-        } catch {
-            throw .cannotListen(label, error.description)
-        }
+        self.fileDescriptor = fileDescriptor
+        self.ownsDescriptor = ownsDescriptor
         do {
             acceptEvent = try IOEvent(loop: loop, fd: fileDescriptor, kind: .read, handler: self)
             resumeTimer = try IOEvent(loop: loop, fd: -1, kind: .timer, handler: self)
         } catch {
-            Socket.close(fileDescriptor)
+            if ownsDescriptor { Socket.close(fileDescriptor) }
             throw .cannotListen(label, error.description)
         }
         acceptEvent?.add()
@@ -133,16 +151,18 @@ final class HTTPListener: IOEventHandler {
 
     func apply(_ limits: HTTPLimits) { self.limits = limits }
 
-    /// The drain begins (docs/OPERATING.md, "Stopping"): the connections the kernel completed
-    /// are taken (their clients already sent, or are sending, a request), then the listening
-    /// socket closes, so that a new connection is refused rather than left in a queue nobody
-    /// reads; every open connection finishes what it took and closes: HTTP/1.1 answers the
-    /// request under way with `Connection: close`, HTTP/2 says GOAWAY.
-    func stopAccepting() {
+    /// The drain begins (docs/OPERATING.md, "Stopping"): when this process alone holds the
+    /// listening socket, the connections the kernel completed are taken (their clients already
+    /// sent, or are sending, a request) and the socket closes, so that a new connection is
+    /// refused rather than left in a queue nobody reads. A socket that lives on elsewhere (handed
+    /// to a new process, or held by systemd) keeps its queue for the process that serves it next.
+    /// Every open connection finishes what it took and closes: HTTP/1.1 answers the request
+    /// under way with `Connection: close`, HTTP/2 says GOAWAY.
+    func stopAccepting(handingOver: Bool) {
         guard isAccepting else { return }
-        while acceptConnections() {}
+        if ownsDescriptor && !handingOver { while acceptConnections() {} }
         closeAccepting()
-        Socket.close(fileDescriptor)
+        if ownsDescriptor { Socket.close(fileDescriptor) }
         for connection in Array(connections.values) { connection.quiesce() }
     }
 
@@ -162,7 +182,7 @@ final class HTTPListener: IOEventHandler {
         resumeTimer = nil
         for connection in Array(connections.values) { connection.close() }
         connections.removeAll()
-        if listens { Socket.close(fileDescriptor) }
+        if listens && ownsDescriptor { Socket.close(fileDescriptor) }
     }
 }
 

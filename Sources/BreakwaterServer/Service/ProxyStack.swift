@@ -28,9 +28,11 @@ package final class ProxyStack: @unchecked Sendable {
     /// The per-loop access-log buffers; the process's log writer attaches to them.
     package let accessLog: ProxyAccessLog
 
-    /// Binds `server.listen` and `admin.listen` on every loop of `group`.
+    /// Binds `server.listen` and `admin.listen` on every loop of `group`, or serves the
+    /// listening sockets `inherited` gives for either (socket activation, a takeover).
     package init(
-        group: EventLoopGroup, configuration: Configuration, readiness: Readiness, logger: Logger
+        group: EventLoopGroup, configuration: Configuration, readiness: Readiness, logger: Logger,
+        inherited: InheritedListeners = InheritedListeners()
     ) throws(ServerError) {
         self.logger = logger
         let registry = try Self.makeRegistry(configuration, logger: logger)
@@ -58,8 +60,9 @@ package final class ProxyStack: @unchecked Sendable {
         if let cdn { cache.purger.forwardLocalPurges(to: cdn) }
         var handlers: [ProxyHandler] = []
         var batches: [BatchHandler] = []
-        proxyServer = try HTTPServer(
-            group: group, address: configuration.server.listen, limits: try Self.limits(configuration)
+        proxyServer = try HTTPServer.make(
+            group: group, address: configuration.server.listen, inherited: inherited.graphql,
+            limits: try Self.limits(configuration), logger: logger
         ) { loop throws(ServerError) in
             let handler = try ProxyHandler(
                 loop: loop, settings: settings, cache: cache, statistics: statistics[loop.index],
@@ -82,9 +85,10 @@ package final class ProxyStack: @unchecked Sendable {
         reloads = state.reloads
         let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
-        adminServer = try HTTPServer(group: group, address: configuration.admin.listen, limits: HTTPLimits()) { _ in
-            admin
-        }
+        adminServer = try HTTPServer.make(
+            group: group, address: configuration.admin.listen, inherited: inherited.admin, limits: HTTPLimits(),
+            logger: logger
+        ) { _ in admin }
         if let fleet {
             cache.purger.connect(fleet.purgeBus)
             fleet.knowledge.share(settings.perUserOperations)
