@@ -87,6 +87,7 @@ package final class Service: @unchecked Sendable {
         if let drainTimeout { stopTimes.drainTimeout = drainTimeout }
         group.start()
         group.wait()
+        proxy?.writeSnapshot().log(logger)
         for server in servers { server.close() }
         proxy?.flush()
     }

@@ -46,6 +46,8 @@ struct Run: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(1)
         }
+        // Before the loops start: /readyz cannot answer 200 until the cache is back.
+        servers.loadSnapshot()
         LogSetup.backend?.attach(servers.accessLog)
         let scheme = settings.server.tls == nil ? "http" : "https"
         Console.ready(

@@ -395,6 +395,7 @@ private final class ConfigurationReader {
         read(f[.freshness], into: &cache.freshness, freshness)
         read(f[.types], into: &cache.types, types)
         read(f[.rules], into: &cache.rules, rules)
+        read(f[.snapshot], into: &cache.snapshot, string)
         return cache
     }
 
@@ -757,6 +758,7 @@ private final class ConfigurationReader {
         var configuration = configuration
         configuration.persistedQueries.store = resolve(configuration.persistedQueries.store)
         configuration.persistedQueries.manifest = resolve(configuration.persistedQueries.manifest)
+        configuration.cache.snapshot = resolve(configuration.cache.snapshot)
         if case .file(let path) = configuration.origin.schema { configuration.origin.schema = .file(resolve(path)) }
         if case .file(let path) = configuration.logging.accessLog {
             configuration.logging.accessLog = .file(resolve(path))

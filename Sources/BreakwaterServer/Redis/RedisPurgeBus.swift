@@ -20,6 +20,8 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     private let localEntries = Mutex<(@Sendable () -> Int)?>(nil)
     /// Nil when `redis.purge_log` is 0: purges then travel on the channel only.
     private var follower: PurgeLogFollower?
+    /// The follower's last applied log entry, readable from any thread (the cache snapshot's header).
+    private let appliedPosition = Mutex<PurgeLogID?>(nil)
     /// A script for the outbox's first purge is in flight.
     private var isSending = false
     private var retryScheduled = false
@@ -42,6 +44,9 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     private var loopIndex: Int { connection.loop.index }
     /// The loop the bus runs on (loop 0).
     var loop: EventLoop { connection.loop }
+
+    /// The last purge-log entry applied here; nil without a log or before the log was reached.
+    package var purgeLogPosition: PurgeLogID? { appliedPosition.withLock { $0 } }
 
     /// Calls `handler` with each purge another proxy announced (on loop 0's thread).
     package func setRemotePurgeHandler(_ handler: @escaping @Sendable (PurgeRequest) -> Void) {
@@ -189,6 +194,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
         guard var follower else { return }
         let actions = event(&follower)
         self.follower = follower
+        appliedPosition.withLock { $0 = follower.lastApplied }
         for action in actions { carryOut(action) }
     }
 
