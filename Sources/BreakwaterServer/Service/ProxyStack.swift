@@ -125,8 +125,9 @@ package final class ProxyStack: @unchecked Sendable {
     /// Loads the cache snapshot (`cache.snapshot`, docs/OPERATING.md "The cache across restarts")
     /// into the empty store and logs what came back. Call once, before the loops start: `/readyz`
     /// cannot answer 200 before it returns. A missing, foreign or damaged file is logged and the
-    /// cache starts with what could be read; with a fleet (`redis.url`) nothing is loaded, as the
-    /// purges made while this proxy was down are not replayed before it serves (docs/FLEET.md).
+    /// cache starts with what could be read. With a fleet (`redis.url`) the snapshot must hold a
+    /// purge-log position: the purges made since are replayed from there as the fleet connects,
+    /// or the whole cache dropped when the log no longer reaches back (docs/FLEET.md).
     @discardableResult
     package func loadSnapshot() -> SnapshotLoadOutcome {
         let path = snapshotPath.withLock { $0 }
@@ -140,7 +141,11 @@ package final class ProxyStack: @unchecked Sendable {
             ) { header in
                 guard let fleetSettings else { return nil }
                 return CacheSnapshot.fleetRefusal(header, purgeLogKept: fleetSettings.purgeLogLength > 0)
-                    ?? "with redis.url set, the purges made while this proxy was down are not replayed before it serves"
+            }
+            if let fleet, let load, load.refusal == nil, let position = load.header.purgeLogPosition,
+                !fleet.purgeBus.resume(from: position, generation: load.header.generation)
+            {
+                cache.store.purge(.all, soft: false, now: cache.clock.now)
             }
             outcome = load.map { .loaded($0, path: path, took: .now - started) } ?? .noFile(path: path)
         } catch {
