@@ -28,6 +28,14 @@ struct CacheSnapshotMeasurement {
                 "snapshot of \(entries) entries, \(written.bytes) bytes: write \(writeTime), load \(loadTime) "
                     + "(\(loaded.loaded) loaded)")
             #expect(loaded.loaded == entries)
+            // Apart: decoding alone, and storing alone.
+            let payloads = store.entriesByRecency().map { CacheEntryCodec.encode($0.entry) }
+            let decodeStart = ContinuousClock.now
+            let decoded = try payloads.map { try CacheEntryCodec.decode($0, now: clock.now, wallNow: clock.wallNow) }
+            let decodeTime = ContinuousClock.now - decodeStart
+            let restoreStart = ContinuousClock.now
+            ResponseStore(maxBytes: 256 << 20).restore(decoded)
+            print("decode \(decodeTime), restore \(ContinuousClock.now - restoreStart)")
         }
     }
 }

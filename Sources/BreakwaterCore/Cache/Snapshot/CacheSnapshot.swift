@@ -106,9 +106,7 @@ package enum CacheSnapshot {
                 result.skipped += 1
                 inDamage = false
             }
-            let payload = reader.withAvailable {
-                Array($0[CacheSnapshotRecord.overhead..<CacheSnapshotRecord.overhead + length])
-            }
+            let payload = reader.copy(from: CacheSnapshotRecord.overhead, count: length)
             reader.advance(CacheSnapshotRecord.overhead + length)
             guard let entry = try? CacheEntryCodec.decode(payload, now: now, wallNow: wallNow), !entry.isPerUser else {
                 result.skipped += 1

@@ -108,9 +108,11 @@ package enum CacheSnapshotFile {
     package struct Reader: ~Copyable {
         private let descriptor: Int32
         private let path: String
-        private var buffer: [UInt8] = []
-        /// Where the unread bytes start in `buffer`.
+        /// Allocated once (and grown only for a record longer than a chunk): bytes are read into
+        /// `buffer[end...]` and consumed from `head`.
+        private var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
         private var head = 0
+        private var end = 0
         private var atEnd = false
         static let chunkSize = 1 << 20
 
@@ -129,38 +131,54 @@ package enum CacheSnapshotFile {
         deinit { _ = close(descriptor) }
 
         /// Bytes read and not consumed.
-        package var available: Int { buffer.count - head }
+        package var available: Int { end - head }
 
         /// Reads until `count` bytes are available or the file ends; whether they are.
         package mutating func ensure(_ count: Int) throws(CacheSnapshotError) -> Bool {
-            while available < count && !atEnd {
-                if head > 0 {
-                    buffer.removeSubrange(0..<head)
-                    head = 0
-                }
-                let wanted = max(count - buffer.count, Self.chunkSize)
-                let filled = buffer.count
-                buffer.append(contentsOf: repeatElement(0, count: wanted))
-                var got = 0
-                var failure: Int32 = 0
+            guard available < count, !atEnd else { return available >= count }
+            let (head, end) = (self.head, self.end)
+            if head > 0 {
                 buffer.withUnsafeMutableBytes { bytes in
-                    while true {
-                        got = read(descriptor, bytes.baseAddress! + filled, wanted)
-                        if got < 0 && errno == EINTR { continue }
-                        if got < 0 { failure = errno }
-                        return
-                    }
+                    bytes.baseAddress!.copyMemory(from: bytes.baseAddress! + head, byteCount: end - head)
                 }
-                buffer.removeLast(wanted - max(0, got))
-                guard failure == 0 else { throw CacheSnapshotError(path: path, operation: "read", errorNumber: failure) }
-                if got == 0 { atEnd = true }
+                self.end = end - head
+                self.head = 0
             }
+            if buffer.count < count {
+                buffer.append(contentsOf: [UInt8](repeating: 0, count: count - buffer.count))
+            }
+            var failure: Int32 = 0
+            while available < count && !atEnd {
+                let filled = self.end
+                let got = buffer.withUnsafeMutableBytes { bytes in
+                    read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
+                }
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if got == 0 { atEnd = true }
+                self.end += got
+            }
+            guard failure == 0 else { throw CacheSnapshotError(path: path, operation: "read", errorNumber: failure) }
             return available >= count
         }
 
         /// Runs `body` over the bytes available.
         package func withAvailable<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-            buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[head...])) }
+            buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[head..<end])) }
+        }
+
+        /// A copy of `count` available bytes from `offset` on.
+        package func copy(from offset: Int, count: Int) -> [UInt8] {
+            buffer.withUnsafeBytes { bytes in
+                [UInt8](unsafeUninitializedCapacity: count) { copy, initialized in
+                    copy.baseAddress!.initialize(
+                        from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + head + offset, count: count)
+                    initialized = count
+                }
+            }
         }
 
         /// Consumes `count` available bytes.
