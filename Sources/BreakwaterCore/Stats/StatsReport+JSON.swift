@@ -84,7 +84,11 @@ extension StatsReport {
             writer.integer("skipped", snapshot.skipped)
             writer.integer("bytes", snapshot.bytes)
             writer.decimal("took_ms", Self.milliseconds(snapshot.took))
-            if let seconds = snapshot.writtenAtSeconds { writer.decimal("written_at", seconds) } else { writer.null("written_at") }
+            if let seconds = snapshot.writtenAtSeconds {
+                writer.decimal("written_at", seconds)
+            } else {
+                writer.null("written_at")
+            }
             writer.integer("written", snapshot.writtenEntries)
             writer.integer("write_failures", snapshot.writeFailures)
             writer.closeObject()

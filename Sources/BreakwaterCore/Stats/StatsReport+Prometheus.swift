@@ -121,11 +121,16 @@ extension StatsReport {
         if let freshness { text.freshness(freshness) }
         if let snapshot {
             let figures: [(name: String, kind: Exposition.Kind, help: String, value: Int)] = [
-                ("breakwater_snapshot_loaded_entries", .gauge, "Cache entries the start loaded from the snapshot.", snapshot.loaded),
-                ("breakwater_snapshot_skipped_records", .gauge, "Damaged snapshot records the start passed over.", snapshot.skipped),
-                ("breakwater_snapshot_bytes", .gauge, "Bytes of the entries the start loaded from the snapshot.", snapshot.bytes),
-                ("breakwater_snapshot_written_entries", .gauge, "Entries the last snapshot write wrote.", snapshot.writtenEntries),
-                ("breakwater_snapshot_write_failures_total", .counter, "Snapshot writes that failed.", snapshot.writeFailures),
+                ("breakwater_snapshot_loaded_entries", .gauge, "Cache entries the start loaded from the snapshot.",
+                 snapshot.loaded),
+                ("breakwater_snapshot_skipped_records", .gauge, "Damaged snapshot records the start passed over.",
+                 snapshot.skipped),
+                ("breakwater_snapshot_bytes", .gauge, "Bytes of the entries the start loaded from the snapshot.",
+                 snapshot.bytes),
+                ("breakwater_snapshot_written_entries", .gauge, "Entries the last snapshot write wrote.",
+                 snapshot.writtenEntries),
+                ("breakwater_snapshot_write_failures_total", .counter, "Snapshot writes that failed.",
+                 snapshot.writeFailures),
             ]
             for figure in figures {
                 text.family(figure.name, figure.kind, figure.help)

@@ -219,7 +219,11 @@ package final class ProxyStack: @unchecked Sendable {
         // The next write goes to the new path; the figures follow whether a snapshot is kept.
         snapshotPath.withLock { $0 = configuration.cache.snapshot }
         cache.snapshotFigures.withLock { figures in
-            if configuration.cache.snapshot.isEmpty { figures = nil } else if figures == nil { figures = SnapshotFigures() }
+            if configuration.cache.snapshot.isEmpty {
+                figures = nil
+            } else if figures == nil {
+                figures = SnapshotFigures()
+            }
         }
         proxyServer.updateLimits(limits)
         accessLog.apply(configuration.logging)

@@ -27,7 +27,8 @@ package enum SnapshotLoadOutcome: Sendable, Equatable {
         case .loaded(let load, let path, let took):
             var metadata: Logger.Metadata = [
                 "snapshot.path": "\(path)", "snapshot.written_at": "\(Self.text(load.header.writtenAt))",
-                "snapshot.loaded": .stringConvertible(load.loaded), "snapshot.skipped": .stringConvertible(load.skipped),
+                "snapshot.loaded": .stringConvertible(load.loaded),
+                "snapshot.skipped": .stringConvertible(load.skipped),
                 "snapshot.expired": .stringConvertible(load.expired),
                 "snapshot.over_budget": .stringConvertible(load.overBudget),
                 "snapshot.bytes": .stringConvertible(load.bytes), "snapshot.took_ms": "\(Self.milliseconds(took))",
@@ -36,17 +37,18 @@ package enum SnapshotLoadOutcome: Sendable, Equatable {
                 metadata["snapshot.reason"] = "\(refusal)"
                 logger.warning("cache snapshot not loaded: \(refusal)", metadata: metadata)
             } else if load.skipped > 0 {
-                let written = Self.text(load.header.writtenAt)
-                logger.warning(
-                    "cache snapshot loaded \(load.loaded) entries written at \(written); \(load.skipped) damaged records skipped",
-                    metadata: metadata)
+                let message =
+                    "cache snapshot loaded \(load.loaded) entries written at \(Self.text(load.header.writtenAt)); "
+                    + "\(load.skipped) damaged records skipped"
+                logger.warning("\(message)", metadata: metadata)
             } else {
                 logger.notice(
                     "cache snapshot loaded \(load.loaded) entries written at \(Self.text(load.header.writtenAt))",
                     metadata: metadata)
             }
         case .failed(let error, _):
-            logger.error("cache snapshot not loaded, starting empty: \(error)", metadata: ["snapshot.path": "\(error.path)"])
+            logger.error(
+                "cache snapshot not loaded, starting empty: \(error)", metadata: ["snapshot.path": "\(error.path)"])
         }
     }
 

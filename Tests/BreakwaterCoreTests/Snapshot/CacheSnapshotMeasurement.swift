@@ -14,7 +14,8 @@ struct CacheSnapshotMeasurement {
             let clock = ManualClock()
             let store = ResponseStore(maxBytes: 256 << 20)
             for number in 0..<100_000 {
-                store.store(CacheSnapshotTests.entry(number, clock: clock, ttl: .seconds(600), size: 1_024), now: clock.now)
+                let entry = CacheSnapshotTests.entry(number, clock: clock, ttl: .seconds(600), size: 1_024)
+                store.store(entry, now: clock.now)
             }
             let entries = store.statistics.entries
             let writeStart = ContinuousClock.now

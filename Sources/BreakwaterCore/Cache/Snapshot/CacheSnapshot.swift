@@ -15,8 +15,8 @@ package enum CacheSnapshot {
         stored.compactMap { entry, staleSince in
             guard !entry.isPerUser, now < entry.removableAt(staleSince: staleSince) else { return nil }
             guard let staleSince else { return entry }
-            let ago = (now - staleSince).wholeMilliseconds
-            return entry.softPurged(markedAt: [WallClockTime(millisecondsSinceEpoch: wallNow.millisecondsSinceEpoch - ago)])
+            let mark = wallNow.millisecondsSinceEpoch - (now - staleSince).wholeMilliseconds
+            return entry.softPurged(markedAt: [WallClockTime(millisecondsSinceEpoch: mark)])
         }
     }
 

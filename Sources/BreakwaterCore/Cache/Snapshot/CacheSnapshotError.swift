@@ -22,7 +22,9 @@ package struct CacheSnapshotError: Error, Sendable, Equatable, CustomStringConve
     /// The file is not a snapshot this build may replace: it is never written over.
     package let isForeignFile: Bool
 
-    package init(path: String, operation: String, errorNumber: Int32, reason: String? = nil, isForeignFile: Bool = false) {
+    package init(
+        path: String, operation: String, errorNumber: Int32, reason: String? = nil, isForeignFile: Bool = false
+    ) {
         self.path = path
         self.operation = operation
         self.errorNumber = errorNumber
@@ -48,7 +50,9 @@ package struct CacheSnapshotError: Error, Sendable, Equatable, CustomStringConve
 
     /// The header is ours but damaged: nothing is loaded; the next write replaces the file.
     package static func damagedHeader(_ path: String) -> Self {
-        Self(path: path, operation: "read", errorNumber: 0, reason: "the snapshot's header is damaged; nothing was loaded")
+        Self(
+            path: path, operation: "read", errorNumber: 0,
+            reason: "the snapshot's header is damaged; nothing was loaded")
     }
 
     package var description: String {
