@@ -60,6 +60,7 @@ import Testing
         #expect(eventually(within: .seconds(2)) {
             second.process.output.contains { $0.contains("cache snapshot loaded 1 entries") }
         })
+        #expect(!FileManager.default.fileExists(atPath: path), "a snapshot is read once")
         let snapshot = try #require(try second.stats()["snapshot"] as? [String: Any])
         #expect(snapshot["loaded"] as? Int == 1)
         #expect(snapshot["skipped"] as? Int == 0)

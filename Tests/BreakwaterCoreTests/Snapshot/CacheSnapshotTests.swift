@@ -55,6 +55,8 @@ struct CacheSnapshotTests {
             for number in 0..<50 { store.store(Self.entry(number, clock: clock), now: clock.now) }
             let written = try Self.write(store, path, clock)
             #expect(written.entries == 50)
+            // No temporary file is left beside it.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache.snapshot"])
             let restarted = ResponseStore(maxBytes: 1 << 20)
             let loaded = try Self.load(path, into: restarted, clock)
             #expect(loaded.loaded == 50)
@@ -70,8 +72,10 @@ struct CacheSnapshotTests {
                 #expect(entry.tags == ["N:\(number)"])
             }
             #expect(restarted.consistencyProblems().isEmpty)
-            // No temporary file is left beside it.
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache.snapshot"])
+            // Read once: a process that dies without writing a new one starts empty next time.
+            #expect(!FileManager.default.fileExists(atPath: path))
+            let again = try CacheSnapshot.load(from: path, into: restarted, now: clock.now, wallNow: clock.wallNow)
+            #expect(again == nil)
         }
     }
 
@@ -143,6 +147,7 @@ struct CacheSnapshotTests {
             let written = try Self.write(store, path, clock)
             #expect(written.entries == 2)
             #expect(written.leftOut == 1)
+            let file = try #require(FileManager.default.contents(atPath: path))
             // Down for a minute: entry 2 (lifetime 80 s, 90 s old) is past it, entry 3 is not.
             clock.advance(by: .seconds(60))
             let restarted = ResponseStore(maxBytes: 1 << 20)
@@ -152,6 +157,7 @@ struct CacheSnapshotTests {
             #expect(Self.isMiss(restarted.lookup(Self.key(2), now: clock.now)))
             // A snapshot older than every entry's lifetime loads nothing.
             clock.advance(by: .seconds(1_000))
+            try file.write(to: URL(fileURLWithPath: path))
             let later = ResponseStore(maxBytes: 1 << 20)
             let none = try Self.load(path, into: later, clock)
             #expect(none.loaded == 0)

@@ -65,6 +65,10 @@ package enum CacheSnapshot {
     /// TTL and stale windows is not stored; a damaged record is skipped and counted, the reading
     /// resuming at the next intact one. `refuse` sees the header first: a reason it returns
     /// loads nothing. A file that is not a snapshot throws `notASnapshot`.
+    ///
+    /// A snapshot is read once: the file is removed once its header is read, so that a process
+    /// that dies without writing a new one (a crash, SIGKILL) starts empty next time rather than
+    /// with entries purged since this snapshot was written.
     package static func load(
         from path: String, into store: ResponseStore, now: ContinuousClock.Instant, wallNow: WallClockTime,
         tagHeader: TagHeader? = nil, refuse: (CacheSnapshotHeader) -> String? = { _ in nil }
@@ -79,6 +83,8 @@ package enum CacheSnapshot {
         guard let header = reader.withAvailable({ CacheSnapshotHeader(decoding: $0.prefix(CacheSnapshotHeader.size)) })
         else { throw .damagedHeader(path) }
         reader.advance(CacheSnapshotHeader.size)
+        // The open descriptor keeps the bytes readable.
+        CacheSnapshotFile.remove(path)
         var result = CacheSnapshotLoad(header: header)
         if let refusal = refuse(header) {
             result.refusal = refusal

@@ -187,6 +187,12 @@ package enum CacheSnapshotFile {
         }
     }
 
+    /// Removes the file at `path`; whether it is gone.
+    @discardableResult
+    package static func remove(_ path: String) -> Bool {
+        unlink(path) == 0 || errno == ENOENT
+    }
+
     /// The folder `path` is in: "." for a bare name, "/" for a file at the root.
     static func folderPath(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
