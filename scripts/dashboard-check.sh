@@ -170,6 +170,7 @@ origin_url=$(wait_for "$work/origin.log" 'http://127\.0\.0\.1:[0-9]+/graphql' 20
 
 cat > "$work/config.yaml" <<'YAML'
 cache:
+  snapshot: cache.snapshot
   rules:
     - operation: GetLaunches
       ttl: 30s
@@ -285,6 +286,8 @@ check "uptime shown (got '$(text_of uptime)')" test -n "$(text_of uptime | tr -d
 check "origin health reads healthy (got '$(text_of origin-health)')" test "$(text_of origin-health)" = healthy
 check "answers by status list 200 (got '$(text_of statuses)')" grep -q '200' <<<"$(text_of statuses)"
 check "hit-ratio chart plots a point since start" chart_plotted
+check "the cache snapshot line reads none on a first start (got '$(text_of snapshot-loaded)')" \
+  test "$(text_of snapshot-loaded)" = none
 check "screenshot written to $out/dashboard.png" screenshot_written
 
 # A stats source that answers once and then fails: the page must say so and keep the figures.

@@ -23,15 +23,14 @@ extension Service {
         }
     }
 
-    /// Finishes a takeover once every loop runs (the received sockets are served): runs
-    /// `afterTakeover` first, then tells the previous process, and when it acknowledged, makes
+    /// Finishes a takeover once every loop runs (the received sockets are served, the snapshot the
+    /// previous process wrote is loaded): tells the previous process, and when it acknowledged, makes
     /// the handover socket at `handoverPath` ("" = none) for the next takeover. `offered`
     /// gets that listener, to be closed when `run` returns.
     package func completeTakeover(
         _ takeover: Takeover, stack: ProxyStack, handoverPath: String, logger: Logger,
         offered: @escaping @Sendable (HandoverListener) -> Void
     ) {
-        afterTakeover?()
         let waiting = Countdown(group.loops.count)
         for loop in group.loops {
             loop.execute { [self] in

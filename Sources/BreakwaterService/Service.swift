@@ -33,9 +33,6 @@ package final class Service: @unchecked Sendable {
     /// Runs in this process just before it hands its listening sockets to a new one, on the
     /// handover's own thread while the loops serve on: write the cache snapshot here.
     package var beforeHandover: (@Sendable () -> Void)?
-    /// Runs in a new process that took over, once it holds the sockets and before it tells the
-    /// previous process it is ready: load the cache snapshot here.
-    package var afterTakeover: (@Sendable () -> Void)?
 
     /// `threads` event loops (0 = one per core). Stop and reload signals are caught from here
     /// on, so one that arrives before `run` is acted on once the loops run, never fatal; call
@@ -98,6 +95,8 @@ package final class Service: @unchecked Sendable {
         if let drainTimeout { stopTimes.drainTimeout = drainTimeout }
         group.start()
         group.wait()
+        // After a handover the snapshot was written for the new process, which has loaded it.
+        if !handedOver { proxy?.writeSnapshot().log(logger) }
         for server in servers { server.close() }
         proxy?.flush()
     }

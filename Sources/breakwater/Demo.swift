@@ -80,6 +80,7 @@ struct Demo: ParsableCommand {
         settings.admin.listen = adminAddress
         // The demo keeps its registry in memory: it writes no files.
         settings.persistedQueries.store = ""
+        settings.cache.snapshot = ""
         // The demo's operations get the TTLs of the shipped config.yaml, so a second curl hits.
         settings.cache.rules = [
             .init(operation: "GetLaunches", ttl: .seconds(30)),

@@ -1,6 +1,6 @@
 // `breakwater validate` opens every file the configuration names (README.md, "Running it in front
 // of your origin"): the manifest, the TLS certificate and key, the origin's SDL file, the registry
-// store and an access-log file, so a deploy fails at validation, not at the first request. Each
+// store, the cache snapshot and an access-log file, so a deploy fails at validation, not at the first request. Each
 // problem points at its key's line.
 
 import BreakwaterCore

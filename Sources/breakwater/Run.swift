@@ -78,6 +78,10 @@ struct Run: ParsableCommand {
                 "serving \(inherited.all.count) listening sockets from systemd",
                 metadata: ["listeners.graphql": "\(inherited.graphql.count)", "listeners.admin": "\(inherited.admin.count)"])
         }
+        // Before the loops start: /readyz cannot answer 200 until the cache is back. A takeover's
+        // previous process wrote its snapshot before it sent the sockets received above.
+        servers.loadSnapshot()
+        service.beforeHandover = { servers.writeSnapshot().log(logger) }
         if let received {
             service.completeTakeover(received, stack: servers, handoverPath: handoverPath, logger: logger) {
                 handover.listener = $0

@@ -72,6 +72,37 @@ package final class ResponseStore: Sendable {
         }
     }
 
+    /// Every stored entry with the instant a soft purge made it stale (nil when none did), in an
+    /// order close to recency (`SieveShard.entriesByRecency`): each shard's entries hit since its
+    /// hand last passed first, then the rest, newest stored first, the shards taken in turn. Each
+    /// shard is copied under its own lock (references only, no body), so the loops keep serving.
+    package func entriesByRecency() -> [(entry: CacheEntry, staleSince: ContinuousClock.Instant?)] {
+        let perShard = shards.map { shard in shard.state.withLock { $0.entriesByRecency() } }
+        var merged: [(entry: CacheEntry, staleSince: ContinuousClock.Instant?)] = []
+        merged.reserveCapacity(perShard.reduce(0) { $0 + $1.count })
+        let longest = perShard.map(\.count).max() ?? 0
+        for rank in 0..<longest {
+            for entries in perShard where rank < entries.count { merged.append(entries[rank]) }
+        }
+        return merged
+    }
+
+    /// Stores `entries`, given most recently used first, as far as each shard has room, evicting
+    /// nothing: a full shard passes the rest of its entries over, so the most recent are kept.
+    /// Returns how many were stored and their cost.
+    @discardableResult
+    package func restore(_ entries: [CacheEntry]) -> (stored: Int, bytes: Int) {
+        var byShard = Array(repeating: [CacheEntry](), count: shards.count)
+        for entry in entries { byShard[shardIndex(for: entry.key)].append(entry) }
+        var total = (stored: 0, bytes: 0)
+        for (index, entries) in byShard.enumerated() where !entries.isEmpty {
+            let restored = shards[index].state.withLock { $0.restore(entries) }
+            total.stored += restored.stored
+            total.bytes += restored.bytes
+        }
+        return total
+    }
+
     /// The store's figures, summed over shards (each read under its own lock, so not one instant).
     package var statistics: StoreStatistics {
         var statistics = StoreStatistics()
@@ -104,8 +135,11 @@ package final class ResponseStore: Sendable {
     /// The key's shard, chosen by digest bytes 8..<16: the dictionaries hash bytes 0..<8, so a
     /// shard's keys still spread over its dictionary's buckets.
     private func shard(for key: CacheKey) -> LockedShard {
-        let bits = key.digest.words.1
-        return shards[Int(bits % UInt64(shards.count))]
+        shards[shardIndex(for: key)]
+    }
+
+    private func shardIndex(for key: CacheKey) -> Int {
+        Int(key.digest.words.1 % UInt64(shards.count))
     }
 }
 

@@ -123,6 +123,45 @@ struct SieveShard {
         return reached.count
     }
 
+    /// Every entry with the instant a soft purge made it stale (nil when none did), in an order
+    /// close to recency: the entries hit since the SIEVE hand last passed first, then the others,
+    /// each part from the newest stored to the oldest. SIEVE keeps no exact last-use order (a hit
+    /// only sets a bit), so this is the best it knows; the cache snapshot writes in this order.
+    func entriesByRecency() -> [(entry: CacheEntry, staleSince: ContinuousClock.Instant?)] {
+        var visitedEntries: [(entry: CacheEntry, staleSince: ContinuousClock.Instant?)] = []
+        var others: [(entry: CacheEntry, staleSince: ContinuousClock.Instant?)] = []
+        others.reserveCapacity(count)
+        var slot = newest
+        var walked = 0
+        while slot != Self.none, walked < slots.count {
+            if let entry = slots[Int(slot)].entry {
+                if visited[Int(slot)] {
+                    visitedEntries.append((entry, staleSince(slot)))
+                } else {
+                    others.append((entry, staleSince(slot)))
+                }
+            }
+            slot = slots[Int(slot)].older
+            walked += 1
+        }
+        return visitedEntries + others
+    }
+
+    /// Stores `entries`, given most recently used first, as far as they fit the budget beside
+    /// what the shard holds, evicting nothing (an entry that does not fit is passed over); they
+    /// enter the queue least recent first, so that the most recent are the newest and the SIEVE
+    /// hand reaches them last. Returns how many were stored and their cost.
+    mutating func restore(_ entries: [CacheEntry]) -> (stored: Int, bytes: Int) {
+        var taken: [CacheEntry] = []
+        var room = budget - bytes
+        for entry in entries where entry.cost <= room && find(entry.key) == nil {
+            taken.append(entry)
+            room -= entry.cost
+        }
+        for entry in taken.reversed() { insert(entry) }
+        return (taken.count, taken.reduce(0) { $0 + $1.cost })
+    }
+
     /// The slots of the stored entries `matching` selects, by a walk over the slots.
     private func slots(matching: (CacheEntry) -> Bool) -> [UInt32] {
         slots.indices.compactMap { slot in

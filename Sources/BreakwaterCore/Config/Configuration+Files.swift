@@ -1,5 +1,5 @@
-// The files Breakwater writes, opened before it serves: the access-log file and the registry
-// store. `run` refuses to start and `validate` fails when one cannot be opened, so a typo in a
+// The files Breakwater writes, opened before it serves: the access-log file, the registry
+// store and the cache snapshot. `run` refuses to start and `validate` fails when one cannot be opened, so a typo in a
 // path is caught where the operator looks, not found later as a log that was never written.
 // Breakwater creates no folders: a path whose folder is missing is far more often a typo than a
 // wish, and a process running as root would otherwise create it anywhere.
@@ -15,7 +15,17 @@ import Darwin
 extension Configuration {
     /// Every problem with the files this configuration writes, in file order.
     public func writtenFileProblems(in source: ConfigurationSource) -> [ConfigurationError.Problem] {
-        (storeProblems(in: source) + accessLogProblems(in: source)).sorted { $0.line < $1.line }
+        (storeProblems(in: source) + snapshotProblems(in: source) + accessLogProblems(in: source))
+            .sorted { $0.line < $1.line }
+    }
+
+    /// The cache snapshot, when `cache.snapshot` names one: its folder must exist and the file be
+    /// readable and writable there, or creatable (it is replaced through a temporary file beside it).
+    public func snapshotProblems(in source: ConfigurationSource) -> [ConfigurationError.Problem] {
+        guard !cache.snapshot.isEmpty, let problem = WritableFile.problem(cache.snapshot, readable: true) else {
+            return []
+        }
+        return [source.problem(ConfigurationKeys.Cache.snapshot.path, problem)]
     }
 
     /// The access-log file, when `logging.access_log` names one: its folder must exist and the file

@@ -79,6 +79,7 @@ extension Configuration {
         add(1, Key.Cache.entityTags, cache.entityTags.rawValue)
         add(1, Key.Cache.tagHeader, yamlQuoted(cache.tagHeader))
         add(1, Key.Cache.downstreamAge, cache.downstreamAge.rawValue)
+        add(1, Key.Cache.snapshot, yamlQuoted(cache.snapshot))
         add(1, Key.Cache.freshness)
         add(2, Key.Freshness.sample, "\(cache.freshness.share)")
         add(2, Key.Freshness.maxFetchesPerSecond, "\(cache.freshness.maxFetchesPerSecond)")

@@ -150,6 +150,10 @@ public struct Configuration: Sendable, Equatable {
         public var types: [String: TypePolicy] = [:]
         /// First match wins.
         public var rules: [CacheRule] = []
+        /// The file the shared entries are written to at stop and read from at start; "" keeps
+        /// none (docs/OPERATING.md, "The cache across restarts"). Already resolved against the
+        /// config file's folder by the loader.
+        public var snapshot = ""
         public init() {}
     }
 

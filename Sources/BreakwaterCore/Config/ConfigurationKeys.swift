@@ -88,7 +88,7 @@ public enum ConfigurationKeys {
         case entityTags = "entity_tags"
         case tagHeader = "tag_header"
         case downstreamAge = "downstream_age"
-        case freshness, types, rules
+        case freshness, types, rules, snapshot
         public static var section: String { Section.cache.path }
     }
 

@@ -395,6 +395,7 @@ private final class ConfigurationReader {
         read(f[.freshness], into: &cache.freshness, freshness)
         read(f[.types], into: &cache.types, types)
         read(f[.rules], into: &cache.rules, rules)
+        read(f[.snapshot], into: &cache.snapshot, string)
         return cache
     }
 
@@ -759,6 +760,7 @@ private final class ConfigurationReader {
         configuration.persistedQueries.store = resolve(configuration.persistedQueries.store)
         configuration.persistedQueries.manifest = resolve(configuration.persistedQueries.manifest)
         configuration.admin.handoverSocket = resolve(configuration.admin.handoverSocket)
+        configuration.cache.snapshot = resolve(configuration.cache.snapshot)
         if case .file(let path) = configuration.origin.schema { configuration.origin.schema = .file(resolve(path)) }
         if case .file(let path) = configuration.logging.accessLog {
             configuration.logging.accessLog = .file(resolve(path))

@@ -36,6 +36,9 @@ package struct PurgeLogFollower: Sendable {
         case logLost(applied: PurgeLogID)
         /// The proxy served from its cache before it ever reached the log (Redis unreachable at start).
         case neverFollowed
+        /// A purge of everything moved the fleet's generation while this proxy was down: the
+        /// entries its cache snapshot brought back belong to the old one.
+        case generationMoved(snapshot: UInt64, fleet: UInt64)
 
         package var description: String {
             switch self {
@@ -46,6 +49,9 @@ package struct PurgeLogFollower: Sendable {
                 "the purge log no longer holds \(applied), the last purge applied here (Redis restarted or lost it)"
             case .neverFollowed:
                 "this proxy cached answers before it could read the purge log"
+            case .generationMoved(let snapshot, let fleet):
+                "the fleet's generation is \(fleet), not \(snapshot) as when the cache snapshot was written (a purge "
+                    + "of everything while this proxy was down)"
             }
         }
     }
@@ -83,6 +89,8 @@ package struct PurgeLogFollower: Sendable {
     /// Messages that arrived while replaying, applied after it.
     private var queued: [PurgeMessage] = []
     private var replayed = 0
+    /// The generation of the cache snapshot this proxy started with, until the first check.
+    private var snapshotGeneration: UInt64?
 
     package init(instanceID: String, pageSize: Int = 500, staleAfter: Duration = .seconds(1)) {
         self.instanceID = instanceID
@@ -92,6 +100,28 @@ package struct PurgeLogFollower: Sendable {
 
     /// Whether the proxy is caught up with the log (its local entries count as fresh).
     package var isFollowing: Bool { phase == .following }
+
+    /// The proxy starts with the entries of a cache snapshot written when `position` was the last
+    /// log entry applied and the fleet was at `generation` (docs/OPERATING.md, "The cache across
+    /// restarts"): the first subscription replays the log from there, as after any gap, and drops
+    /// the whole local cache when the log no longer reaches back. Until it has caught up the
+    /// start counts as a gap, so the loaded entries turn stale after `staleAfter`. Only before
+    /// the first subscription.
+    package mutating func resume(from position: PurgeLogID, generation: UInt64, now: ContinuousClock.Instant) {
+        guard phase == .starting, lastApplied == nil else { return }
+        lastApplied = position
+        snapshotGeneration = generation
+        gapSince = now
+    }
+
+    /// The check learned the fleet's generation: after a start from a snapshot, a generation
+    /// other than the snapshot's means a purge of everything was made meanwhile.
+    package mutating func generationSeen(_ generation: UInt64) -> [Action] {
+        guard let snapshot = snapshotGeneration else { return [] }
+        snapshotGeneration = nil
+        guard generation != snapshot else { return [] }
+        return [.dropLocalCache(.generationMoved(snapshot: snapshot, fleet: generation))]
+    }
 
     /// The subscriber (re)subscribed: read what was missed, or learn the first position.
     package mutating func subscribed(now: ContinuousClock.Instant) -> [Action] {

@@ -224,6 +224,7 @@ package enum DashboardPage {
         <dl class="kv num">
           <dt>Evictions (to make room)</dt><dd id="cache-evictions">—</dd>
           <dt>Expired</dt><dd id="cache-expired">—</dd>
+          <dt>Back from the snapshot at start</dt><dd id="snapshot-loaded">none</dd>
         </dl>
         <div class="sep"></div>
         <h2>Automatic persisted queries</h2>
@@ -383,6 +384,15 @@ package enum DashboardPage {
         }
         renderCounts("error-codes", s.errors || {}, true);
         renderCounts("statuses", s.responses || {}, false);
+
+        if (s.snapshot) {
+          const snap = s.snapshot;
+          const written = snap.written_at ? new Date(snap.written_at * 1000).toISOString().slice(0, 19) + "Z" : null;
+          set("snapshot-loaded", written
+            ? int(snap.loaded) + " entries (" + int(snap.skipped) + " skipped) in " + ms(snap.took_ms) + " ms, written "
+              + written
+            : "none", (snap.skipped || 0) > 0 || (snap.write_failures || 0) > 0);
+        }
 
         const apq = s.apq || {};
         set("apq-entries", int(apq.entries));

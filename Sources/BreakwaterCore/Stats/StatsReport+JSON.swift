@@ -78,6 +78,21 @@ extension StatsReport {
         }
         writer.closeObject()
         if let freshness { writer.freshness(freshness) }
+        if let snapshot {
+            writer.openObject("snapshot")
+            writer.integer("loaded", snapshot.loaded)
+            writer.integer("skipped", snapshot.skipped)
+            writer.integer("bytes", snapshot.bytes)
+            writer.decimal("took_ms", Self.milliseconds(snapshot.took))
+            if let seconds = snapshot.writtenAtSeconds {
+                writer.decimal("written_at", seconds)
+            } else {
+                writer.null("written_at")
+            }
+            writer.integer("written", snapshot.writtenEntries)
+            writer.integer("write_failures", snapshot.writeFailures)
+            writer.closeObject()
+        }
         writer.closeObject()
         return writer.bytes
     }

@@ -119,6 +119,32 @@ extension StatsReport {
         text.sample("breakwater_build_info", labels: [("version", BuildInfo.version)], 1)
         if let process { text.process(process) }
         if let freshness { text.freshness(freshness) }
+        if let snapshot {
+            let figures: [(name: String, kind: Exposition.Kind, help: String, value: Int)] = [
+                ("breakwater_snapshot_loaded_entries", .gauge, "Cache entries the start loaded from the snapshot.",
+                 snapshot.loaded),
+                ("breakwater_snapshot_skipped_records", .gauge, "Damaged snapshot records the start passed over.",
+                 snapshot.skipped),
+                ("breakwater_snapshot_bytes", .gauge, "Bytes of the entries the start loaded from the snapshot.",
+                 snapshot.bytes),
+                ("breakwater_snapshot_written_entries", .gauge, "Entries the last snapshot write wrote.",
+                 snapshot.writtenEntries),
+                ("breakwater_snapshot_write_failures_total", .counter, "Snapshot writes that failed.",
+                 snapshot.writeFailures),
+            ]
+            for figure in figures {
+                text.family(figure.name, figure.kind, figure.help)
+                text.sample(figure.name, figure.value)
+            }
+            text.family("breakwater_snapshot_load_seconds", .gauge, "How long the start took to load the snapshot.")
+            text.sample("breakwater_snapshot_load_seconds", seconds: Self.seconds(snapshot.took), fractionDigits: 6)
+            text.family(
+                "breakwater_snapshot_written_timestamp_seconds", .gauge,
+                "When the loaded snapshot was written, Unix seconds (0: none loaded).")
+            text.sample(
+                "breakwater_snapshot_written_timestamp_seconds", seconds: snapshot.writtenAtSeconds ?? 0,
+                fractionDigits: 3)
+        }
         return String(decoding: text.bytes, as: UTF8.self)
     }
 

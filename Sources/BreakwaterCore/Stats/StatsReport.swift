@@ -25,6 +25,8 @@ package struct StatsReport: Sendable {
     package var configReloads: ConfigReloadFigures
     /// The freshness samples and estimates (docs/FRESHNESS.md), when sampling is configured.
     package var freshness: FreshnessReport?
+    /// The cache snapshot's load and writes, when `cache.snapshot` is set.
+    package var snapshot: SnapshotFigures?
 
     /// Busiest operation names labelled in `/metrics` besides the configured ones; the rest are
     /// summed as `operation="other"`, so a client cannot grow the series count.

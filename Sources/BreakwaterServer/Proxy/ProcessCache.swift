@@ -1,6 +1,7 @@
 // The cache state every event loop shares: the store, the fetches in flight, the purger.
 
 import BreakwaterCore
+import Synchronization
 
 /// The response cache as the proxy uses it (README "The response cache").
 final class ProcessCache: Sendable {
@@ -13,6 +14,8 @@ final class ProcessCache: Sendable {
     let clock = SystemFlowClock()
     /// Freshness sampling of stored entries (docs/FRESHNESS.md).
     let freshness: FreshnessSampling
+    /// The cache snapshot's load and writes, for `/stats`; nil while `cache.snapshot` is "".
+    let snapshotFigures = Mutex<SnapshotFigures?>(nil)
 
     init(maxBytes: Int, freshness: FreshnessSettings = FreshnessSettings(share: 0)) {
         store = ResponseStore(maxBytes: maxBytes)

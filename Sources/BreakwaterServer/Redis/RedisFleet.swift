@@ -15,6 +15,11 @@ package final class RedisFleet: @unchecked Sendable {
     private let subscriber: RedisConnection
     private let logger: Logger
     package let purgeBus: RedisPurgeBus
+    /// Where this proxy is in the fleet's purges, for the cache snapshot's header (docs/FLEET.md):
+    /// the last purge-log entry applied and the purge-everything generation.
+    package var purgeLogPosition: (position: PurgeLogID?, generation: UInt64) {
+        (purgeBus.purgeLogPosition, state.generation)
+    }
     /// Each loop's tiers, made on first use (on that loop).
     private let responseTiers: [RedisResponseTier]
     private let documentTiers: [RedisDocumentTier]

@@ -20,6 +20,8 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     private let localEntries = Mutex<(@Sendable () -> Int)?>(nil)
     /// Nil when `redis.purge_log` is 0: purges then travel on the channel only.
     private var follower: PurgeLogFollower?
+    /// The follower's last applied log entry, readable from any thread (the cache snapshot's header).
+    private let appliedPosition = Mutex<PurgeLogID?>(nil)
     /// A script for the outbox's first purge is in flight.
     private var isSending = false
     private var retryScheduled = false
@@ -42,6 +44,23 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     private var loopIndex: Int { connection.loop.index }
     /// The loop the bus runs on (loop 0).
     var loop: EventLoop { connection.loop }
+
+    /// The last purge-log entry applied here; nil without a log or before the log was reached.
+    package var purgeLogPosition: PurgeLogID? { appliedPosition.withLock { $0 } }
+
+    /// Starts from a cache snapshot written at `position` and `generation` (before the loops run,
+    /// or on loop 0): the purges made since are replayed from the log before the loaded entries
+    /// count as fresh again, or the whole cache is dropped when the log no longer reaches back.
+    /// False when there is no log to replay (`redis.purge_log` 0).
+    package func resume(from position: PurgeLogID, generation: UInt64) -> Bool {
+        guard follower != nil else { return false }
+        state.advanceGeneration(to: generation)
+        perform { follower in
+            follower.resume(from: position, generation: generation, now: .now)
+            return []
+        }
+        return true
+    }
 
     /// Calls `handler` with each purge another proxy announced (on loop 0's thread).
     package func setRemotePurgeHandler(_ handler: @escaping @Sendable (PurgeRequest) -> Void) {
@@ -189,6 +208,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
         guard var follower else { return }
         let actions = event(&follower)
         self.follower = follower
+        appliedPosition.withLock { $0 = follower.lastApplied }
         for action in actions { carryOut(action) }
     }
 
@@ -281,6 +301,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
                 let epoch = values[1].bytes, case .integer(let setHere) = values[2]
             else { return checked(logEnd: nil, answered: false) }
             state.advanceGeneration(to: UInt64(max(0, generation)))
+            perform { $0.generationSeen(UInt64(max(0, generation))) }
             onCheck?(String(decoding: epoch, as: UTF8.self), setHere == 1)
             let logEnd = values[3].bytes.flatMap { PurgeLogID(String(decoding: $0, as: UTF8.self)) }
             checked(logEnd: logEnd, answered: true)

@@ -4,6 +4,7 @@
 
 import BreakwaterCore
 import Logging
+import Synchronization
 
 /// The GraphQL proxy and its admin endpoints, serving on a group's loops.
 package final class ProxyStack: @unchecked Sendable {
@@ -27,6 +28,12 @@ package final class ProxyStack: @unchecked Sendable {
     private let logger: Logger
     /// The per-loop access-log buffers; the process's log writer attaches to them.
     package let accessLog: ProxyAccessLog
+    /// `cache.snapshot`, resolved; a reload changes it for the next write.
+    private let snapshotPath: Mutex<String>
+    /// One snapshot write at a time (a takeover's and the stop's may meet).
+    private let snapshotWrites = Mutex(())
+    /// The tag header loaded entries carry (`cache.tag_header`, as at start).
+    private let tagHeader: TagHeader?
 
     /// Binds `server.listen` and `admin.listen` on every loop of `group`, or serves the
     /// listening sockets `inherited` gives for either (socket activation, a takeover).
@@ -35,6 +42,8 @@ package final class ProxyStack: @unchecked Sendable {
         inherited: InheritedListeners = InheritedListeners()
     ) throws(ServerError) {
         self.logger = logger
+        snapshotPath = Mutex(configuration.cache.snapshot)
+        tagHeader = TagHeader(configured: configuration.cache.tagHeader)
         let registry = try Self.makeRegistry(configuration, logger: logger)
         self.registry = registry
         let resolver = DocumentResolver(
@@ -50,6 +59,7 @@ package final class ProxyStack: @unchecked Sendable {
         let settings = ProxySettings(
             configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
         let cache = ProcessCache(maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness)
+        if !configuration.cache.snapshot.isEmpty { cache.snapshotFigures.withLock { $0 = SnapshotFigures() } }
         let statistics = group.loops.map { _ in LoopStatistics() }
         let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
         self.accessLog = accessLog
@@ -116,6 +126,74 @@ package final class ProxyStack: @unchecked Sendable {
         cdn?.finish()
     }
 
+    /// Loads the cache snapshot (`cache.snapshot`, docs/OPERATING.md "The cache across restarts")
+    /// into the empty store and logs what came back. Call once, before the loops start: `/readyz`
+    /// cannot answer 200 before it returns. A missing, foreign or damaged file is logged and the
+    /// cache starts with what could be read. With a fleet (`redis.url`) the snapshot must hold a
+    /// purge-log position: the purges made since are replayed from there as the fleet connects,
+    /// or the whole cache dropped when the log no longer reaches back (docs/FLEET.md).
+    @discardableResult
+    package func loadSnapshot() -> SnapshotLoadOutcome {
+        let path = snapshotPath.withLock { $0 }
+        guard !path.isEmpty else { return .off }
+        let started = ContinuousClock.now
+        let fleetSettings = fleet?.settings
+        let outcome: SnapshotLoadOutcome
+        do throws(CacheSnapshotError) {
+            let load = try CacheSnapshot.load(
+                from: path, into: cache.store, now: cache.clock.now, wallNow: cache.clock.wallNow, tagHeader: tagHeader
+            ) { header in
+                guard let fleetSettings else { return nil }
+                return CacheSnapshot.fleetRefusal(header, purgeLogKept: fleetSettings.purgeLogLength > 0)
+            }
+            if let fleet, let load, load.refusal == nil, let position = load.header.purgeLogPosition,
+                !fleet.purgeBus.resume(from: position, generation: load.header.generation)
+            {
+                cache.store.purge(.all, soft: false, now: cache.clock.now)
+            }
+            outcome = load.map { .loaded($0, path: path, took: .now - started) } ?? .noFile(path: path)
+        } catch {
+            outcome = .failed(error, took: .now - started)
+        }
+        if case .loaded(let load, _, let took) = outcome {
+            cache.snapshotFigures.withLock { figures in
+                figures?.loaded = load.loaded
+                figures?.skipped = load.skipped
+                figures?.bytes = load.bytes
+                figures?.took = took
+                figures?.writtenAt = load.header.writtenAt
+            }
+        }
+        outcome.log(logger)
+        return outcome
+    }
+
+    /// Writes the shared entries to the cache snapshot (`cache.snapshot`): at stop after the
+    /// drain, and on a takeover by the process that hands over. Synchronous, and safe while the
+    /// loops still serve (each store shard is read under its own lock, the file written under
+    /// none). Does not log: the caller logs the outcome (`SnapshotWriteOutcome.log`); a failure
+    /// (disk full, read-only folder, a foreign file at the path) replaces nothing.
+    package func writeSnapshot() -> SnapshotWriteOutcome {
+        snapshotWrites.withLock { _ in
+            let path = snapshotPath.withLock { $0 }
+            guard !path.isEmpty else { return .off }
+            let started = ContinuousClock.now
+            let fleetPosition = fleet?.purgeLogPosition
+            let header = CacheSnapshotHeader(
+                writtenAt: cache.clock.wallNow, purgeLogPosition: fleetPosition?.position,
+                generation: fleetPosition?.generation ?? 0)
+            do throws(CacheSnapshotError) {
+                let written = try CacheSnapshot.write(
+                    cache.store, to: path, header: header, now: cache.clock.now, wallNow: cache.clock.wallNow)
+                cache.snapshotFigures.withLock { $0?.writtenEntries = written.entries }
+                return .written(written, path: path, took: .now - started)
+            } catch {
+                cache.snapshotFigures.withLock { $0?.writeFailures += 1 }
+                return .failed(error, took: .now - started)
+            }
+        }
+    }
+
     /// Counts a configuration reload (`SIGHUP`) and its result for `/stats` and `/metrics`.
     package func recordReload(succeeded: Bool) {
         reloads.record(succeeded: succeeded)
@@ -142,6 +220,15 @@ package final class ProxyStack: @unchecked Sendable {
             keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
         cache.freshness.apply(configuration.cache.freshness)
+        // The next write goes to the new path; the figures follow whether a snapshot is kept.
+        snapshotPath.withLock { $0 = configuration.cache.snapshot }
+        cache.snapshotFigures.withLock { figures in
+            if configuration.cache.snapshot.isEmpty {
+                figures = nil
+            } else if figures == nil {
+                figures = SnapshotFigures()
+            }
+        }
         proxyServer.updateLimits(limits)
         accessLog.apply(configuration.logging)
         for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
