@@ -25,6 +25,10 @@ package final class HTTP1ServerConnection {
         package var maxUnsentBytes = 256 << 10
         /// Whether the transport can shut down its writing side alone (plain TCP; not TLS).
         package var canLinger = true
+        /// How long a connection that the drain found before its first request waits for it: its
+        /// client connected a moment ago and is sending it (closing at once would fail a request
+        /// that no client retries, the first on a connection).
+        package var firstRequestWait: Int64 = 1_000_000_000
 
         package init(idleTimeout: Int64, headerTimeout: Int64, bodyTimeout: Int64) {
             self.idleTimeout = idleTimeout
@@ -52,6 +56,8 @@ package final class HTTP1ServerConnection {
         /// The server drains: the request being read is the last one taken, and its answer
         /// says `Connection: close`.
         package var isQuiesced = false
+        /// The drain found the connection before its first request: it waits for it until then.
+        package var firstRequestBy: Int64?
     }
 
     /// How far the request being read got; its deadline runs from when it started.
@@ -410,7 +416,9 @@ package final class HTTP1ServerConnection {
     // MARK: Quiescing
 
     /// The server drains (swift-nio's quiescing, nginx's graceful shutdown): no request is taken
-    /// after the ones under way. With nothing under way the connection closes now, lingering so
+    /// after the ones under way. A connection that has taken no request yet waits for its first
+    /// one (`firstRequestWait`), answers it with `Connection: close` and ends; one that has
+    /// answered and sits idle closes now, lingering so
     /// that a request crossing the close meets a clean end of stream rather than a reset, and the
     /// client may send it again on a new connection (RFC 9112 9.3.1). Otherwise the answer to the
     /// last request taken, or to the one still arriving, says `Connection: close`, and the
@@ -425,7 +433,13 @@ package final class HTTP1ServerConnection {
                 state = .reading(reading)
                 return .armDeadline(nextDeadline()?.at)
             case .awaitingHead:
-                break
+                if firstSequence == 0 && answers.isEmpty && unsentBytes == 0 {
+                    // Before its first request: the client has just connected and is sending it.
+                    reading.isQuiesced = true
+                    reading.firstRequestBy = Self.adding(now, configuration.firstRequestWait)
+                    state = .reading(reading)
+                    return .armDeadline(nextDeadline()?.at)
+                }
             }
             if !answers.isEmpty {
                 answers.closeLast()
@@ -463,7 +477,11 @@ package final class HTTP1ServerConnection {
             switch reading.request {
             case .body(let since, _): return (Self.adding(since, configuration.bodyTimeout), true)
             case .head(let since): return (Self.adding(since, configuration.headerTimeout), true)
-            case .awaitingHead, .bodyless: break
+            case .awaitingHead:
+                if let firstRequestBy = reading.firstRequestBy {
+                    return (min(firstRequestBy, Self.adding(lastActivity, configuration.idleTimeout)), false)
+                }
+            case .bodyless: break
             }
         case .finishing: break
         }

@@ -215,8 +215,37 @@ private func post(_ target: String, _ body: String) -> String {
         var configuration = ServerConnectionDriver.configuration
         configuration.canLinger = false
         let driver = ServerConnectionDriver(configuration: configuration)
+        driver.send([get("/a")])
+        driver.answer(0)
         driver.quiesce()
         #expect(driver.end == .closed)
+    }
+
+    /// A connection the drain finds before its first request (its client has just connected and
+    /// is sending it) takes that request and answers it with `Connection: close`: a first request
+    /// on a connection is one no client sends again.
+    @Test(arguments: Feed.allCases)
+    func aConnectionQuiescedBeforeItsFirstRequestTakesItAndCloses(feed: Feed) {
+        let driver = ServerConnectionDriver()
+        driver.quiesce()
+        #expect(driver.end == .open)
+        driver.advance(by: seconds(0.5))
+        driver.send([get("/a"), get("/b")], feed)
+        #expect(driver.dispatched == ["/a"])
+        driver.answer(0)
+        #expect(driver.framings.map(\.keepAlive) == [false])
+        #expect(driver.end == .lingering)
+    }
+
+    /// ... but only for `firstRequestWait`: one that sends nothing meanwhile is closed.
+    @Test func aConnectionQuiescedBeforeItsFirstRequestClosesWhenNoneComes() {
+        let driver = ServerConnectionDriver()
+        driver.quiesce()
+        driver.advance(by: seconds(0.9))
+        #expect(driver.end == .open)
+        driver.advance(by: seconds(0.2))
+        #expect(driver.end == .closed)
+        #expect(driver.dispatched.isEmpty)
     }
 
     /// The answer awaited when the drain begins says `Connection: close`, and the connection
