@@ -47,11 +47,11 @@ binary="$(cd "$(dirname "$binary")" && pwd)/breakwater"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-echo "== systemd-analyze verify deploy/breakwater.service deploy/breakwater.socket deploy/breakwater-admin.socket"
+echo "== systemd-analyze verify deploy/systemd/breakwater.service deploy/systemd/breakwater.socket deploy/systemd/breakwater-admin.socket"
 # verify insists that ExecStart's binary exists: check the same unit pointing at this build. The
 # socket units sit beside it, so that their Service= and its Requires= find each other.
-sed "s#/usr/local/bin/breakwater#$binary#g" deploy/breakwater.service >"$work/breakwater.service"
-cp deploy/breakwater.socket deploy/breakwater-admin.socket "$work/"
+sed "s#/usr/local/bin/breakwater#$binary#g" deploy/systemd/breakwater.service >"$work/breakwater.service"
+cp deploy/systemd/breakwater.socket deploy/systemd/breakwater-admin.socket "$work/"
 systemd-analyze verify "$work/breakwater.service" "$work/breakwater.socket" "$work/breakwater-admin.socket"
 
 echo "== breakwater validate: deploy/config.yaml and the ConfigMap's config.yaml"
