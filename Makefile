@@ -51,6 +51,12 @@ bench:
 bench-repeat:
 	bash bench/repeat.sh
 
+## A restart and a takeover under load: refused connections, failed requests, the hit ratio
+## around the switch, and the time to ready with a 100k-entry cache snapshot (docs/OPERATING.md).
+.PHONY: bench-restart
+bench-restart:
+	bash bench/restart.sh
+
 # Row (f) with Breakwater and nginx proxy_pass side by side on one CPU (BENCHMARKS.md).
 .PHONY: bench-miss-side
 bench-miss-side:

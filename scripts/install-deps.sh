@@ -7,7 +7,9 @@ set -euo pipefail
 # puts a real proxy_cache in front. prometheus: its promtool checks /metrics and the alert rules.
 # varnish, varnish-modules: live tests purge a real Varnish with xkey (docs/CDN.md).
 # libnghttp2-dev: HTTP/2 (RFC 9113). nghttp2-client: h2load for the HTTP/2 benchmark rows.
-packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libnghttp2-dev libstdc++-12-dev redis-server nginx prometheus varnish varnish-modules nghttp2-client pkg-config openssl ca-certificates "$@")
+# systemd: systemd-analyze verifies the units, and systemd-socket-activate holds the listening
+# sockets across a restart in a live test, as the socket units do.
+packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libnghttp2-dev libstdc++-12-dev redis-server nginx prometheus varnish varnish-modules nghttp2-client systemd pkg-config openssl ca-certificates "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
