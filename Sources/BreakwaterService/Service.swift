@@ -182,7 +182,7 @@ package final class Service: @unchecked Sendable {
     }
 
     /// Stops accepting, tells every open connection to finish what it took and close
-    /// (docs/OPERATING.md, "Stopping"), and waits for that within `drain_timeout`. On loop 0.
+    /// (docs/OPERATING.md, "Stopping: the drain"), and waits for that within `drain_timeout`. On loop 0.
     private func beginDrain() {
         guard !stopping else { return }
         stopping = true

@@ -1,4 +1,4 @@
-// SIGTERM under load against the real binary (docs/OPERATING.md, "Stopping"): the drain ends
+// SIGTERM under load against the real binary (docs/OPERATING.md, "Stopping: the drain"): the drain ends
 // when the work in flight ends. Over HTTP/1.1 every answer begun is finished, the last answer
 // on each connection says `Connection: close`, an idle connection closes cleanly (a request
 // that crossed its close is sent again once, RFC 9112 9.3.1); over HTTP/2 the GOAWAY comes in

@@ -589,7 +589,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         flush()
     }
 
-    /// The server drains (docs/OPERATING.md, "Stopping"): an HTTP/1.1 connection takes no
+    /// The server drains (docs/OPERATING.md, "Stopping: the drain"): an HTTP/1.1 connection takes no
     /// request after the one under way, whose answer says `Connection: close`, and closes once
     /// it is written (an idle one closes now, lingering); an HTTP/2 one says GOAWAY in two steps
     /// and closes when its streams are answered. Counted in the drain until it is closed.

@@ -151,7 +151,7 @@ final class HTTPListener: IOEventHandler {
 
     func apply(_ limits: HTTPLimits) { self.limits = limits }
 
-    /// The drain begins (docs/OPERATING.md, "Stopping"): when this process alone holds the
+    /// The drain begins (docs/OPERATING.md, "Stopping: the drain"): when this process alone holds the
     /// listening socket, the connections the kernel completed are taken (their clients already
     /// sent, or are sending, a request) and the socket closes, so that a new connection is
     /// refused rather than left in a queue nobody reads. A socket that lives on elsewhere (handed
