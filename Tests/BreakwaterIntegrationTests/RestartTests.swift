@@ -85,8 +85,8 @@ import Testing
 
     // MARK: - Takeover
 
-    /// `run --takeover` to a second process under load: the old one writes its snapshot, hands its
-    /// sockets over, and drains once the new one (which loaded the snapshot) is ready.
+    /// `run --takeover` to a second binary under load: the old process writes its snapshot, hands
+    /// its sockets over, and drains once the new one (which loaded the snapshot) is ready.
     @Test func takeoverRefusesNothingAndKeepsTheHitRatio() throws {
         let origin = try DemoOriginProcess()
         let folder = try HandoverTests.Folder(yaml: Self.yaml)
@@ -102,9 +102,11 @@ import Testing
         let load = try CheckingLoad(port: port)
         defer { load.cancel() }
         try Self.waitUntilWarm(adminPort: adminPort)
+        // An upgrade: the new process runs another binary file (a copy, as an installed upgrade is).
+        let next = folder.path("breakwater-next")
+        try FileManager.default.copyItem(atPath: try BreakwaterBinary.path(), toPath: next)
         let restarted = Date().timeIntervalSince1970
-        let new = ManagedProcess(
-            executable: try BreakwaterBinary.path(), arguments: arguments + ["--takeover", folder.path("handover.sock")])
+        let new = ManagedProcess(executable: next, arguments: arguments + ["--takeover", folder.path("handover.sock")])
         try new.start()
         defer { _ = new.terminate() }
         _ = try new.waitForLine(containing: "takeover: serving on inherited sockets", timeout: .seconds(20))
