@@ -2,7 +2,7 @@
 // "The cache across restarts"): proxy A, stopped with SIGTERM while proxy B purges an entity, comes
 // back with its snapshot and never serves the purged answer, not even to its very first request,
 // while what was not purged comes back as a hit; a purge log trimmed past A's position while it
-// was down makes it load nothing.
+// was down, or a Redis it cannot reach at start, makes it load nothing.
 
 import BreakwaterTesting
 import Foundation
@@ -117,6 +117,32 @@ import Testing
             })
             let snapshot = try #require(try restarted.stats()["snapshot"] as? [String: Any])
             #expect(snapshot["loaded"] as? Int == 0)
+            Self.stop(restarted)
+            Self.stop(b)
+        }
+    }
+
+    @Test func aRestartedProxyThatCannotReadTheLogLoadsNothing() throws {
+        try Self.withSnapshotPath { path in
+            let fleet = try FleetStack(proxies: 0)
+            let a = try Self.member(fleet, snapshot: path)
+            let b = try fleet.makeProxy()
+            try Self.waitUntilFollowing(a)
+            try Self.waitUntilFollowing(b)
+            try Self.cacheAndStop(fleet, a: a, b: b)
+            fleet.redis.kill()
+
+            let started = ContinuousClock.now
+            let restarted = try Self.member(fleet, snapshot: path)
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(eventually {
+                restarted.process.output.contains {
+                    $0.contains("cache snapshot not loaded") && $0.contains("the purge log could not be read")
+                }
+            })
+            let snapshot = try #require(try restarted.stats()["snapshot"] as? [String: Any])
+            #expect(snapshot["loaded"] as? Int == 0)
+            #expect(try FleetStack.post(restarted, FleetStack.detail, variables: Self.seven).header("X-Cache") == "MISS")
             Self.stop(restarted)
             Self.stop(b)
         }
