@@ -33,7 +33,8 @@ import Testing
     }
 
     static func withSnapshotPath(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bw-fleet-snapshot-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bw-fleet-snapshot-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try body(folder.appendingPathComponent("cache.snapshot").path)
@@ -142,7 +143,8 @@ import Testing
             })
             let snapshot = try #require(try restarted.stats()["snapshot"] as? [String: Any])
             #expect(snapshot["loaded"] as? Int == 0)
-            #expect(try FleetStack.post(restarted, FleetStack.detail, variables: Self.seven).header("X-Cache") == "MISS")
+            let answer = try FleetStack.post(restarted, FleetStack.detail, variables: Self.seven)
+            #expect(answer.header("X-Cache") == "MISS")
             Self.stop(restarted)
             Self.stop(b)
         }

@@ -59,7 +59,8 @@ final class RedisBlockingConnection {
         let raw = strings.withUnsafeMutableBufferPointer { pointers in
             pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constPointers in
                 lengths.withUnsafeBufferPointer { lengthBuffer in
-                    redisCommandArgv(context, Int32(arguments.count), constPointers.baseAddress, lengthBuffer.baseAddress)
+                    redisCommandArgv(
+                        context, Int32(arguments.count), constPointers.baseAddress, lengthBuffer.baseAddress)
                 }
             }
         }

@@ -56,7 +56,8 @@ extension RedisFleet {
                     address: sentinel.address, endpoint: sentinel, deadline: deadline)
                 let reply = try connection.command(["SENTINEL", "get-master-addr-by-name", settings.masterName])
                 if case .array(let parts) = reply,
-                    let master = SentinelMaster.parseAnswer(parts.map { String(decoding: $0.bytes ?? [], as: UTF8.self) })
+                    let master = SentinelMaster.parseAnswer(
+                        parts.map { String(decoding: $0.bytes ?? [], as: UTF8.self) })
                 {
                     return .tcp(host: master.host, port: master.port)
                 }

@@ -78,8 +78,9 @@ struct CacheSnapshotCatchUpTests {
         var catchUp = CacheSnapshotCatchUp(header: Self.header(), pageSize: 2)!
         #expect(catchUp.read([Log.entry(3), Self.purge(4, entity: 1)]) == .read(from: Log.id(4)))
         // An entry without a purge (the log's `m = start`) moves the position and purges nothing.
-        #expect(catchUp.read([Self.purge(4, entity: 1), PurgeLogEntry(id: Log.id(5), message: nil)]) == .read(from: Log.id(5)))
-        #expect(catchUp.read([PurgeLogEntry(id: Log.id(5), message: nil), Self.purge(6, entity: 3)]) == .read(from: Log.id(6)))
+        let start = PurgeLogEntry(id: Log.id(5), message: nil)
+        #expect(catchUp.read([Self.purge(4, entity: 1), start]) == .read(from: Log.id(5)))
+        #expect(catchUp.read([start, Self.purge(6, entity: 3)]) == .read(from: Log.id(6)))
         #expect(catchUp.read([Self.purge(6, entity: 3)]) == .done)
         let purges = [1, 3].map { PurgeRequest(selector: .tag("N:\($0)"), soft: false) }
         #expect(catchUp.outcome(fleetGeneration: 1) == .replay(purges, through: Log.id(6)))
@@ -145,6 +146,7 @@ struct CacheSnapshotCatchUpTests {
     }
 
     @Test func aSnapshotWithoutAPositionHasNothingToCatchUpFrom() {
-        #expect(CacheSnapshotCatchUp(header: CacheSnapshotHeader(writtenAt: WallClockTime(millisecondsSinceEpoch: 0))) == nil)
+        let unpositioned = CacheSnapshotHeader(writtenAt: WallClockTime(millisecondsSinceEpoch: 0))
+        #expect(CacheSnapshotCatchUp(header: unpositioned) == nil)
     }
 }
