@@ -39,4 +39,10 @@ static inline const char *CHiredis_error(const redisAsyncContext *context) {
 static inline void *CHiredis_data(const redisAsyncContext *context) { return context->data; }
 static inline void CHiredis_setData(redisAsyncContext *context, void *data) { context->data = data; }
 
+// A blocking context's error string, NULL when there is none (errstr is a char array Swift sees
+// as a tuple).
+static inline const char *CHiredis_blockingError(const redisContext *context) {
+    return context->err ? context->errstr : NULL;
+}
+
 #endif

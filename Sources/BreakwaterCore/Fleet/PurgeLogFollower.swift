@@ -101,12 +101,13 @@ package struct PurgeLogFollower: Sendable {
     /// Whether the proxy is caught up with the log (its local entries count as fresh).
     package var isFollowing: Bool { phase == .following }
 
-    /// The proxy starts with the entries of a cache snapshot written when `position` was the last
-    /// log entry applied and the fleet was at `generation` (docs/OPERATING.md, "The cache across
-    /// restarts"): the first subscription replays the log from there, as after any gap, and drops
-    /// the whole local cache when the log no longer reaches back. Until it has caught up the
-    /// start counts as a gap, so the loaded entries turn stale after `staleAfter`. Only before
-    /// the first subscription.
+    /// The proxy starts with the entries of a cache snapshot, already brought up to `position`
+    /// (the last log entry read at start, `CacheSnapshotCatchUp`) with the fleet at `generation`
+    /// (docs/OPERATING.md, "The cache across restarts"): the first subscription reads the log
+    /// from there, as after any gap, so purges made since the start's read are applied too, and
+    /// drops the whole local cache when the log no longer reaches back. Until it has caught up
+    /// the start counts as a gap, so the loaded entries turn stale after `staleAfter`. Only
+    /// before the first subscription.
     package mutating func resume(from position: PurgeLogID, generation: UInt64, now: ContinuousClock.Instant) {
         guard phase == .starting, lastApplied == nil else { return }
         lastApplied = position

@@ -48,10 +48,10 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     /// The last purge-log entry applied here; nil without a log or before the log was reached.
     package var purgeLogPosition: PurgeLogID? { appliedPosition.withLock { $0 } }
 
-    /// Starts from a cache snapshot written at `position` and `generation` (before the loops run,
-    /// or on loop 0): the purges made since are replayed from the log before the loaded entries
-    /// count as fresh again, or the whole cache is dropped when the log no longer reaches back.
-    /// False when there is no log to replay (`redis.purge_log` 0).
+    /// Goes on from `position`, the last purge-log entry the cache snapshot's catch-up read at
+    /// start, with the snapshot's `generation` (before the loops run): the first subscription
+    /// reads the log from there, so purges made since the catch-up are applied as after any gap.
+    /// False when there is no log (`redis.purge_log` 0).
     package func resume(from position: PurgeLogID, generation: UInt64) -> Bool {
         guard follower != nil else { return false }
         state.advanceGeneration(to: generation)
@@ -260,14 +260,15 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
         connection.send(arguments.map { Array($0.utf8) }, deadline: max(settings.timeout, .seconds(1))) {
             [self] reply in
             guard case .array(let items)? = reply else { return perform { $0.readFailed(now: .now) } }
-            let entries = items.compactMap(Self.entry)
+            let entries = items.compactMap(Self.logEntry)
             for entry in entries { if let message = entry.message { state.advanceGeneration(to: message.generation) } }
             perform { $0.read(entries, now: .now) }
         }
     }
 
-    /// One `XRANGE` item: `[id, [field, value, ...]]`, the purge in field `m`.
-    private static func entry(_ item: RedisReply) -> PurgeLogEntry? {
+    /// One `XRANGE` item: `[id, [field, value, ...]]`, the purge in field `m` (also read by the
+    /// cache snapshot's catch-up at start).
+    static func logEntry(_ item: RedisReply) -> PurgeLogEntry? {
         guard case .array(let parts) = item, parts.count == 2, let idBytes = parts[0].bytes,
             let id = PurgeLogID(String(decoding: idBytes, as: UTF8.self)), case .array(let fields) = parts[1]
         else { return nil }

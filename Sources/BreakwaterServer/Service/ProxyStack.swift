@@ -128,28 +128,37 @@ package final class ProxyStack: @unchecked Sendable {
 
     /// Loads the cache snapshot (`cache.snapshot`, docs/OPERATING.md "The cache across restarts")
     /// into the empty store and logs what came back. Call once, before the loops start: `/readyz`
-    /// cannot answer 200 before it returns. A missing, foreign or damaged file is logged and the
-    /// cache starts with what could be read. With a fleet (`redis.url`) the snapshot must hold a
-    /// purge-log position: the purges made since are replayed from there as the fleet connects,
-    /// or the whole cache dropped when the log no longer reaches back (docs/FLEET.md).
+    /// cannot answer 200, and no request is served, before it returns. A missing, foreign or
+    /// damaged file is logged and the cache starts with what could be read. With a fleet
+    /// (`redis.url`) the snapshot must hold a purge-log position, and the purges made since are
+    /// read from the log here and applied to the loaded entries before any is served; when Redis
+    /// cannot be read in time, the log no longer reaches back or the generation moved, nothing is
+    /// loaded (docs/FLEET.md, "No purge lost").
     @discardableResult
     package func loadSnapshot() -> SnapshotLoadOutcome {
         let path = snapshotPath.withLock { $0 }
         guard !path.isEmpty else { return .off }
         let started = ContinuousClock.now
-        let fleetSettings = fleet?.settings
         let outcome: SnapshotLoadOutcome
         do throws(CacheSnapshotError) {
-            let load = try CacheSnapshot.load(
+            var catchUp: CacheSnapshotCatchUp.Outcome?
+            var load = try CacheSnapshot.load(
                 from: path, into: cache.store, now: cache.clock.now, wallNow: cache.clock.wallNow, tagHeader: tagHeader
-            ) { header in
-                guard let fleetSettings else { return nil }
-                return CacheSnapshot.fleetRefusal(header, purgeLogKept: fleetSettings.purgeLogLength > 0)
+            ) { [fleet] header in
+                guard let fleet else { return nil }
+                if let refusal = CacheSnapshot.fleetRefusal(header, purgeLogKept: fleet.settings.purgeLogLength > 0) {
+                    return refusal
+                }
+                guard let start = CacheSnapshotCatchUp(header: header) else { return nil }
+                let decided = fleet.catchUp(start)
+                catchUp = decided
+                guard case .drop(let reason) = decided else { return nil }
+                return "\(reason)"
             }
-            if let fleet, let load, load.refusal == nil, let position = load.header.purgeLogPosition,
-                !fleet.purgeBus.resume(from: position, generation: load.header.generation)
-            {
-                cache.store.purge(.all, soft: false, now: cache.clock.now)
+            if let fleet, case .replay(let purges, let through)? = catchUp, let header = load?.header {
+                for purge in purges { cache.purger.applyRemote(purge) }
+                load?.replayed = purges.count
+                _ = fleet.purgeBus.resume(from: through, generation: header.generation)
             }
             outcome = load.map { .loaded($0, path: path, took: .now - started) } ?? .noFile(path: path)
         } catch {

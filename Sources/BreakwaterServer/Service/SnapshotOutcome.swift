@@ -31,6 +31,7 @@ package enum SnapshotLoadOutcome: Sendable, Equatable {
                 "snapshot.skipped": .stringConvertible(load.skipped),
                 "snapshot.expired": .stringConvertible(load.expired),
                 "snapshot.over_budget": .stringConvertible(load.overBudget),
+                "snapshot.replayed": .stringConvertible(load.replayed),
                 "snapshot.bytes": .stringConvertible(load.bytes), "snapshot.took_ms": "\(Self.milliseconds(took))",
             ]
             if let refusal = load.refusal {

@@ -16,8 +16,12 @@ package struct CacheSnapshotLoad: Sendable, Equatable {
     package var expired = 0
     /// Entries left out because `cache.max_bytes` (or their shard's part of it) was full.
     package var overBudget = 0
+    /// With a fleet, the purges made since the snapshot was written, read from the purge log and
+    /// applied to the loaded entries before any was served.
+    package var replayed = 0
     /// Why nothing was loaded although the file is a good snapshot (a fleet that cannot replay
-    /// the purges made since it was written); nil when it was loaded.
+    /// the purges made since it was written: no position, no log, Redis not read in time, the log
+    /// trimmed past the position, the generation moved); nil when it was loaded.
     package var refusal: String?
 
     package init(header: CacheSnapshotHeader) {
