@@ -161,9 +161,20 @@ package enum CacheEntryCodec {
             try bytes(Int(try integer(UInt32.self)))
         }
 
+        /// A length-prefixed UTF-8 string, made straight from the bytes (a snapshot's load reads
+        /// about a hundred tags an entry: no array per string, no generic validation).
         mutating func string() throws(CacheEntryCodecError) -> String {
-            let raw = try field()
-            guard let text = String(validating: raw, as: UTF8.self) else { throw .malformed("a string is not UTF-8") }
+            let count = Int(try integer(UInt32.self))
+            guard count <= remaining else { throw .truncated }
+            let range = offset..<offset + count
+            let text = bytes.withUnsafeBufferPointer { all in
+                let raw = UnsafeBufferPointer(rebasing: all[range])
+                let text = String(decoding: raw, as: UTF8.self)
+                // Decoding repairs what is not UTF-8; the same bytes back mean there was nothing to repair.
+                return text.utf8.elementsEqual(raw) ? text : nil
+            }
+            guard let text else { throw .malformed("a string is not UTF-8") }
+            offset += count
             return text
         }
     }

@@ -290,4 +290,27 @@ struct CacheSnapshotTests {
     @Test func crc32MatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
     }
+
+    /// Eight bytes a step agrees with the definition, one bit at a time, at every length around
+    /// the step and whatever the pieces the bytes are given in.
+    @Test func crc32AgreesWithTheBitwiseDefinitionInPieces() {
+        func bitwise(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        var random = SplitMix64(seed: 32)
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            #expect(CRC32.checksum(bytes) == bitwise(bytes), "length \(length)")
+            let cut = length == 0 ? 0 : Int(random.next() % UInt64(length))
+            var pieces = CRC32()
+            pieces.update(bytes[..<cut])
+            pieces.update(bytes[cut...])
+            #expect(pieces.value == bitwise(bytes), "length \(length) cut at \(cut)")
+        }
+    }
 }
