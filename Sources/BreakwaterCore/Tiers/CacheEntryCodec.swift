@@ -2,6 +2,8 @@
 // is stored as it is, never re-encoded as JSON), versioned, and read back only when every field
 // is whole and well-formed.
 
+import Glibc
+
 /// Encodes and decodes a `CacheEntry` for a fleet tier.
 ///
 /// Layout (integers little-endian; a string or byte field is a `UInt32` length, then the bytes):
@@ -169,9 +171,12 @@ package enum CacheEntryCodec {
             let range = offset..<offset + count
             let text = bytes.withUnsafeBufferPointer { all in
                 let raw = UnsafeBufferPointer(rebasing: all[range])
-                let text = String(decoding: raw, as: UTF8.self)
+                var text = String(decoding: raw, as: UTF8.self)
                 // Decoding repairs what is not UTF-8; the same bytes back mean there was nothing to repair.
-                return text.utf8.elementsEqual(raw) ? text : nil
+                let unrepaired =
+                    text.utf8.count == raw.count
+                    && text.withUTF8 { decoded in count == 0 || memcmp(decoded.baseAddress!, raw.baseAddress!, count) == 0 }
+                return unrepaired ? text : nil
             }
             guard let text else { throw .malformed("a string is not UTF-8") }
             offset += count
