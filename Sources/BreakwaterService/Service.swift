@@ -175,12 +175,6 @@ package final class Service: @unchecked Sendable {
         }
     }
 
-    /// Drains the client-facing servers and then stops the loops (so `run` returns): the single
-    /// entry point of a drain, after a stop signal's `shutdown_delay` or from elsewhere. Any thread.
-    package func drain() {
-        group.loops[0].execute { [self] in beginDrain() }
-    }
-
     /// Stops accepting, tells every open connection to finish what it took and close
     /// (docs/OPERATING.md, "Stopping: the drain"), and waits for that within `drain_timeout`. On loop 0.
     private func beginDrain() {
