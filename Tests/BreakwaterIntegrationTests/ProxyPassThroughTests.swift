@@ -63,8 +63,10 @@ import Testing
         let origin = try DemoOriginProcess()
         let proxy = try ProxyProcess(
             origin: origin.url,
+            // No schema: with one learnt meanwhile (introspection at start races the first request)
+            // the document would be rewritten and its length change between the two rounds.
             yaml: "origin:\n  forward_headers: [host, ACCEPT-ENCODING, Content-Length, transfer-encoding, Authorization]\n"
-                + "persisted_queries:\n  store: \"\"\n")
+                + "  schema: off\npersisted_queries:\n  store: \"\"\n")
         let body = #"{"query":"{ me { email } }"}"#
         for round in 0..<2 {
             let response = try proxy.client.post(
