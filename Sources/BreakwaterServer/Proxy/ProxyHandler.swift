@@ -22,6 +22,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let accessLog: ProxyLogBuffer
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()
+    /// The misses this loop leads, by key: where a cancel from the in-flight table finds its run.
+    private var leading: [CacheKey: FetchRun] = [:]
 
     init(
         loop: EventLoop, settings: ProxySettings, cache: ProcessCache, statistics: LoopStatistics,
@@ -118,9 +120,13 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .join(let plan):
             guard let key = plan.key else { preconditionFailure("join without a key") }
             let waiter = FetchWaiter(shared(refetch: SharedRequestContext.Refetch(plan: plan, handler: self)))
+            let context = waiter.context
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
-            case .startFetch: runCoalesced(plan, key: key)
-            case .wait: break
+            case .startFetch:
+                responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
+                runCoalesced(plan, key: key, leads: true)
+            case .wait:
+                responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
             case .fetchAlone: fetchAlone(waiter)
             }
         case .replyAndRefresh(let reply, let plan):
@@ -142,8 +148,33 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Runs the fetch of `key` and answers every waiter that joined it, each on its own loop.
     /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels nothing.
-    private func runCoalesced(_ plan: FetchPlan, key: CacheKey) {
-        run(plan, answering: .waiters(of: key, in: cache.inFlight))
+    /// `leads`: a miss (not a refresh), cancelled when its last waiter leaves.
+    private func runCoalesced(_ plan: FetchPlan, key: CacheKey, leads: Bool = false) {
+        let run = FetchRun(plan: plan, environment: environment, answering: .waiters(of: key, in: cache.inFlight))
+        if leads { leading[key] = run }
+        advance(run, run.start())
+    }
+
+    /// The client of `context`, waiting on `key`'s fetch, went away (a reset stream, a closed
+    /// connection): it leaves the in-flight table, and when nobody else waits, the table says
+    /// to cancel the fetch, which the loop that leads it does (CVE-2023-44487: a reset stream
+    /// must not leave the origin working for nobody). Call on this handler's loop.
+    private func clientLeft(_ context: SharedRequestContext, key: CacheKey) {
+        guard case .cancelFetch(let leader) = cache.inFlight.leave(key, where: { $0.context === context }) else { return }
+        let handler = leader.handler
+        if handler.loop.inEventLoop {
+            handler.cancelFetch(of: key)
+        } else {
+            handler.loop.execute { handler.cancelFetch(of: key) }
+        }
+    }
+
+    /// Stops this loop's fetch of `key`: no tier step or origin answer advances it any more, and
+    /// its origin exchange is aborted. Call on this handler's loop.
+    fileprivate func cancelFetch(of key: CacheKey) {
+        guard let run = leading.removeValue(forKey: key) else { return }
+        run.isCancelled = true
+        if run.sent != nil { pool.cancel(run) }
     }
 
     /// Fetches for `waiter`'s client alone, with its own request: its key's answers may not be
@@ -160,6 +191,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 
     private func advance(_ run: FetchRun, _ step: FetchFlow.Step) {
+        guard !run.isCancelled else { return }
         for effect in run.flow.takeEffects() { perform(effect, of: run) }
         switch step {
         case .lookupTier(let key):
@@ -174,6 +206,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .send:
             send(for: run)
         case .finish(let outcome):
+            if case .waiters(let key, _) = run.answering, leading[key] === run { leading[key] = nil }
             // A stored answer may be sampled for freshness later (docs/FRESHNESS.md); the miss
             // path pays a settings read and, for the sampled share of keys, one schedule insert.
             if case .stored(let entry, _) = outcome, run.flow.sampledETag == nil {
@@ -249,6 +282,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// The origin answered `run`'s request (or failed): counts and logs the exchange, then
     /// advances the run.
     fileprivate func originAnswered(_ result: UpstreamResult, for run: FetchRun) {
+        guard !run.isCancelled else { return }
         let now = ContinuousClock.now
         let duration = now - (run.sent ?? now)
         let operationName = run.flow.plan.operation.operationName
@@ -322,6 +356,8 @@ private final class FetchRun: OriginReceiving {
     /// When the request went to the origin, and the handler that sent it (set by `send`).
     var sent: ContinuousClock.Instant?
     var handler: ProxyHandler?
+    /// Nobody waits for it any more: it stops where it stands (`ProxyHandler.cancelFetch`).
+    var isCancelled = false
     /// Called after the waiters are answered (a freshness sample records itself).
     var onFinish: ((FetchOutcome) -> Void)?
 
