@@ -173,11 +173,23 @@ struct InFlightFetchTests {
         #expect(fetch.join(1, now: now) == .startFetch)
         #expect(fetch.join(2, now: now) == .wait)
         #expect(fetch.join(3, now: now) == .wait)
-        guard case .stillAwaited = fetch.leave(where: { $0 == 1 }) else { return Issue.record("cancelled") }
-        guard case .stillAwaited = fetch.leave(where: { $0 == 3 }) else { return Issue.record("cancelled") }
-        guard case .notWaiting = fetch.leave(where: { $0 == 3 }) else { return Issue.record("left twice") }
+        guard case .stillAwaited = fetch.leave(where: { $0 == 1 }) else {
+            Issue.record("cancelled")
+            return
+        }
+        guard case .stillAwaited = fetch.leave(where: { $0 == 3 }) else {
+            Issue.record("cancelled")
+            return
+        }
+        guard case .notWaiting = fetch.leave(where: { $0 == 3 }) else {
+            Issue.record("left twice")
+            return
+        }
         #expect(fetch.complete(.shared, now: now).answered == [2])
-        guard case .notWaiting = fetch.leave(where: { $0 == 2 }) else { return Issue.record("left after its answer") }
+        guard case .notWaiting = fetch.leave(where: { $0 == 2 }) else {
+            Issue.record("left after its answer")
+            return
+        }
     }
 
     @Test func everyWaiterLeavingCancelsThroughTheLeaderThatStartedIt() {
@@ -186,7 +198,10 @@ struct InFlightFetchTests {
         _ = fetch.join(1, now: now)
         _ = fetch.join(2, now: now)
         _ = fetch.leave(where: { $0 == 1 })
-        guard case .cancelFetch(let leader) = fetch.leave(where: { $0 == 2 }) else { return Issue.record("went on") }
+        guard case .cancelFetch(let leader) = fetch.leave(where: { $0 == 2 }) else {
+            Issue.record("went on")
+            return
+        }
         #expect(leader == 1)
     }
 
@@ -195,7 +210,10 @@ struct InFlightFetchTests {
         let now = ContinuousClock.now
         #expect(fetch.beginRefresh() == .startRefresh)
         #expect(fetch.join(1, now: now) == .wait)
-        guard case .stillAwaited = fetch.leave(where: { $0 == 1 }) else { return Issue.record("refresh cancelled") }
+        guard case .stillAwaited = fetch.leave(where: { $0 == 1 }) else {
+            Issue.record("refresh cancelled")
+            return
+        }
         #expect(fetch.isRefreshing)
     }
 
@@ -203,7 +221,10 @@ struct InFlightFetchTests {
         let table = InFlightTable<String, Int>()
         let now = ContinuousClock.now
         #expect(table.join("a", waiter: 1, now: now) == .startFetch)
-        guard case .cancelFetch = table.leave("a", where: { $0 == 1 }) else { return Issue.record("went on") }
+        guard case .cancelFetch = table.leave("a", where: { $0 == 1 }) else {
+            Issue.record("went on")
+            return
+        }
         #expect(table.count == 0)
         #expect(table.join("a", waiter: 2, now: now) == .startFetch)
     }

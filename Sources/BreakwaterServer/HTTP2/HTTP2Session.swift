@@ -325,8 +325,8 @@ final class HTTP2Session {
     /// and one whose request was dispatched is abandoned (the handler stops its work when no
     /// one else waits on it) and holds its place under the limit until that work ends.
     private func clientReset(_ id: Int32) {
-        guard let state = stream(id), state.response == nil, !state.isRefused else { return }
-        let isDetached = state.isDispatched
+        guard let state = stream(id), state.response == nil else { return }
+        let isDetached = state.isDispatched && !state.isRefused
         if isDetached {
             detachedStreams.insert(id)
             pending.append(.abandoned(id))

@@ -123,8 +123,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             let context = waiter.context
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
             case .startFetch:
-                responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
+                // The run first: a client gone already cancels it at once.
                 runCoalesced(plan, key: key, leads: true)
+                responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
             case .wait:
                 responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
             case .fetchAlone: fetchAlone(waiter)

@@ -6,7 +6,6 @@
 
 import BreakwaterTesting
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.serialized, .enabled(if: HTTP2FrameClient.isAvailable, "needs Python's h2: run `make python-deps`"))
@@ -28,19 +27,18 @@ struct HTTP2RapidResetTests {
         let stack = try HTTP2Stack(server: "  http2_max_streams: \(Self.maxStreams)")
         try stack.origin.setFaults(#"{"delayMs": 300}"#)
         let before = try stack.origin.counters()["requests"] as? Int ?? 0
-        let observations = Mutex<[HTTP2Observation]>([])
-        let failures = Mutex<[String]>([])
+        let results = Results()
         DispatchQueue.concurrentPerform(iterations: Self.connections) { connection in
             do {
                 let observed = try stack.frames.run(
                     "rapid-reset", ["--streams", "\(Self.streamsPerConnection)"],
                     options: ["--path", Self.launchPath(id: "c\(connection)-STREAMINDEX"), "--quiet", "0.5"])
-                observations.withLock { $0.append(observed) }
+                results.add(observed)
             } catch {
-                failures.withLock { $0.append("\(error)") }
+                results.add(failure: "\(error)")
             }
         }
-        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(results.failures.isEmpty)
         // A legitimate client's miss is still answered.
         let legitimate = try stack.frames.get(Self.launchPath(id: "legitimate"))
         #expect(legitimate.status == 200, "\(legitimate)")
@@ -49,9 +47,22 @@ struct HTTP2RapidResetTests {
         #expect(
             fetches <= Self.connections * Self.maxStreams + 1,
             "\(fetches) origin fetches for \(Self.connections) connections of reset streams")
-        for observed in observations.withLock({ $0 }) {
+        #expect(results.observations.count == Self.connections)
+        for observed in results.observations {
             let refused = observed.resets["REFUSED_STREAM"] ?? 0
             #expect(observed.goawayError == "ENHANCE_YOUR_CALM" || refused > 0, "\(observed)")
         }
     }
+}
+
+/// What the attacking connections saw, gathered from their threads.
+private final class Results: @unchecked Sendable {
+    private let lock = NSLock()
+    private var observed: [HTTP2Observation] = []
+    private var failed: [String] = []
+
+    func add(_ observation: HTTP2Observation) { lock.withLock { observed.append(observation) } }
+    func add(failure: String) { lock.withLock { failed.append(failure) } }
+    var observations: [HTTP2Observation] { lock.withLock { observed } }
+    var failures: [String] { lock.withLock { failed } }
 }
