@@ -148,7 +148,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     // MARK: - Fetch steps
 
     /// Runs the fetch of `key` and answers every waiter that joined it, each on its own loop.
-    /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels nothing.
+    /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels
+    /// nothing while others wait; the last one leaving cancels it (`clientLeft`).
     /// `leads`: a miss (not a refresh), cancelled when its last waiter leaves.
     private func runCoalesced(_ plan: FetchPlan, key: CacheKey, leads: Bool = false) {
         let run = FetchRun(plan: plan, environment: environment, answering: .waiters(of: key, in: cache.inFlight))
@@ -383,7 +384,7 @@ private final class FetchRun: OriginReceiving {
 
     /// Answers with `outcome`, each client dressed as it asked; waiters who may not have it
     /// fetch for themselves, each on its own loop (`AnswerSharing`). The fetch belongs to no
-    /// client: a waiter that disconnected, the first included, cancels nothing.
+    /// client: a waiter that disconnected, the first included, cancels nothing while others wait.
     /// `now` is read only for the in-flight table: a fetch for one uncached client needs no clock.
     func answer(_ outcome: FetchOutcome, now: () -> ContinuousClock.Instant) {
         switch answering {
