@@ -22,8 +22,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let accessLog: ProxyLogBuffer
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()
-    /// The misses this loop leads, by key: where a cancel from the in-flight table finds its run.
-    private var leading: [CacheKey: FetchRun] = [:]
+    /// The misses this loop leads, by key, with the client that started each: where a cancel from
+    /// the in-flight table finds its run (and not a newer one of the key, started meanwhile).
+    private var leading: [CacheKey: (run: FetchRun, leader: SharedRequestContext)] = [:]
 
     init(
         loop: EventLoop, settings: ProxySettings, cache: ProcessCache, statistics: LoopStatistics,
@@ -124,7 +125,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
             case .startFetch:
                 // The run first: a client gone already cancels it at once.
-                runCoalesced(plan, key: key, leads: true)
+                runCoalesced(plan, key: key, leader: context)
                 responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
             case .wait:
                 responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
@@ -150,10 +151,10 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// Runs the fetch of `key` and answers every waiter that joined it, each on its own loop.
     /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels
     /// nothing while others wait; the last one leaving cancels it (`clientLeft`).
-    /// `leads`: a miss (not a refresh), cancelled when its last waiter leaves.
-    private func runCoalesced(_ plan: FetchPlan, key: CacheKey, leads: Bool = false) {
+    /// `leader`: the client whose miss started it (not a refresh), cancelled when its last waiter leaves.
+    private func runCoalesced(_ plan: FetchPlan, key: CacheKey, leader: SharedRequestContext? = nil) {
         let run = FetchRun(plan: plan, environment: environment, answering: .waiters(of: key, in: cache.inFlight))
-        if leads { leading[key] = run }
+        if let leader { leading[key] = (run, leader) }
         advance(run, run.start())
     }
 
@@ -163,18 +164,20 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// must not leave the origin working for nobody). Call on this handler's loop.
     private func clientLeft(_ context: SharedRequestContext, key: CacheKey) {
         guard case .cancelFetch(let leader) = cache.inFlight.leave(key, where: { $0.context === context }) else { return }
-        let handler = leader.handler
+        let handler = leader.handler, started = leader.context
         if handler.loop.inEventLoop {
-            handler.cancelFetch(of: key)
+            handler.cancelFetch(of: key, startedBy: started)
         } else {
-            handler.loop.execute { handler.cancelFetch(of: key) }
+            handler.loop.execute { handler.cancelFetch(of: key, startedBy: started) }
         }
     }
 
     /// Stops this loop's fetch of `key`: no tier step or origin answer advances it any more, and
     /// its origin exchange is aborted. Call on this handler's loop.
-    fileprivate func cancelFetch(of key: CacheKey) {
-        guard let run = leading.removeValue(forKey: key) else { return }
+    fileprivate func cancelFetch(of key: CacheKey, startedBy leader: SharedRequestContext) {
+        guard let led = leading[key], led.leader === leader else { return }
+        leading[key] = nil
+        let run = led.run
         run.isCancelled = true
         if run.sent != nil { pool.cancel(run) }
     }
@@ -208,7 +211,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .send:
             send(for: run)
         case .finish(let outcome):
-            if case .waiters(let key, _) = run.answering, leading[key] === run { leading[key] = nil }
+            if case .waiters(let key, _) = run.answering, leading[key]?.run === run { leading[key] = nil }
             // A stored answer may be sampled for freshness later (docs/FRESHNESS.md); the miss
             // path pays a settings read and, for the sampled share of keys, one schedule insert.
             if case .stored(let entry, _) = outcome, run.flow.sampledETag == nil {
