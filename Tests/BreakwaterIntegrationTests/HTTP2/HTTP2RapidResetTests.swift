@@ -48,6 +48,9 @@ struct HTTP2RapidResetTests {
             fetches <= Self.connections * Self.maxStreams + 1,
             "\(fetches) origin fetches for \(Self.connections) connections of reset streams")
         #expect(results.observations.count == Self.connections)
+        let calmed = results.observations.count { $0.goawayError == "ENHANCE_YOUR_CALM" }
+        let refused = results.observations.reduce(0) { $0 + ($1.resets["REFUSED_STREAM"] ?? 0) }
+        print("rapid reset: \(calmed) connections told ENHANCE_YOUR_CALM, \(refused) streams refused")
         for observed in results.observations {
             let refused = observed.resets["REFUSED_STREAM"] ?? 0
             #expect(observed.goawayError == "ENHANCE_YOUR_CALM" || refused > 0, "\(observed)")
