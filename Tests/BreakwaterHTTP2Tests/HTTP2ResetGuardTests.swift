@@ -7,6 +7,11 @@ import Testing
 @Suite struct HTTP2ResetGuardTests {
     static let second: Int64 = 1_000_000_000
 
+    /// Resets within a second are premature; half of ten streams or more ends the connection.
+    static func judgedFromTheTenthStream() -> HTTP2ResetGuard {
+        HTTP2ResetGuard(maxStreams: 100, prematureWithin: second, minimumStreams: 10, maximumSharePercent: 50)
+    }
+
     @Test func resetStreamsWhoseFetchesRunFillTheLimitUntilTheirWorkEnds() {
         var guardian = HTTP2ResetGuard(maxStreams: 4)
         for _ in 0..<4 {
@@ -28,11 +33,12 @@ import Testing
     }
 
     @Test func prematureResetsPastTheShareEndTheConnectionOnceEnoughStreamsOpened() {
-        var guardian = HTTP2ResetGuard(maxStreams: 100, prematureWithin: Self.second, minimumStreams: 10, maximumSharePercent: 50)
+        var guardian = Self.judgedFromTheTenthStream()
         var verdicts: [HTTP2ResetGuard.Verdict] = []
         for stream in 0..<10 {
             _ = guardian.streamOpened(open: 0)
-            verdicts.append(guardian.resetBeforeAnswer(openedAt: Int64(stream), now: Int64(stream) + 1, isDetached: false))
+            let opened = Int64(stream)
+            verdicts.append(guardian.resetBeforeAnswer(openedAt: opened, now: opened + 1, isDetached: false))
         }
         // Judged from the tenth stream on.
         #expect(verdicts.dropLast().allSatisfy { $0 == .allow })
@@ -40,17 +46,18 @@ import Testing
     }
 
     @Test func resetsAfterTheStreamsLivedAWhileAreNotPremature() {
-        var guardian = HTTP2ResetGuard(maxStreams: 100, prematureWithin: Self.second, minimumStreams: 10, maximumSharePercent: 50)
+        var guardian = Self.judgedFromTheTenthStream()
         for stream in 0..<50 {
             _ = guardian.streamOpened(open: 0)
             let opened = Int64(stream) * 2 * Self.second
-            #expect(guardian.resetBeforeAnswer(openedAt: opened, now: opened + 2 * Self.second, isDetached: false) == .allow)
+            let verdict = guardian.resetBeforeAnswer(openedAt: opened, now: opened + 2 * Self.second, isDetached: false)
+            #expect(verdict == .allow)
         }
         #expect(guardian.prematureResets == 0)
     }
 
     @Test func aClientThatCancelsSomeOfManyAnsweredStreamsIsNeverStopped() {
-        var guardian = HTTP2ResetGuard(maxStreams: 100, prematureWithin: Self.second, minimumStreams: 10, maximumSharePercent: 50)
+        var guardian = Self.judgedFromTheTenthStream()
         for stream in 0..<1_000 {
             _ = guardian.streamOpened(open: 0)
             // One stream in three is reset at once; the others are answered.

@@ -18,7 +18,8 @@ struct ClientAbortTests {
         let before = try stack.origin.counters()["requests"] as? Int ?? 0
         for connection in 0..<Self.connections {
             let wire = (0..<Self.pipelined).map { index in
-                "GET \(HTTP2RapidResetTests.launchPath(id: "h1-\(connection)-\(index)")) HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                let target = HTTP2RapidResetTests.launchPath(id: "h1-\(connection)-\(index)")
+                return "GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n"
             }.joined()
             let client = try KeepAliveClient(port: stack.port, timeout: .seconds(10))
             try client.write(Array(wire.utf8))
@@ -35,7 +36,7 @@ struct ClientAbortTests {
         }
         #expect(settled)
         let fetches = last - before
-        print("client abort: \(Self.connections) connections x \(Self.pipelined) pipelined misses, \(fetches) origin fetches")
+        print("client abort: \(Self.connections) connections x \(Self.pipelined) misses, \(fetches) origin fetches")
         // Fewer than the 16 requests at which reading pauses: the close is read with them, and
         // their fetches are cancelled before they are written (one may go when the close comes
         // in a later read). Before, each connection made its 15.

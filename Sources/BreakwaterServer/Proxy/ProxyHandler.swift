@@ -163,7 +163,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// to cancel the fetch, which the loop that leads it does (CVE-2023-44487: a reset stream
     /// must not leave the origin working for nobody). Call on this handler's loop.
     private func clientLeft(_ context: SharedRequestContext, key: CacheKey) {
-        guard case .cancelFetch(let leader) = cache.inFlight.leave(key, where: { $0.context === context }) else { return }
+        let departure = cache.inFlight.leave(key, where: { $0.context === context })
+        guard case .cancelFetch(let leader) = departure else { return }
         let handler = leader.handler, started = leader.context
         if handler.loop.inEventLoop {
             handler.cancelFetch(of: key, startedBy: started)

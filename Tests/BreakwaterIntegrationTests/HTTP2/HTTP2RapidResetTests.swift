@@ -43,7 +43,7 @@ struct HTTP2RapidResetTests {
         let legitimate = try stack.frames.get(Self.launchPath(id: "legitimate"))
         #expect(legitimate.status == 200, "\(legitimate)")
         let fetches = (try stack.origin.counters()["requests"] as? Int ?? 0) - before
-        print("rapid reset: \(Self.connections) connections x \(Self.streamsPerConnection) streams, \(fetches) origin fetches")
+        print("rapid reset: \(Self.connections) x \(Self.streamsPerConnection) streams, \(fetches) origin fetches")
         #expect(
             fetches <= Self.connections * Self.maxStreams + 1,
             "\(fetches) origin fetches for \(Self.connections) connections of reset streams")
