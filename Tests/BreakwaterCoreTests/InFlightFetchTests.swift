@@ -150,4 +150,82 @@ struct InFlightFetchTests {
         #expect(fetch.isIdle && fetch.isPassing(at: now) && !fetch.isSpent(at: now))
         #expect(fetch.isSpent(at: now + InFlightFetch<Int>.passDuration))
     }
+
+    // MARK: Leaving (a reset stream, a closed connection)
+
+    @Test func theLastWaiterOfAMissLeavingCancelsTheFetchThroughItsLeader() {
+        var fetch = InFlightFetch<Int>()
+        let now = ContinuousClock.now
+        #expect(fetch.join(1, now: now) == .startFetch)
+        guard case .cancelFetch(let leader) = fetch.leave(where: { $0 == 1 }) else {
+            Issue.record("the only waiter left and the fetch went on")
+            return
+        }
+        #expect(leader == 1)
+        #expect(fetch.isIdle)
+        // A later miss leads a new fetch; the cancelled one completes nobody.
+        #expect(fetch.join(2, now: now) == .startFetch)
+    }
+
+    @Test func aCoalescedFetchOthersWaitOnGoesOnWhenItsLeaderLeaves() {
+        var fetch = InFlightFetch<Int>()
+        let now = ContinuousClock.now
+        #expect(fetch.join(1, now: now) == .startFetch)
+        #expect(fetch.join(2, now: now) == .wait)
+        #expect(fetch.join(3, now: now) == .wait)
+        guard case .stillAwaited = fetch.leave(where: { $0 == 1 }) else {
+            Issue.record("cancelled")
+            return
+        }
+        guard case .stillAwaited = fetch.leave(where: { $0 == 3 }) else {
+            Issue.record("cancelled")
+            return
+        }
+        guard case .notWaiting = fetch.leave(where: { $0 == 3 }) else {
+            Issue.record("left twice")
+            return
+        }
+        #expect(fetch.complete(.shared, now: now).answered == [2])
+        guard case .notWaiting = fetch.leave(where: { $0 == 2 }) else {
+            Issue.record("left after its answer")
+            return
+        }
+    }
+
+    @Test func everyWaiterLeavingCancelsThroughTheLeaderThatStartedIt() {
+        var fetch = InFlightFetch<Int>()
+        let now = ContinuousClock.now
+        _ = fetch.join(1, now: now)
+        _ = fetch.join(2, now: now)
+        _ = fetch.leave(where: { $0 == 1 })
+        guard case .cancelFetch(let leader) = fetch.leave(where: { $0 == 2 }) else {
+            Issue.record("went on")
+            return
+        }
+        #expect(leader == 1)
+    }
+
+    @Test func aRefreshGoesOnWhenItsWaitersLeave() {
+        var fetch = InFlightFetch<Int>()
+        let now = ContinuousClock.now
+        #expect(fetch.beginRefresh() == .startRefresh)
+        #expect(fetch.join(1, now: now) == .wait)
+        guard case .stillAwaited = fetch.leave(where: { $0 == 1 }) else {
+            Issue.record("refresh cancelled")
+            return
+        }
+        #expect(fetch.isRefreshing)
+    }
+
+    @Test func theTableForgetsACancelledKey() {
+        let table = InFlightTable<String, Int>()
+        let now = ContinuousClock.now
+        #expect(table.join("a", waiter: 1, now: now) == .startFetch)
+        guard case .cancelFetch = table.leave("a", where: { $0 == 1 }) else {
+            Issue.record("went on")
+            return
+        }
+        #expect(table.count == 0)
+        #expect(table.join("a", waiter: 2, now: now) == .startFetch)
+    }
 }

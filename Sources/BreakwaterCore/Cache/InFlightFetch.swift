@@ -14,11 +14,15 @@
 ///                                                                      the others fetch alone
 /// passing ──join (before until)────▶ unchanged                       → .fetchAlone
 /// passing ──answeredAlone(shared)──▶ idle
+/// fetching ──leave (others wait, or a refresh)──▶ fetching(waiters - [w]) → .stillAwaited
+/// fetching ──leave (the last waiter of a miss)──▶ idle                   → .cancelFetch(leader)
 /// ```
 /// The first waiter is held inline and the others in an array (a miss nobody else joins
 /// allocates nothing for its waiters). The leader is a waiter like any other: it gets `.startFetch`, and its answer comes from
-/// `complete` with everyone else's. Waiters are never removed, so a client that disconnects,
-/// the leader included, cannot cancel the fetch; delivering to it is the caller's no-op.
+/// `complete` with everyone else's. A client that goes away (a reset stream, a closed
+/// connection) `leave`s: the fetch goes on while anyone else waits on it, and when the last
+/// waiter of a miss leaves, the caller is told to cancel the origin exchange, so that a client
+/// cannot make the origin work for answers nobody reads (rapid reset, CVE-2023-44487).
 /// The caller must call `complete` exactly once per started fetch, whatever the outcome
 /// (stored, not storable, origin error, timeout). A background refresh has no leader: when its
 /// answer may not be shared, every waiter fetches alone.
@@ -53,6 +57,9 @@ public struct InFlightFetch<Waiter> {
     @usableFromInline var first: Waiter?
     /// The clients that joined after `first`; empty in every other phase.
     @usableFromInline var others: [Waiter] = []
+    /// The waiter that started the miss under way (it runs the fetch), kept after it leaves:
+    /// whom to tell to cancel it. Nil in every other phase, and for a refresh.
+    @usableFromInline var leader: Waiter?
 
     @inlinable public init() {}
 
@@ -97,6 +104,7 @@ public struct InFlightFetch<Waiter> {
         case .idle, .passing:
             phase = .fetching(isRefresh: false)
             first = waiter
+            leader = first
             return .startFetch
         case .fetching:
             // A refresh has no leader: its first waiter is the first to join.
@@ -115,6 +123,7 @@ public struct InFlightFetch<Waiter> {
         phase = .fetching(isRefresh: true)
         first = nil
         others = []
+        leader = nil
         return .startRefresh
     }
 
@@ -127,6 +136,7 @@ public struct InFlightFetch<Waiter> {
         let first = self.first.take()
         let others = self.others
         self.others = []
+        leader = nil
         switch sharing {
         case .shared:
             phase = .idle
@@ -137,6 +147,24 @@ public struct InFlightFetch<Waiter> {
             return InFlightCompletion(
                 first: first, others: others, firstIsAnswered: !isRefresh, othersAreAnswered: false)
         }
+    }
+
+    /// The waiter `isLeaving` names no longer wants the answer (its client reset the stream or
+    /// closed the connection): it is forgotten, and when it was the last waiter of a miss, the
+    /// fetch is over for the table (the key is idle) and the caller cancels its origin exchange
+    /// through the leader. A refresh goes on without waiters: its answer refreshes the entry.
+    @inlinable public mutating func leave(where isLeaving: (Waiter) -> Bool) -> InFlightDeparture<Waiter> {
+        guard case .fetching(let isRefresh) = phase else { return .notWaiting }
+        if let waiter = first, isLeaving(waiter) {
+            first = others.isEmpty ? nil : others.removeFirst()
+        } else if let index = others.firstIndex(where: isLeaving) {
+            others.remove(at: index)
+        } else {
+            return .notWaiting
+        }
+        guard first == nil, !isRefresh, let leader = leader.take() else { return .stillAwaited }
+        phase = .idle
+        return .cancelFetch(leader: leader)
     }
 
     /// A fetch made alone (`.fetchAlone`, or a waiter refetching) ended with an answer of
@@ -177,6 +205,17 @@ enum InFlightPhase: Sendable {
 
     /// `now` as a time since `origin`.
     @inlinable static func elapsed(_ now: ContinuousClock.Instant) -> Duration { origin.duration(to: now) }
+}
+
+/// What follows a waiter's `leave`.
+public enum InFlightDeparture<Waiter> {
+    /// The waiter was not waiting on the fetch (answered already, or never joined).
+    case notWaiting
+    /// Others still wait on the fetch (or it is a refresh): it goes on.
+    case stillAwaited
+    /// Nobody waits any more: the leader's loop aborts the origin exchange; the fetch must not
+    /// `complete` (the key is idle again, and a new miss starts a new fetch).
+    case cancelFetch(leader: Waiter)
 }
 
 /// Whom a finished fetch answers: `answered` get its outcome; `refetching` were waiting for an
@@ -230,3 +269,4 @@ public struct InFlightCompletion<Waiter> {
 
 extension InFlightFetch: Sendable where Waiter: Sendable {}
 extension InFlightCompletion: Sendable where Waiter: Sendable {}
+extension InFlightDeparture: Sendable where Waiter: Sendable {}

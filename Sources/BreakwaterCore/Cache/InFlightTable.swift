@@ -138,6 +138,21 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
         }
     }
 
+    /// The waiter of `key` that `isLeaving` names went away (docs/ARCHITECTURE.md, "The flow of
+    /// one fetch"): `.cancelFetch` when it was the last waiter of a miss, whose leader's loop then
+    /// aborts the origin exchange.
+    @inlinable
+    public func leave(_ key: Key, where isLeaving: (Waiter) -> Bool) -> InFlightDeparture<Waiter> {
+        shard(for: key).state.withLock { shard in
+            guard var fetch = shard.take(key) else { return .notWaiting }
+            let departure = fetch.leave(where: isLeaving)
+            // A cancelled fetch leaves the key idle: nothing to keep.
+            if case .cancelFetch = departure { return departure }
+            shard.fetches[key] = consume fetch
+            return departure
+        }
+    }
+
     /// Keys with a fetch under way.
     package var count: Int {
         shards.reduce(0) { total, box in total + box.state.withLock { $0.fetches.values.count(where: { !$0.isIdle }) } }

@@ -25,4 +25,12 @@ package protocol HTTPResponder: AnyObject, Sendable {
     func respond(_ response: HTTPResponse)
     /// Drops the connection without an answer (the demo origin's "close" fault).
     func closeConnection()
+    /// Runs `body` once, on the connection's loop, should the client go away before the answer
+    /// (a reset stream, a closed connection): what was started for it alone may stop.
+    func whenClientLeaves(_ body: @escaping @Sendable () -> Void)
+}
+
+extension HTTPResponder {
+    /// A responder whose client cannot leave early (a batch's slot, an in-process test) never calls `body`.
+    package func whenClientLeaves(_ body: @escaping @Sendable () -> Void) {}
 }

@@ -44,6 +44,15 @@ final class ConnectionResponder: HTTPResponder, @unchecked Sendable {
         connection.value.loop.enqueue { connection.value.abort(sequence) }
     }
 
+    func whenClientLeaves(_ body: @escaping @Sendable () -> Void) {
+        if connection.loop.inEventLoop {
+            connection.whenClientLeaves(sequence, body)
+        } else {
+            let connection = LoopBound(self.connection), sequence = self.sequence
+            connection.value.loop.enqueue { connection.value.whenClientLeaves(sequence, body) }
+        }
+    }
+
     private func claim() -> Bool {
         answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     }

@@ -40,6 +40,9 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     private var choosesProtocol: Bool
     /// Inside an HTTP/2 read: answers given meanwhile are flushed at its end.
     private var isReadingHTTP2 = false
+    /// What to run, by request sequence (an HTTP/2 stream), should the client leave before the
+    /// answer: a reset stream, a client that closed the connection (`whenClientLeaves`).
+    private var leaveHooks: [Int: @Sendable () -> Void] = [:]
     var waitsForTurnEnd = false
     /// Since when HTTP/2 frames wait for a socket that takes nothing (a client that stopped reading).
     private var writeStalledSince: Int64?
@@ -151,6 +154,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         case .closed:
             if machine.readEOF(unsent: output.unsentBytes) { return close() }
             readEvent?.remove()
+            clientLeaves()
         case .stopped:
             readOnIfHeld()
         }
@@ -261,6 +265,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     /// The handler's answer to request `sequence`; written once every earlier one is.
     func complete(_ sequence: Int, with response: HTTPResponse) {
         counter.value.subtract(1, ordering: .relaxed)
+        if !leaveHooks.isEmpty { leaveHooks[sequence] = nil }
         if let http2 {
             guard !isReleased else { return }
             http2.answer(Int32(truncatingIfNeeded: sequence), with: response, date: loop.httpDate.current)
@@ -283,11 +288,31 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     /// over HTTP/2 the stream.
     func abort(_ sequence: Int) {
         counter.value.subtract(1, ordering: .relaxed)
+        if !leaveHooks.isEmpty { leaveHooks[sequence] = nil }
         guard let http2 else { return close() }
         guard !isReleased else { return }
         http2.reset(Int32(truncatingIfNeeded: sequence))
         flush()
     }
+
+    /// Runs `body` should the client of request `sequence` leave before its answer; at once when
+    /// it left already.
+    func whenClientLeaves(_ sequence: Int, _ body: @escaping @Sendable () -> Void) {
+        guard !isReleased, !clientLeft else { return body() }
+        leaveHooks[sequence] = body
+    }
+
+    /// The client is gone with answers outstanding (nginx treats an HTTP/1.1 client's end of
+    /// stream so, unless told to ignore client aborts): each request's hook runs once.
+    private func clientLeaves() {
+        clientLeft = true
+        let hooks = leaveHooks
+        leaveHooks = [:]
+        for hook in hooks.values { hook() }
+    }
+
+    /// The client closed its side or the connection was released: no hook waits any more.
+    private var clientLeft = false
 
     private func serializeReadyAnswers() {
         let date = loop.httpDate.current
@@ -389,6 +414,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     private func release() {
         guard !isReleased else { return }
         isReleased = true
+        clientLeaves()
         if countsInDrain {
             countsInDrain = false
             counter.draining.subtract(1, ordering: .relaxed)
@@ -517,6 +543,8 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
             case .refusal(let stream, let response):
                 handler.refused(response, remoteAddress: remoteAddress, version: .http2)
                 http2.answer(stream, with: response, date: loop.httpDate.current)
+            case .abandoned(let stream):
+                leaveHooks.removeValue(forKey: Int(stream))?()
             }
         }
     }

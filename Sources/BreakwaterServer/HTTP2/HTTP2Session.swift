@@ -25,6 +25,8 @@ final class HTTP2Session {
         case request(Int32, HTTPRequest)
         /// The engine answers the stream itself (a limit, a timeout), as HTTP/1.1 would.
         case refusal(Int32, HTTPResponse)
+        /// The client reset a stream whose request was dispatched and not yet answered.
+        case abandoned(Int32)
     }
 
     private let session: OpaquePointer
@@ -37,6 +39,12 @@ final class HTTP2Session {
     private let remoteAddress: String
     private let isSecure: Bool
     private var floodGuard: HTTP2FloodGuard
+    /// Rapid reset (CVE-2023-44487): the stream limit counts the work of reset streams, and
+    /// premature resets past a share end the connection.
+    private var resetGuard: HTTP2ResetGuard
+    /// Streams the client reset before their answers whose work still runs: their answer (into
+    /// the void) or the handler's drop ends it.
+    private var detachedStreams: Set<Int32> = []
     private(set) var deadlines: HTTP2StreamDeadlines
     /// The receive in progress's time, for the callbacks.
     private var now: Int64
@@ -57,6 +65,7 @@ final class HTTP2Session {
         self.isSecure = isSecure
         self.now = now
         floodGuard = HTTP2FloodGuard(now: now)
+        resetGuard = HTTP2ResetGuard(maxStreams: settings.maxStreams)
         deadlines = HTTP2StreamDeadlines(configuration: settings.deadlines, now: now)
         var made: OpaquePointer?
         // Filled in below: the session's user data is this object, unretained (it owns the session).
@@ -102,7 +111,7 @@ final class HTTP2Session {
     /// Sends `response` on `stream` (HEADERS, then DATA as the client's window allows); nothing
     /// when the client reset the stream meanwhile.
     func answer(_ stream: Int32, with response: HTTPResponse, date: String) {
-        guard let state = self.stream(stream), state.response == nil else { return }
+        guard let state = self.stream(stream), state.response == nil else { return detachedWorkEnded(stream) }
         state.response = response
         let status = response.status
         let bodiless = status < 200 || status == 204 || status == 304 || state.isHead
@@ -121,7 +130,13 @@ final class HTTP2Session {
 
     /// Resets `stream` (the handler dropped it, or its window stayed shut).
     func reset(_ stream: Int32, code: nghttp2_error_code = NGHTTP2_INTERNAL_ERROR) {
+        detachedWorkEnded(stream)
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
+    }
+
+    /// The work of `stream`, reset by the client, ended: its place under the limit is free.
+    private func detachedWorkEnded(_ stream: Int32) {
+        if detachedStreams.remove(stream) != nil { resetGuard.detachedWorkEnded() }
     }
 
     /// Graceful shutdown in two steps, as nghttp2's servers do (RFC 9113 6.8): GOAWAY with the
@@ -238,6 +253,13 @@ final class HTTP2Session {
         guard frame.headers.cat == NGHTTP2_HCAT_REQUEST else { return }
         let id = frame.hd.stream_id
         let state = HTTP2Stream(id: id)
+        state.openedAt = now
+        // RFC 9113 5.1.2: past the limit, counting the fetches reset streams left running.
+        if resetGuard.streamOpened(open: streams.count) == .refuse {
+            state.isRefused = true
+            _ = nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
+        }
         streams[id] = state
         recent = state
         deadlines.opened(id, now: now)
@@ -279,7 +301,8 @@ final class HTTP2Session {
         case NGHTTP2_PRIORITY:
             _ = isFlood(.priority)
         case NGHTTP2_RST_STREAM:
-            _ = isFlood(.reset)
+            if isFlood(.reset) { return 0 }
+            clientReset(frame.hd.stream_id)
         default:
             break
         }
@@ -296,6 +319,20 @@ final class HTTP2Session {
         guard floodGuard.received(frame, now: now) == .enhanceYourCalm else { return false }
         if !isGoingAway { terminate(NGHTTP2_ENHANCE_YOUR_CALM) }
         return true
+    }
+
+    /// The client reset `id`: a stream reset before its answer counts under the rapid-reset rule,
+    /// and one whose request was dispatched is abandoned (the handler stops its work when no
+    /// one else waits on it) and holds its place under the limit until that work ends.
+    private func clientReset(_ id: Int32) {
+        guard let state = stream(id), state.response == nil else { return }
+        let isDetached = state.isDispatched && !state.isRefused
+        if isDetached {
+            detachedStreams.insert(id)
+            pending.append(.abandoned(id))
+        }
+        let verdict = resetGuard.resetBeforeAnswer(openedAt: state.openedAt, now: now, isDetached: isDetached)
+        if verdict == .enhanceYourCalm, !isGoingAway { terminate(NGHTTP2_ENHANCE_YOUR_CALM) }
     }
 
     private func headComplete(_ state: HTTP2Stream, endStream: Bool) {

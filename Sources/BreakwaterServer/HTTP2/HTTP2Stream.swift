@@ -23,6 +23,8 @@ final class HTTP2Stream {
     /// The engine answered the stream itself: nothing more of it is read or dispatched.
     var isRefused = false
     var isDispatched = false
+    /// When its HEADERS began (monotonic nanoseconds): a reset soon after is premature.
+    var openedAt: Int64 = 0
     var requestBody: [UInt8] = []
     /// The answer once given (the handler's, or the engine's refusal).
     var response: HTTPResponse?

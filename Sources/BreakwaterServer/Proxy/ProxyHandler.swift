@@ -22,6 +22,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     private let accessLog: ProxyLogBuffer
     /// Requests this loop already resolved: repeated ones skip parsing (a popular hit).
     private let memo = OperationMemo()
+    /// The misses this loop leads, by key, with the client that started each: where a cancel from
+    /// the in-flight table finds its run (and not a newer one of the key, started meanwhile).
+    private var leading: [CacheKey: (run: FetchRun, leader: SharedRequestContext)] = [:]
 
     init(
         loop: EventLoop, settings: ProxySettings, cache: ProcessCache, statistics: LoopStatistics,
@@ -118,9 +121,14 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .join(let plan):
             guard let key = plan.key else { preconditionFailure("join without a key") }
             let waiter = FetchWaiter(shared(refetch: SharedRequestContext.Refetch(plan: plan, handler: self)))
+            let context = waiter.context
             switch cache.inFlight.join(key, waiter: waiter, now: environment.clock.now) {
-            case .startFetch: runCoalesced(plan, key: key)
-            case .wait: break
+            case .startFetch:
+                // The run first: a client gone already cancels it at once.
+                runCoalesced(plan, key: key, leader: context)
+                responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
+            case .wait:
+                responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
             case .fetchAlone: fetchAlone(waiter)
             }
         case .replyAndRefresh(let reply, let plan):
@@ -141,9 +149,38 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     // MARK: - Fetch steps
 
     /// Runs the fetch of `key` and answers every waiter that joined it, each on its own loop.
-    /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels nothing.
-    private func runCoalesced(_ plan: FetchPlan, key: CacheKey) {
-        run(plan, answering: .waiters(of: key, in: cache.inFlight))
+    /// The fetch belongs to no client: a waiter that disconnects, the first included, cancels
+    /// nothing while others wait; the last one leaving cancels it (`clientLeft`).
+    /// `leader`: the client whose miss started it (not a refresh), cancelled when its last waiter leaves.
+    private func runCoalesced(_ plan: FetchPlan, key: CacheKey, leader: SharedRequestContext? = nil) {
+        let run = FetchRun(plan: plan, environment: environment, answering: .waiters(of: key, in: cache.inFlight))
+        if let leader { leading[key] = (run, leader) }
+        advance(run, run.start())
+    }
+
+    /// The client of `context`, waiting on `key`'s fetch, went away (a reset stream, a closed
+    /// connection): it leaves the in-flight table, and when nobody else waits, the table says
+    /// to cancel the fetch, which the loop that leads it does (CVE-2023-44487: a reset stream
+    /// must not leave the origin working for nobody). Call on this handler's loop.
+    private func clientLeft(_ context: SharedRequestContext, key: CacheKey) {
+        let departure = cache.inFlight.leave(key, where: { $0.context === context })
+        guard case .cancelFetch(let leader) = departure else { return }
+        let handler = leader.handler, started = leader.context
+        if handler.loop.inEventLoop {
+            handler.cancelFetch(of: key, startedBy: started)
+        } else {
+            handler.loop.execute { handler.cancelFetch(of: key, startedBy: started) }
+        }
+    }
+
+    /// Stops this loop's fetch of `key`: no tier step or origin answer advances it any more, and
+    /// its origin exchange is aborted. Call on this handler's loop.
+    fileprivate func cancelFetch(of key: CacheKey, startedBy leader: SharedRequestContext) {
+        guard let led = leading[key], led.leader === leader else { return }
+        leading[key] = nil
+        let run = led.run
+        run.isCancelled = true
+        if run.sent != nil { pool.cancel(run) }
     }
 
     /// Fetches for `waiter`'s client alone, with its own request: its key's answers may not be
@@ -160,6 +197,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 
     private func advance(_ run: FetchRun, _ step: FetchFlow.Step) {
+        guard !run.isCancelled else { return }
         for effect in run.flow.takeEffects() { perform(effect, of: run) }
         switch step {
         case .lookupTier(let key):
@@ -174,6 +212,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .send:
             send(for: run)
         case .finish(let outcome):
+            if case .waiters(let key, _) = run.answering, leading[key]?.run === run { leading[key] = nil }
             // A stored answer may be sampled for freshness later (docs/FRESHNESS.md); the miss
             // path pays a settings read and, for the sampled share of keys, one schedule insert.
             if case .stored(let entry, _) = outcome, run.flow.sampledETag == nil {
@@ -249,6 +288,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// The origin answered `run`'s request (or failed): counts and logs the exchange, then
     /// advances the run.
     fileprivate func originAnswered(_ result: UpstreamResult, for run: FetchRun) {
+        guard !run.isCancelled else { return }
         let now = ContinuousClock.now
         let duration = now - (run.sent ?? now)
         let operationName = run.flow.plan.operation.operationName
@@ -322,6 +362,8 @@ private final class FetchRun: OriginReceiving {
     /// When the request went to the origin, and the handler that sent it (set by `send`).
     var sent: ContinuousClock.Instant?
     var handler: ProxyHandler?
+    /// Nobody waits for it any more: it stops where it stands (`ProxyHandler.cancelFetch`).
+    var isCancelled = false
     /// Called after the waiters are answered (a freshness sample records itself).
     var onFinish: ((FetchOutcome) -> Void)?
 
@@ -346,7 +388,7 @@ private final class FetchRun: OriginReceiving {
 
     /// Answers with `outcome`, each client dressed as it asked; waiters who may not have it
     /// fetch for themselves, each on its own loop (`AnswerSharing`). The fetch belongs to no
-    /// client: a waiter that disconnected, the first included, cancels nothing.
+    /// client: a waiter that disconnected, the first included, cancels nothing while others wait.
     /// `now` is read only for the in-flight table: a fetch for one uncached client needs no clock.
     func answer(_ outcome: FetchOutcome, now: () -> ContinuousClock.Instant) {
         switch answering {

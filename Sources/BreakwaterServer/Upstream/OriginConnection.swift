@@ -267,6 +267,9 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
         }
     }
 
+    /// The exchange under way, if any.
+    var carried: OriginExchange? { exchange }
+
     /// Closes without finishing the exchange (its deadline passed; the pool answers it).
     func abandon() {
         exchange = nil

@@ -42,6 +42,18 @@ final class OriginExchange {
         mayRetry = true
     }
 
+    /// Whether `receiver` hears this exchange's result.
+    func isFor(_ receiver: any OriginReceiving) -> Bool { self.receiver === receiver }
+
+    /// Ends the exchange without a result: nobody wants it any more.
+    func cancel() {
+        guard receiver != nil else { return }
+        receiver = nil
+        connection = nil
+        request = Self.noRequest
+        pool.exchangeFinished(self)
+    }
+
     /// Delivers the result once.
     func finish(_ result: UpstreamResult) {
         guard let receiver else { return }

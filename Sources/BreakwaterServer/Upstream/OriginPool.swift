@@ -120,6 +120,25 @@ package final class OriginPool: @unchecked Sendable {
         }
     }
 
+    /// Nobody waits for `receiver`'s exchange any more (its clients reset their streams or closed
+    /// their connections): one still waiting for a connection is dropped; one on a connection
+    /// closes it, since the request may be half sent or the answer half read, and a connection
+    /// in that state cannot carry another exchange.
+    package func cancel(_ receiver: any OriginReceiving) {
+        if let index = waiting.firstIndex(where: { $0.isFor(receiver) }) {
+            let exchange = waiting.remove(at: index)
+            exchange.cancel()
+            recycle(exchange)
+            return
+        }
+        for connection in open.values {
+            guard let exchange = connection.carried, exchange.isFor(receiver) else { continue }
+            exchange.cancel()
+            connection.abandon()
+            return
+        }
+    }
+
     /// origin.timeout passed for `exchange`: answered 504, its connection (if any) dropped.
     func exchangeTimedOut(_ exchange: OriginExchange) {
         if let index = waiting.firstIndex(where: { $0 === exchange }) { waiting.remove(at: index) }

@@ -16,9 +16,15 @@ package protocol OriginSending: AnyObject {
     /// Sends `request`; `receiver` hears the result on the loop exactly once. The proxy's fetches
     /// go this way: the receiver is the fetch itself, so no closure is made per exchange.
     func send(_ request: consuming UpstreamRequest, to receiver: any OriginReceiving)
+    /// `receiver` no longer wants its result (nobody waits on its fetch): the exchange stops,
+    /// and `receiver` hears nothing.
+    func cancel(_ receiver: any OriginReceiving)
 }
 
 extension OriginSending {
+    /// A way to the origin that cannot stop an exchange lets it run; its result is dropped.
+    package func cancel(_ receiver: any OriginReceiving) {}
+
     package func send(_ request: consuming UpstreamRequest, to receiver: any OriginReceiving) {
         send(request) { receiver.originAnswered($0) }
     }

@@ -15,6 +15,10 @@ import Testing
 final class ScriptedOrigin: OriginSending, @unchecked Sendable {
     private(set) var requests: [UpstreamRequest] = []
     private var pending: [(UpstreamResult) -> Void] = []
+    /// Exchanges the proxy cancelled (nobody waited on them any more).
+    private(set) var cancelled = 0
+
+    func cancel(_ receiver: any OriginReceiving) { cancelled += 1 }
 
     func send(_ request: UpstreamRequest, completion: @escaping (UpstreamResult) -> Void) {
         requests.append(request)
@@ -40,6 +44,13 @@ final class RecordingResponder: HTTPResponder {
     }
 
     func closeConnection() { arrived.signal() }
+
+    private let leaveHook = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func whenClientLeaves(_ body: @escaping @Sendable () -> Void) { leaveHook.withLock { $0 = body } }
+
+    /// The client goes away (a reset stream, a closed connection): runs the handler's hook.
+    func leave() { leaveHook.withLock { $0.take() }?() }
 
     /// The answer once it came, within two seconds.
     func answer() -> HTTPResponse? {
@@ -108,6 +119,31 @@ final class RecordingResponder: HTTPResponder {
     var originRequestCount: Int {
         let count = Mutex(0)
         onLoop { [origin] in count.withLock { $0 = origin.requests.count } }
+        return count.withLock { $0 }
+    }
+
+    @Test func theLastWaiterLeavingCancelsTheOriginExchangeAndTheNextMissFetchesAgain() throws {
+        let waiters = (0..<2).map { _ in RecordingResponder() }
+        for waiter in waiters { post(Self.detail, to: waiter) }
+        #expect(originRequestCount == 1)
+        onLoop { waiters[0].leave() }
+        #expect(cancelledCount == 0, "another client still waits on the fetch")
+        onLoop { waiters[1].leave() }
+        #expect(cancelledCount == 1, "nobody waits: the exchange is cancelled")
+        // The cancelled exchange's late answer answers nobody.
+        originAnswers(Self.answerBody)
+        #expect(waiters.allSatisfy { $0.count == 0 })
+        let next = RecordingResponder()
+        post(Self.detail, to: next)
+        #expect(originRequestCount == 2, "the key is idle again: a new fetch")
+        originAnswers(Self.answerBody)
+        #expect(next.answer()?.status == 200)
+    }
+
+    /// Exchanges the handler cancelled, read on its loop.
+    var cancelledCount: Int {
+        let count = Mutex(0)
+        onLoop { [origin] in count.withLock { $0 = origin.cancelled } }
         return count.withLock { $0 }
     }
 
