@@ -64,8 +64,6 @@ package struct CDNPurge: Sendable, Equatable {
         TagHeader.isCarried(tag) && tag != EntityTags.unchecked
     }
 
-    package var isSoft: Bool { soft }
-
     /// The type of an entity tag `Type:id` (GraphQL names hold no colon); nil for any other tag.
     package static func entityType(of tag: String) -> Substring? {
         guard EntityTags.isEntityTag(tag), let colon = tag.firstIndex(of: ":") else { return nil }

@@ -22,7 +22,9 @@ extension CDNTarget {
         switch self {
         case .varnish(let urls):
             // The VCL bans every object on a BAN (docs/CDN.md); xkey has no purge of everything.
-            return urls.map { CDNRequest(method: "BAN", url: $0, headers: [:], purges: 1, carried: .everything(soft: soft)) }
+            return urls.map {
+                CDNRequest(method: "BAN", url: $0, headers: [:], purges: 1, carried: .everything(soft: soft))
+            }
         case .fastly(let service, let token, _, let api):
             // purge_all has no soft form.
             return [
@@ -34,13 +36,15 @@ extension CDNTarget {
             return [
                 CDNRequest(
                     method: "POST", url: api.appending("/zones/\(zone)/purge_cache"),
-                    headers: Self.jsonHeaders(token: token), body: Array(#"{"purge_everything":true}"#.utf8), purges: 1, carried: .everything(soft: soft))
+                    headers: Self.jsonHeaders(token: token), body: Array(#"{"purge_everything":true}"#.utf8), purges: 1,
+                    carried: .everything(soft: soft))
             ]
         case .http(let url, let token):
             return [
                 CDNRequest(
                     method: "POST", url: url, headers: Self.jsonHeaders(token: token),
-                    body: Self.webhookBody(tags: [], soft: soft, all: true), purges: 1, carried: .everything(soft: soft))
+                    body: Self.webhookBody(tags: [], soft: soft, all: true), purges: 1,
+                    carried: .everything(soft: soft))
             ]
         }
     }
@@ -73,13 +77,15 @@ extension CDNTarget {
                 body.append(UInt8(ascii: "}"))
                 return CDNRequest(
                     method: "POST", url: api.appending("/zones/\(zone)/purge_cache"),
-                    headers: Self.jsonHeaders(token: token), body: body, purges: $0.count, carried: .tags($0, soft: soft, origin: origin))
+                    headers: Self.jsonHeaders(token: token), body: body, purges: $0.count,
+                    carried: .tags($0, soft: soft, origin: origin))
             }
         case .http(let url, let token):
             return [
                 CDNRequest(
                     method: "POST", url: url, headers: Self.jsonHeaders(token: token),
-                    body: Self.webhookBody(tags: tags, soft: soft, all: false), purges: tags.count, carried: .tags(tags, soft: soft, origin: origin))
+                    body: Self.webhookBody(tags: tags, soft: soft, all: false), purges: tags.count,
+                    carried: .tags(tags, soft: soft, origin: origin))
             ]
         }
     }

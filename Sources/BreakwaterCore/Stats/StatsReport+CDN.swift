@@ -76,7 +76,8 @@ extension StatsReport {
         }
         exposition.family(
             "breakwater_cdn_overflows_total", .counter,
-            "Times a CDN target's queue passed cdn.max_queue and purged its entities' types instead (everything, for an admin purge).")
+            "Times a CDN target's queue passed cdn.max_queue and purged its entities' types instead"
+                + " (everything, for an admin purge).")
         for target in targets {
             exposition.sample(
                 "breakwater_cdn_overflows_total", labels: [("target", target.label)], target.statistics.overflows)

@@ -36,8 +36,8 @@ struct CDNPurgeQueueBoundsTests {
     @Test func aPurgeNamingManyEntitiesOfOneTypeSendsTheTypesTag() throws {
         var queue = Self.queue()
         let purge = CDNPurge.tags(
-            Self.mutation("Launch", 1_000).tags + Self.mutation("Rocket", CDNPurgeQueue.entitiesPerType).tags, soft: false,
-            origin: .mutation)
+            Self.mutation("Launch", 1_000).tags + Self.mutation("Rocket", CDNPurgeQueue.entitiesPerType).tags,
+            soft: false, origin: .mutation)
         _ = queue.enqueue(purge, now: Self.at(0))
         let calls = Self.sent(queue.tick(now: Self.at(50)))
         try #require(calls.count == 1, "65 tags: one call, not eleven")
