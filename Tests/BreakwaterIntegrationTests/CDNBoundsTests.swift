@@ -80,3 +80,28 @@ import Testing
         #expect(figures["failed"] as? Int == 0)
     }
 }
+
+extension CDNBoundsTests {
+    /// At the stop, a call waiting for its retry goes once more; failing again, its purge is
+    /// logged as lost (docs/CDN.md, "Batching, retries and the queue bound").
+    @Test func aRetryWaitingAtTheStopGoesOnceMoreThenIsLoggedAsLost() throws {
+        let api = try CDNAPIRecorder(failing: (100, 503))
+        let proxy = try CDNContractTests().proxy(
+            api, tagHeader: "Cache-Tag",
+            targets: """
+                    - kind: cloudflare
+                      zone_id: 023e105f4ecef8ad9ca31a8372d0c353
+                      token: "cloudflare-test-token"
+                      api_url: "\(api.base)/client/v4"
+                """, settings: "  batch_window: 0ms\n  retries: 10")
+        try CDNContractTests().purge(proxy, #"{"type":"Launch","id":"7"}"#)
+        _ = try api.waitForRequests(1)
+        #expect(try eventually { try CDNContractTests.cdn(proxy, "cloudflare")["retried"] as? Int == 1 })
+        let before = api.requests.count
+        proxy.process.signal(SIGTERM)
+        #expect(proxy.process.waitForExit(timeout: .seconds(15)) != nil)
+        #expect(eventually { api.requests.count > before }, "sent once more at the stop")
+        let lost = proxy.process.output.first { $0.contains("cdn purges lost at stop") }
+        #expect(lost?.contains("HTTP 503") == true, "\(lost ?? "no line")")
+    }
+}
