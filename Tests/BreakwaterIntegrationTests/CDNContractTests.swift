@@ -17,12 +17,15 @@ final class CDNAPIRecorder: @unchecked Sendable {
     let port: Int
     var base: String { "https://localhost:\(port)" }
 
-    /// `failing`: the first `count` requests are answered `status`.
-    init(failing: (count: Int, status: Int)? = nil) throws {
+    /// `failing`: the first `count` requests are answered `status`; `delay`: every answer waits
+    /// that long (a slow API).
+    init(failing: (count: Int, status: Int)? = nil, delay: Duration? = nil) throws {
         certificate = try TestCertificate(name: "localhost")
         let failure = failing.map { ["--fail", String($0.count), String($0.status)] } ?? []
+        let slowness = delay.map { ["--delay", String($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)] } ?? []
         process = ManagedProcess(
-            executable: "/usr/bin/env", arguments: ["python3", Self.script, certificate.certificate, certificate.key] + failure)
+            executable: "/usr/bin/env",
+            arguments: ["python3", Self.script, certificate.certificate, certificate.key] + failure + slowness)
         try process.start()
         let line = try process.waitForLine(containing: "cdn api listening on", timeout: .seconds(20))
         port = try #require(ManagedProcess.listeningPort(in: line))
@@ -155,10 +158,10 @@ final class CDNAPIRecorder: @unchecked Sendable {
         #expect(try Self.cdn(proxy, "fastly")["last_error"] as? String == "HTTP 401")
     }
 
-    @Test func overflowSendsOnePurgeOfEverything() throws {
+    @Test func anAdminOverflowSendsOnePurgeOfEverything() throws {
         let api = try CDNAPIRecorder()
         let proxy = try fastly(api, settings: "  batch_window: 1s\n  max_queue: 3")
-        for id in 1...5 { try purge(proxy, #"{"type":"Launch","id":"\#(id)"}"#) }
+        for id in 1...5 { try purge(proxy, #"{"operation":"GetLaunch\#(id)"}"#) }
         let request = try #require(try api.waitForRequests(1).first)
         #expect(request["path"] as? String == "/service/SU1Z0isxPaozGVKXdv0eY/purge_all")
         #expect(try eventually { try Self.cdn(proxy, "fastly")["sent"] as? Int == 1 })

@@ -1,5 +1,6 @@
 // The purges a target has not sent yet, merged (docs/CDN.md, "Batching"): a tag named twice is
-// sent once, a hard purge of a tag covers a soft one, and purge-everything covers every tag.
+// sent once, a hard purge of a tag covers a soft one, and purge-everything covers every tag;
+// past the queue's bound, entity tags give way to their types' tags ("Bounds", docs/CDN.md).
 
 /// Purges merged into what one round of calls to a target says.
 package struct CDNBatch: Sendable, Equatable {
@@ -9,6 +10,8 @@ package struct CDNBatch: Sendable, Equatable {
     package private(set) var softTags: [String] = []
     /// Everything goes: nil, or whether softly.
     package private(set) var everything: Bool?
+    /// An admin purge is among them: only then may an overflow become purge-everything.
+    package private(set) var holdsAdminPurge = false
     private var hardSet: Set<String> = []
     private var softSet: Set<String> = []
 
@@ -20,15 +23,19 @@ package struct CDNBatch: Sendable, Equatable {
     package var count: Int { hardTags.count + softTags.count + (everything == nil ? 0 : 1) }
 
     package mutating func add(_ purge: CDNPurge) {
-        switch purge {
-        case .everything(let soft):
-            let merged = (everything ?? true) && soft
+        if purge.origin == .admin { holdsAdminPurge = true }
+        if purge.everything {
+            let merged = (everything ?? true) && purge.soft
+            let admin = holdsAdminPurge
             self = CDNBatch()
-            everything = merged
-        case .tags(let tags, let soft):
-            for tag in tags { add(tag, soft: soft) }
+            (everything, holdsAdminPurge) = (merged, admin)
+        } else {
+            for tag in purge.tags { add(tag, soft: purge.soft) }
         }
     }
+
+    /// The origin of the calls made of this batch, as far as the bound is concerned.
+    package var origin: CDNPurge.Origin { holdsAdminPurge ? .admin : .mutation }
 
     private mutating func add(_ tag: String, soft: Bool) {
         // A hard purge of everything pending covers any tag; a soft one covers soft tags.
@@ -43,9 +50,27 @@ package struct CDNBatch: Sendable, Equatable {
         }
     }
 
-    /// Replaces every waiting purge by one purge of everything (the queue's overflow rule).
+    /// Replaces every `Type:id` tag by its type's tag (hard wins, as for any tag); returns how
+    /// many types this collapsed.
+    @discardableResult
+    package mutating func collapseEntities() -> Int {
+        var types: Set<Substring> = []
+        for tag in hardTags + softTags {
+            if let type = CDNPurge.entityType(of: tag) { types.insert(type) }
+        }
+        guard !types.isEmpty else { return 0 }
+        let (hard, soft, admin) = (hardTags, softTags, holdsAdminPurge)
+        self = CDNBatch()
+        holdsAdminPurge = admin
+        for tag in hard { add(CDNPurge.entityType(of: tag).map(String.init) ?? tag, soft: false) }
+        for tag in soft { add(CDNPurge.entityType(of: tag).map(String.init) ?? tag, soft: true) }
+        return types.count
+    }
+
+    /// Replaces every waiting purge by one purge of everything (the queue's overflow rule for a
+    /// batch that holds an admin purge).
     package mutating func overflow() {
         self = CDNBatch()
-        everything = false
+        (everything, holdsAdminPurge) = (false, true)
     }
 }

@@ -10,9 +10,15 @@ package struct CDNRequest: Sendable, Equatable {
     package var body: [UInt8]
     /// Tags (purge-everything counts one) this call carries, for the statistics.
     package var purges: Int
+    /// What the call carries, for the queue to take back into its next round when calls waiting
+    /// for a retry pass `max_queue` (docs/CDN.md, "Bounds").
+    package var carried: CDNPurge
 
-    package init(method: String, url: OriginURL, headers: HTTPHeaders, body: [UInt8] = [], purges: Int) {
+    package init(
+        method: String, url: OriginURL, headers: HTTPHeaders, body: [UInt8] = [], purges: Int, carried: CDNPurge
+    ) {
         (self.method, self.url, self.headers, self.body, self.purges) = (method, url, headers, body, purges)
+        self.carried = carried
     }
 
     /// The body as text, for tests and logs.

@@ -14,37 +14,42 @@ extension CDNTarget {
     /// The calls that carry `batch` to this target, hard purges before soft ones.
     package func requests(for batch: CDNBatch) -> [CDNRequest] {
         if let soft = batch.everything { return everythingRequests(soft: soft) }
-        return tagRequests(batch.hardTags, soft: false) + tagRequests(batch.softTags, soft: true)
+        return tagRequests(batch.hardTags, soft: false, origin: batch.origin)
+            + tagRequests(batch.softTags, soft: true, origin: batch.origin)
     }
 
     private func everythingRequests(soft: Bool) -> [CDNRequest] {
         switch self {
         case .varnish(let urls):
             // The VCL bans every object on a BAN (docs/CDN.md); xkey has no purge of everything.
-            return urls.map { CDNRequest(method: "BAN", url: $0, headers: [:], purges: 1) }
+            return urls.map {
+                CDNRequest(method: "BAN", url: $0, headers: [:], purges: 1, carried: .everything(soft: soft))
+            }
         case .fastly(let service, let token, _, let api):
             // purge_all has no soft form.
             return [
                 CDNRequest(
                     method: "POST", url: api.appending("/service/\(service)/purge_all"),
-                    headers: Self.fastlyHeaders(token: token, soft: false), purges: 1)
+                    headers: Self.fastlyHeaders(token: token, soft: false), purges: 1, carried: .everything(soft: soft))
             ]
         case .cloudflare(let zone, let token, let api):
             return [
                 CDNRequest(
                     method: "POST", url: api.appending("/zones/\(zone)/purge_cache"),
-                    headers: Self.jsonHeaders(token: token), body: Array(#"{"purge_everything":true}"#.utf8), purges: 1)
+                    headers: Self.jsonHeaders(token: token), body: Array(#"{"purge_everything":true}"#.utf8), purges: 1,
+                    carried: .everything(soft: soft))
             ]
         case .http(let url, let token):
             return [
                 CDNRequest(
                     method: "POST", url: url, headers: Self.jsonHeaders(token: token),
-                    body: Self.webhookBody(tags: [], soft: soft, all: true), purges: 1)
+                    body: Self.webhookBody(tags: [], soft: soft, all: true), purges: 1,
+                    carried: .everything(soft: soft))
             ]
         }
     }
 
-    private func tagRequests(_ tags: [String], soft: Bool) -> [CDNRequest] {
+    private func tagRequests(_ tags: [String], soft: Bool, origin: CDNPurge.Origin) -> [CDNRequest] {
         guard !tags.isEmpty else { return [] }
         switch self {
         case .varnish(let urls):
@@ -53,7 +58,7 @@ extension CDNTarget {
                 urls.map { url in
                     CDNRequest(
                         method: "PURGE", url: url, headers: HTTPHeaders([(name, chunk.joined(separator: " "))]),
-                        purges: chunk.count)
+                        purges: chunk.count, carried: .tags(chunk, soft: soft, origin: origin))
                 }
             }
         case .fastly(let service, let token, let alwaysSoft, let api):
@@ -62,7 +67,7 @@ extension CDNTarget {
                 headers.add("Surrogate-Key", $0.joined(separator: " "))
                 return CDNRequest(
                     method: "POST", url: api.appending("/service/\(service)/purge"), headers: headers,
-                    purges: $0.count)
+                    purges: $0.count, carried: .tags($0, soft: soft, origin: origin))
             }
         case .cloudflare(let zone, let token, let api):
             // Cloudflare has no soft purge by tag: a soft purge removes the objects.
@@ -72,13 +77,15 @@ extension CDNTarget {
                 body.append(UInt8(ascii: "}"))
                 return CDNRequest(
                     method: "POST", url: api.appending("/zones/\(zone)/purge_cache"),
-                    headers: Self.jsonHeaders(token: token), body: body, purges: $0.count)
+                    headers: Self.jsonHeaders(token: token), body: body, purges: $0.count,
+                    carried: .tags($0, soft: soft, origin: origin))
             }
         case .http(let url, let token):
             return [
                 CDNRequest(
                     method: "POST", url: url, headers: Self.jsonHeaders(token: token),
-                    body: Self.webhookBody(tags: tags, soft: soft, all: false), purges: tags.count)
+                    body: Self.webhookBody(tags: tags, soft: soft, all: false), purges: tags.count,
+                    carried: .tags(tags, soft: soft, origin: origin))
             ]
         }
     }

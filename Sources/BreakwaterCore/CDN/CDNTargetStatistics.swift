@@ -10,8 +10,14 @@ package struct CDNTargetStatistics: Sendable, Equatable {
     package var failed = 0
     /// Attempts that failed and were tried again.
     package var retried = 0
-    /// Times the queue passed `max_queue` and became one purge of everything.
+    /// Times the queue passed `max_queue` (its entities became their types; with an admin purge
+    /// among them, if that was not enough, one purge of everything).
     package var overflows = 0
+    /// Types whose ids were replaced by the type's tag: in a purge naming more than
+    /// `CDNPurgeQueue.entitiesPerType` of them, or in a queue past `max_queue`.
+    package var collapses = 0
+    /// Purges that never reached the target because the process stopped first.
+    package var lost = 0
     /// Purges waiting: merged tags not yet sent, and those of calls waiting to be retried.
     package var queued = 0
     /// The last failure, if any attempt failed yet.

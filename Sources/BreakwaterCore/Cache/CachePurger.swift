@@ -32,13 +32,27 @@ package final class CachePurger: Sendable {
         self.forwarding.withLock { $0 = forwarding }
     }
 
-    /// Applies `purge` here and announces it; returns how many local entries it reached.
+    /// Applies an operator's `purge` here and announces it; returns how many local entries it
+    /// reached.
     @discardableResult
     package func purge(_ purge: PurgeRequest) -> Int {
         let count = applyLocally(purge)
         bus.withLock { $0 }?.publish(purge)
-        forwarding.withLock { $0 }?.forward(purge)
+        if let forwarded = CDNPurge(purge, origin: .admin) { forwarding.withLock { $0 }?.forward(forwarded) }
         return count
+    }
+
+    /// Purges the entities a mutation's answer named (`Type:id` tags): each applied here and
+    /// announced, and handed to the caches in front as one purge, so that its bounds can weigh
+    /// them together (docs/CDN.md, "Bounds").
+    package func purgeEntities(_ tags: [String]) {
+        let bus = self.bus.withLock { $0 }
+        for tag in tags {
+            let purge = PurgeRequest(selector: .tag(tag), soft: false)
+            applyLocally(purge)
+            bus?.publish(purge)
+        }
+        if let forwarded = CDNPurge.entities(tags) { forwarding.withLock { $0 }?.forward(forwarded) }
     }
 
     /// Applies a purge another proxy announced (not announced again).

@@ -17,7 +17,8 @@ extension StatsReport {
     package static let cdnResults = ["sent", "failed", "retried"]
 
     /// `json` (an object) with a `cdn` member appended: per target `kind`, `purges`, `sent`,
-    /// `failed`, `retried`, `queued`, `overflows`, `last_error`, `latency_ms` {`p50`, `p99`}.
+    /// `failed`, `retried`, `queued`, `overflows`, `collapses`, `lost`, `last_error`, `latency_ms`
+    /// {`p50`, `p99`}.
     package static func appendingCDN(_ targets: [CDNTargetStatus], to json: [UInt8]) -> [UInt8] {
         var bytes = json
         guard !targets.isEmpty, bytes.last == UInt8(ascii: "}") else { return bytes }
@@ -30,7 +31,8 @@ extension StatsReport {
             bytes.append(contentsOf: ":{\"kind\":\"\(target.kind.rawValue)\",\"purges\":\(figures.purges)".utf8)
             bytes.append(contentsOf: ",\"sent\":\(figures.sent),\"failed\":\(figures.failed)".utf8)
             bytes.append(contentsOf: ",\"retried\":\(figures.retried),\"queued\":\(figures.queued)".utf8)
-            bytes.append(contentsOf: ",\"overflows\":\(figures.overflows),\"last_error\":".utf8)
+            bytes.append(contentsOf: ",\"overflows\":\(figures.overflows),\"collapses\":\(figures.collapses)".utf8)
+            bytes.append(contentsOf: ",\"lost\":\(figures.lost),\"last_error\":".utf8)
             if let error = figures.lastError {
                 JSONWriter.quotedString(error, into: &bytes)
             } else {
@@ -52,7 +54,9 @@ extension StatsReport {
     }
 
     /// `text` followed by `breakwater_cdn_purges_total{target,result}`,
-    /// `breakwater_cdn_queued{target}` and `breakwater_cdn_purge_duration_seconds{target}`.
+    /// `breakwater_cdn_queued{target}`, `breakwater_cdn_overflows_total{target}`,
+    /// `breakwater_cdn_collapses_total{target}`, `breakwater_cdn_lost_total{target}` and
+    /// `breakwater_cdn_purge_duration_seconds{target}`.
     package static func appendingCDN(_ targets: [CDNTargetStatus], to text: String) -> String {
         guard !targets.isEmpty else { return text }
         var exposition = Exposition()
@@ -72,10 +76,23 @@ extension StatsReport {
         }
         exposition.family(
             "breakwater_cdn_overflows_total", .counter,
-            "Times a CDN target's queue passed cdn.max_queue and became one purge of everything.")
+            "Times a CDN target's queue passed cdn.max_queue and purged its entities' types instead"
+                + " (everything, for an admin purge).")
         for target in targets {
             exposition.sample(
                 "breakwater_cdn_overflows_total", labels: [("target", target.label)], target.statistics.overflows)
+        }
+        exposition.family(
+            "breakwater_cdn_collapses_total", .counter,
+            "Types whose ids a CDN target was sent as the type's tag (too many in one purge, or past cdn.max_queue).")
+        for target in targets {
+            exposition.sample(
+                "breakwater_cdn_collapses_total", labels: [("target", target.label)], target.statistics.collapses)
+        }
+        exposition.family(
+            "breakwater_cdn_lost_total", .counter, "Purges a CDN target never got because the process stopped first.")
+        for target in targets {
+            exposition.sample("breakwater_cdn_lost_total", labels: [("target", target.label)], target.statistics.lost)
         }
         exposition.family(
             "breakwater_cdn_purge_duration_seconds", .histogram, "Time from sending a purge call to its answer.")

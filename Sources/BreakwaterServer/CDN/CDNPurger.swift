@@ -59,11 +59,10 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
     }
 
     /// Hands `purge` to every target; callable from any thread, returns at once.
-    package func forward(_ purge: PurgeRequest) {
-        guard let cdnPurge = CDNPurge(purge) else { return }
+    package func forward(_ purge: CDNPurge) {
         let senders = LoopBound(self.senders)
         loop.enqueue {
-            for sender in senders.value { sender.enqueue(cdnPurge) }
+            for sender in senders.value { sender.enqueue(purge) }
         }
     }
 
@@ -81,8 +80,9 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
         }
     }
 
-    /// For the process's stop: sends the purges still waiting at once, waits up to `cdn.timeout`
-    /// for their answers, then stops the loop.
+    /// For the process's stop: sends the purges still waiting at once, those waiting for a retry
+    /// once more, waits up to `cdn.timeout` for their answers, logs and counts what is still
+    /// unanswered as lost, then stops the loop.
     package func finish() {
         let senders = LoopBound(self.senders)
         let flushed = DispatchSemaphore(value: 0)
@@ -96,6 +96,12 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
         while ContinuousClock.now < deadline, !board.settled.withLock({ $0.allSatisfy { $0 } }) {
             Thread.sleep(forTimeInterval: 0.005)
         }
+        let abandoned = DispatchSemaphore(value: 0)
+        loop.enqueue {
+            for sender in senders.value { sender.abandon() }
+            abandoned.signal()
+        }
+        _ = abandoned.wait(timeout: .now() + .seconds(1))
         stop()
     }
 

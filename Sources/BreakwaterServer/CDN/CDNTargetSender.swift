@@ -38,9 +38,15 @@ final class CDNTargetSender {
         perform(queue.enqueue(purge, now: .now))
     }
 
-    /// Sends what waits now, without waiting for the batch window (the process is stopping).
+    /// Sends what waits now, without waiting for the batch window, and the calls waiting for a
+    /// retry once more (the process is stopping).
     func flush() {
         perform(queue.flush(now: .now))
+    }
+
+    /// Logs and counts as lost whatever is still unanswered (the stop's wait is over).
+    func abandon() {
+        perform(queue.abandon())
     }
 
     private func perform(_ actions: [CDNQueueAction]) {
@@ -56,10 +62,18 @@ final class CDNTargetSender {
                         "cdn.purges": .stringConvertible(call.request.purges),
                         "cdn.attempts": .stringConvertible(call.attempt), "error": "\(outcome.errorText)",
                     ])
-            case .overflowed(let dropped):
+            case .overflowed(let dropped, let everything):
                 logger.warning(
-                    "cdn purge queue full: sending one purge of everything instead",
+                    everything
+                        ? "cdn purge queue full: sending one purge of everything instead"
+                        : "cdn purge queue full: purging the types of its entities instead",
                     metadata: ["cdn.target": "\(label)", "cdn.dropped": .stringConvertible(dropped)])
+            case .lost(let purges, let reason):
+                logger.warning(
+                    "cdn purges lost at stop",
+                    metadata: [
+                        "cdn.target": "\(label)", "cdn.purges": .stringConvertible(purges), "error": "\(reason)",
+                    ])
             }
         }
         publish(queue.statistics, queue.isSettled)

@@ -269,7 +269,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .releaseLease(let key):
             tiers.responses?.releaseLease(key)
         case .purgeEntities(let tags):
-            for tag in tags { cache.purger.purge(PurgeRequest(selector: .tag(tag), soft: false)) }
+            cache.purger.purgeEntities(tags)
         }
     }
 

@@ -79,15 +79,15 @@ struct CDNPurgeQueueTests {
         #expect(calls.map(\.request.method) == ["BAN"])
     }
 
-    @Test func overflowReplacesTheQueueByOnePurgeOfEverything() {
+    @Test func anAdminOverflowReplacesTheQueueByOnePurgeOfEverything() {
         var queue = Self.queue(maxQueue: 3)
-        for id in 1...3 { _ = queue.enqueue(Self.tags("Launch:\(id)"), now: Self.at(id)) }
+        for id in 1...3 { _ = queue.enqueue(Self.tags("op:Get\(id)"), now: Self.at(id)) }
         #expect(queue.statistics.overflows == 0)
-        let actions = queue.enqueue(Self.tags("Launch:4"), now: Self.at(4))
-        #expect(actions.contains(.overflowed(dropped: 4)))
+        let actions = queue.enqueue(Self.tags("op:Get4"), now: Self.at(4))
+        #expect(actions.contains(.overflowed(dropped: 4, everything: true)))
         #expect(queue.statistics.overflows == 1)
         #expect(queue.statistics.queued == 1)
-        _ = queue.enqueue(Self.tags("Launch:5"), now: Self.at(5))
+        _ = queue.enqueue(Self.tags("op:Get5"), now: Self.at(5))
         #expect(Self.sent(queue.tick(now: Self.at(51))).map(\.request.method) == ["BAN"], "the window of the first purge")
     }
 

@@ -13,6 +13,8 @@ struct CDNStatusRenderingTests {
         figures.retried = 2
         figures.queued = 4
         figures.overflows = 1
+        figures.collapses = 5
+        figures.lost = 2
         figures.lastError = "HTTP \"503\""
         var queue = CDNPurgeQueue(
             target: .varnish(urls: [OriginURL(parsing: "http://127.0.0.1:6081/")!]),
@@ -42,6 +44,8 @@ struct CDNStatusRenderingTests {
         #expect(varnish["retried"] as? Int == 2)
         #expect(varnish["queued"] as? Int == 4)
         #expect(varnish["overflows"] as? Int == 1)
+        #expect(varnish["collapses"] as? Int == 5)
+        #expect(varnish["lost"] as? Int == 2)
         #expect(varnish["last_error"] as? String == "HTTP \"503\"")
         let p50 = try #require((varnish["latency_ms"] as? [String: Any])?["p50"] as? Double)
         #expect(p50 >= 7.9 && p50 <= 8.1)
@@ -64,6 +68,8 @@ struct CDNStatusRenderingTests {
             #"breakwater_cdn_purges_total{target="fastly",result="sent"} 0"#,
             #"breakwater_cdn_queued{target="varnish"} 4"#,
             #"breakwater_cdn_overflows_total{target="varnish"} 1"#,
+            #"breakwater_cdn_collapses_total{target="varnish"} 5"#,
+            #"breakwater_cdn_lost_total{target="fastly"} 0"#,
             #"breakwater_cdn_purge_duration_seconds_bucket{target="varnish",le="0.01"} 1"#,
             #"breakwater_cdn_purge_duration_seconds_bucket{target="varnish",le="0.005"} 0"#,
             #"breakwater_cdn_purge_duration_seconds_count{target="fastly"} 0"#,

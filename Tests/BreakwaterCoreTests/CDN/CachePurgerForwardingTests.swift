@@ -7,9 +7,9 @@ import Testing
 
 struct CachePurgerForwardingTests {
     final class Recorder: PurgeForwarding {
-        let purges = Mutex<[PurgeRequest]>([])
+        let purges = Mutex<[CDNPurge]>([])
         let count = Atomic<Int>(0)
-        func forward(_ purge: PurgeRequest) {
+        func forward(_ purge: CDNPurge) {
             if count.add(1, ordering: .relaxed).newValue <= 10 { purges.withLock { $0.append(purge) } }
         }
     }
@@ -26,7 +26,21 @@ struct CachePurgerForwardingTests {
         let local = PurgeRequest(selector: .tag("Launch:7"), soft: true)
         purger.purge(local)
         purger.applyRemote(PurgeRequest(selector: .tag("Launch:8"), soft: false))
-        #expect(recorder.purges.withLock { $0 } == [local])
+        #expect(recorder.purges.withLock { $0 } == [.tags(["Launch:7"], soft: true, origin: .admin)])
+    }
+
+    /// A mutation's entities reach the caches in front as one purge, marked as a mutation's.
+    @Test func aMutationsEntitiesAreForwardedAsOnePurge() {
+        let (purger, recorder) = Self.purger()
+        purger.purgeEntities(["Launch:1", "Launch:2", "Rocket:a b"])
+        #expect(recorder.purges.withLock { $0 } == [.tags(["Launch:1", "Launch:2"], soft: false, origin: .mutation)])
+    }
+
+    /// Only an operator's purge may ask for everything.
+    @Test func onlyAnAdminPurgeBecomesPurgeEverything() {
+        #expect(CDNPurge(PurgeRequest(selector: .all, soft: false), origin: .admin) == .everything(soft: false))
+        #expect(CDNPurge(PurgeRequest(selector: .all, soft: false), origin: .mutation) == nil)
+        #expect(CDNPurge(PurgeRequest(selector: .all, soft: false), origin: .fleet) == nil)
     }
 
     /// Each purge reaches the forwarding as it did the first time: nothing accumulates per purge.
