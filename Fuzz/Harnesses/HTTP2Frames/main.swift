@@ -42,6 +42,9 @@ public func fuzzHTTP2Frames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
             case .refusal(let stream, let response):
                 precondition([408, 413, 414, 431].contains(response.status), "an unexpected refusal \(response.status)")
                 connection.answer(stream, with: response, date: "Thu, 01 Jan 2026 00:00:00 GMT")
+            case .abandoned:
+                // The client reset a stream it was owed an answer for: nothing to answer.
+                break
             }
         }
         guard connection.send(into: &output, bound: 64 << 10) else { break }
