@@ -484,13 +484,13 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     private func startHTTP2() -> Bool {
         choosesProtocol = false
         guard let settings = listener.http2Settings,
-            let session = try? HTTP2Session(
+            let started = try? HTTP2Session(
                 settings: settings, remoteAddress: remoteAddress, isSecure: isSecure,
                 now: MonotonicTime.now.nanoseconds)
         else { return false }
-        // Chosen after the drain began (the preface came after): the session goes away at once.
-        if countsInDrain { session.beginGoingAway(now: MonotonicTime.now.nanoseconds) }
-        http2 = session
+        // Chosen after the drain began (the preface came after): the connection goes away at once.
+        if countsInDrain { started.beginGoingAway(now: MonotonicTime.now.nanoseconds) }
+        http2 = started
         return true
     }
 

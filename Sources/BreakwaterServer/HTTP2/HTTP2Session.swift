@@ -29,7 +29,7 @@ final class HTTP2Session {
         case abandoned(Int32)
     }
 
-    private let session: OpaquePointer
+    private let codec: OpaquePointer
     private var streams: [Int32: HTTP2Stream] = [:]
     /// The stream the last callback named: a head's fields and frames come one stream at a
     /// time, so most lookups are this one (no hashing).
@@ -58,7 +58,7 @@ final class HTTP2Session {
     /// The opaque data of the notice's PING, to know its acknowledgement.
     private static let noticePing: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x62, 0x77, 0x64, 0x72, 0x61, 0x69, 0x6e, 0x21)
 
-    /// A server session; the connection preface and `settings` go out with the first `send`.
+    /// A server codec; the connection preface and `settings` go out with the first `send`.
     init(settings: HTTP2Settings, remoteAddress: String, isSecure: Bool, now: Int64) throws(SystemError) {
         self.settings = settings
         self.remoteAddress = remoteAddress
@@ -68,11 +68,11 @@ final class HTTP2Session {
         resetGuard = HTTP2ResetGuard(maxStreams: settings.maxStreams)
         deadlines = HTTP2StreamDeadlines(configuration: settings.deadlines, now: now)
         var made: OpaquePointer?
-        // Filled in below: the session's user data is this object, unretained (it owns the session).
+        // Filled in below: the codec's user data is this object, unretained (it owns the codec).
         let result = nghttp2_session_server_new2(&made, Self.callbacks, nil, Self.options)
         guard result == 0, let made else { throw SystemError("nghttp2_session_server_new2", reason: Self.describe(result)) }
-        session = made
-        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        codec = made
+        nghttp2_session_set_user_data(codec, Unmanaged.passUnretained(self).toOpaque())
         var entries = [
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(settings.maxStreams)),
@@ -80,10 +80,10 @@ final class HTTP2Session {
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
                 value: UInt32(clamping: settings.headLimits.maxHeadBytes)),
         ]
-        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+        _ = nghttp2_submit_settings(codec, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
     }
 
-    deinit { nghttp2_session_del(session) }
+    deinit { nghttp2_session_del(codec) }
 
     // MARK: Bytes in
 
@@ -91,7 +91,7 @@ final class HTTP2Session {
     /// the connection is broken beyond a GOAWAY (nghttp2 queued one when it could: send, then close).
     func receive(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64) -> [Event]? {
         self.now = now
-        let read = nghttp2_session_mem_recv(session, bytes.baseAddress, bytes.count)
+        let read = nghttp2_session_mem_recv(codec, bytes.baseAddress, bytes.count)
         let events = pending
         pending.removeAll(keepingCapacity: true)
         guard read >= 0 else {
@@ -120,10 +120,10 @@ final class HTTP2Session {
             of: response, date: date, bodiless: status < 200 || status == 204 || status == 304
         ) { nameValues in
             if state.body == nil {
-                _ = nghttp2_submit_response(session, stream, nameValues.baseAddress, nameValues.count, nil)
+                _ = nghttp2_submit_response(codec, stream, nameValues.baseAddress, nameValues.count, nil)
             } else {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
-                _ = nghttp2_submit_response(session, stream, nameValues.baseAddress, nameValues.count, &provider)
+                _ = nghttp2_submit_response(codec, stream, nameValues.baseAddress, nameValues.count, &provider)
             }
         }
     }
@@ -131,7 +131,7 @@ final class HTTP2Session {
     /// Resets `stream` (the handler dropped it, or its window stayed shut).
     func reset(_ stream: Int32, code: nghttp2_error_code = NGHTTP2_INTERNAL_ERROR) {
         detachedWorkEnded(stream)
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
+        _ = nghttp2_submit_rst_stream(codec, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
     }
 
     /// The work of `stream`, reset by the client, ended: its place under the limit is free.
@@ -146,10 +146,10 @@ final class HTTP2Session {
     func beginGoingAway(now: Int64) {
         guard !isGoingAway, noticeSince == nil else { return }
         noticeSince = now
-        _ = nghttp2_submit_shutdown_notice(session)
+        _ = nghttp2_submit_shutdown_notice(codec)
         var data = Self.noticePing
         _ = withUnsafeBytes(of: &data) { bytes in
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            nghttp2_submit_ping(codec, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         }
     }
 
@@ -168,7 +168,7 @@ final class HTTP2Session {
         guard !isGoingAway else { return }
         isGoingAway = true
         _ = nghttp2_submit_goaway(
-            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+            codec, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(codec),
             NGHTTP2_NO_ERROR.rawValue, nil, 0)
     }
 
@@ -176,7 +176,7 @@ final class HTTP2Session {
     func terminate(_ code: nghttp2_error_code) {
         noticeSince = nil
         isGoingAway = true
-        _ = nghttp2_session_terminate_session(session, code.rawValue)
+        _ = nghttp2_session_terminate_session(codec, code.rawValue)
     }
 
     // MARK: Bytes out
@@ -185,7 +185,7 @@ final class HTTP2Session {
     func send(into output: inout OutputQueue, bound: Int) -> Bool {
         while output.unsentBytes < bound {
             var data: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &data)
+            let count = nghttp2_session_mem_send(codec, &data)
             if count < 0 { return false }
             guard count > 0, let data else { break }
             let chunk = UnsafeBufferPointer(start: data, count: count)
@@ -196,17 +196,17 @@ final class HTTP2Session {
     }
 
     /// Whether nghttp2 still reads or writes: false once a GOAWAY was sent and no stream is left.
-    var isDone: Bool { nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 }
+    var isDone: Bool { nghttp2_session_want_read(codec) == 0 && nghttp2_session_want_write(codec) == 0 }
 
     /// Whether frames wait to be sent.
-    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+    var wantsWrite: Bool { nghttp2_session_want_write(codec) != 0 }
 
     /// Streams whose answer has bytes left are timed while the client's window is shut.
     private func noteWindows() {
-        let connectionWindow = nghttp2_session_get_remote_window_size(session)
+        let connectionWindow = nghttp2_session_get_remote_window_size(codec)
         for state in streams.values {
             guard let body = state.body, body.remaining > 0 else { continue }
-            if connectionWindow <= 0 || nghttp2_session_get_stream_remote_window_size(session, state.id) <= 0 {
+            if connectionWindow <= 0 || nghttp2_session_get_stream_remote_window_size(codec, state.id) <= 0 {
                 deadlines.windowShut(state.id, now: now)
             } else {
                 deadlines.windowOpened(state.id)
@@ -258,7 +258,7 @@ final class HTTP2Session {
         if resetGuard.streamOpened(open: streams.count) == .refuse {
             state.isRefused = true
             _ = nghttp2_submit_rst_stream(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
+                codec, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
         }
         streams[id] = state
         recent = state
@@ -383,7 +383,7 @@ final class HTTP2Session {
     fileprivate func frameSent(_ frame: nghttp2_frame) {
         guard frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
             let state = stream(frame.hd.stream_id), state.isRefused,
-            nghttp2_session_get_stream_remote_close(session, state.id) == 0
+            nghttp2_session_get_stream_remote_close(codec, state.id) == 0
         else { return }
         reset(state.id, code: NGHTTP2_NO_ERROR)
     }

@@ -1,4 +1,4 @@
-// HTTP2Session in-process, against nghttp2's own client session: streams become the same
+// HTTP2Session in-process, against nghttp2's own client: streams become the same
 // HTTPRequest as HTTP/1.1's, answers go out with HTTP/1.1's fields in HTTP/2's form, the
 // limits answer with HTTP/1.1's statuses per stream, floods end in GOAWAY ENHANCE_YOUR_CALM,
 // a reset stream leaves the others alone, and the deadlines answer 408 or reset. Time is passed in.
@@ -9,10 +9,10 @@ import BreakwaterHTTP2
 import Foundation
 import Testing
 
-/// A server session and a client session wired together in memory.
+/// A server connection and a client connection wired together in memory.
 private final class Pair {
     let client = HTTP2TestClient()
-    let session: HTTP2Session
+    let server: HTTP2Session
     var output = OutputQueue()
     /// The server's side of a socket pair (its frames are read back from the other side).
     private let serverEnd: Int32
@@ -24,7 +24,7 @@ private final class Pair {
     var respond: ((HTTPRequest) -> HTTPResponse)?
 
     init(maxStreams: Int = 16, maxHeadBytes: Int = 4096, maxBodyBytes: Int = 1000, maxTarget: Int = 200) throws {
-        session = try HTTP2Session(
+        server = try HTTP2Session(
             settings: HTTP2Settings(
                 maxStreams: maxStreams,
                 headLimits: HTTP2HeadLimits(maxTargetBytes: maxTarget, maxHeadBytes: maxHeadBytes, maxBodyBytes: maxBodyBytes),
@@ -46,7 +46,7 @@ private final class Pair {
     func exchange(rounds: Int = 4) {
         for _ in 0..<rounds {
             let bytes = client.outgoing()
-            if !bytes.isEmpty, let events = bytes.withUnsafeBufferPointer({ session.receive($0, now: now) }) {
+            if !bytes.isEmpty, let events = bytes.withUnsafeBufferPointer({ server.receive($0, now: now) }) {
                 perform(events)
             }
             deliver()
@@ -58,10 +58,10 @@ private final class Pair {
             switch event {
             case .request(let stream, let request):
                 requests.append((stream, request))
-                if let respond { session.answer(stream, with: respond(request), date: "Thu, 26 Nov 2026 12:00:00 GMT") }
+                if let respond { server.answer(stream, with: respond(request), date: "Thu, 26 Nov 2026 12:00:00 GMT") }
             case .refusal(let stream, let response):
                 refusals[stream] = response
-                session.answer(stream, with: response, date: "Thu, 26 Nov 2026 12:00:00 GMT")
+                server.answer(stream, with: response, date: "Thu, 26 Nov 2026 12:00:00 GMT")
             case .abandoned:
                 // The handler's work for a reset stream: these tests answer at once or never.
                 break
@@ -71,7 +71,7 @@ private final class Pair {
 
     /// The server's queued frames to the client.
     func deliver() {
-        _ = session.send(into: &output, bound: 1 << 20)
+        _ = server.send(into: &output, bound: 1 << 20)
         while !output.isEmpty {
             _ = try? output.write(to: .plain(serverEnd))
             var chunk = [UInt8](repeating: 0, count: 65536)
@@ -184,7 +184,7 @@ private final class Pair {
         for _ in 0..<1_200 { pair.client.ping() }
         pair.exchange()
         #expect(pair.client.goAwayCode == 11)  // ENHANCE_YOUR_CALM
-        #expect(pair.session.isGoingAway)
+        #expect(pair.server.isGoingAway)
     }
 
     @Test func streamsPastTheLimitAreRefused() throws {
@@ -196,7 +196,7 @@ private final class Pair {
         pair.exchange()
         let refused = streams.filter { pair.client.answers[$0]?.resetCode == 7 }  // REFUSED_STREAM
         #expect(refused == Array(streams.suffix(2)))
-        #expect(pair.session.deadlines.openStreams == 4)
+        #expect(pair.server.deadlines.openStreams == 4)
     }
 
     @Test func aResetStreamIsForgottenAndItsLateAnswerGoesNowhere() throws {
@@ -207,8 +207,8 @@ private final class Pair {
         #expect(pair.requests.count == 2)
         pair.client.reset(first)
         pair.exchange()
-        pair.session.answer(first, with: HTTPResponse(status: 200, body: "late"), date: "-")
-        pair.session.answer(second, with: HTTPResponse(status: 200, body: "on time"), date: "-")
+        pair.server.answer(first, with: HTTPResponse(status: 200, body: "late"), date: "-")
+        pair.server.answer(second, with: HTTPResponse(status: 200, body: "on time"), date: "-")
         pair.exchange()
         #expect(pair.client.answers[first]?.status == nil)
         #expect(pair.client.answers[second]?.status == 200)
@@ -221,9 +221,9 @@ private final class Pair {
             [(":method", "POST"), (":scheme", "http"), (":authority", "x"), (":path", "/")], body: [1], holdingBody: true)
         pair.exchange()
         pair.now = 29_000_000_000
-        #expect(pair.session.deadlinePassed(now: pair.now) { HTTPResponse(status: 408) }.isEmpty)
+        #expect(pair.server.deadlinePassed(now: pair.now) { HTTPResponse(status: 408) }.isEmpty)
         pair.now = 30_000_000_000
-        pair.perform(pair.session.deadlinePassed(now: pair.now) {
+        pair.perform(pair.server.deadlinePassed(now: pair.now) {
             GraphQLErrorResponse(status: 408, message: "late", code: "REQUEST_TIMEOUT").response
         })
         pair.deliver()
@@ -231,9 +231,9 @@ private final class Pair {
         #expect(pair.requests.isEmpty)
         // The stream ends (the answer, then RST_STREAM NO_ERROR); a minute later the idle connection goes.
         pair.exchange()
-        #expect(pair.session.deadlines.openStreams == 0)
+        #expect(pair.server.deadlines.openStreams == 0)
         pair.now = 200_000_000_000
-        _ = pair.session.deadlinePassed(now: pair.now) { HTTPResponse(status: 408) }
+        _ = pair.server.deadlinePassed(now: pair.now) { HTTPResponse(status: 408) }
         pair.deliver()
         #expect(pair.client.goAwayCode == 0)
     }
@@ -246,34 +246,34 @@ private final class Pair {
         pair.respond = { _ in HTTPResponse(status: 200) }
         let first = pair.client.request(get)
         pair.exchange()
-        pair.session.beginGoingAway(now: 0)
+        pair.server.beginGoingAway(now: 0)
         // On the wire before the client reads the notice.
         let crossing = pair.client.request(get)
         let crossed = pair.client.outgoing()
         pair.deliver()
         #expect(pair.client.goAwayLastStreams == [Int32.max])
-        if let events = crossed.withUnsafeBufferPointer({ pair.session.receive($0, now: 0) }) { pair.perform(events) }
+        if let events = crossed.withUnsafeBufferPointer({ pair.server.receive($0, now: 0) }) { pair.perform(events) }
         pair.exchange()
         #expect(pair.requests.map(\.stream) == [first, crossing])
         #expect(pair.client.goAwayLastStreams == [Int32.max, crossing])
         #expect(pair.client.answers[crossing]?.status == 200)
         #expect(pair.client.answers[crossing]?.resetCode == nil)
-        #expect(pair.session.finalGoAwayDeadline == nil)
+        #expect(pair.server.finalGoAwayDeadline == nil)
     }
 
     /// A client that never answers the PING gets the final GOAWAY after the bound.
     @Test func theFinalGoAwayGoesAfterTheBoundWithoutThePingsAcknowledgement() throws {
         let pair = try Pair()
         pair.exchange()
-        pair.session.beginGoingAway(now: 0)
+        pair.server.beginGoingAway(now: 0)
         pair.deliver()
-        #expect(pair.session.finalGoAwayDeadline == HTTP2Session.finalGoAwayBound)
+        #expect(pair.server.finalGoAwayDeadline == HTTP2Session.finalGoAwayBound)
         #expect(pair.client.goAwayLastStreams == [Int32.max])
-        pair.session.goAwayIfDue(now: HTTP2Session.finalGoAwayBound - 1)
+        pair.server.goAwayIfDue(now: HTTP2Session.finalGoAwayBound - 1)
         pair.deliver()
-        #expect(!pair.session.isDone, "new streams are still taken")
-        pair.session.goAwayIfDue(now: HTTP2Session.finalGoAwayBound)
+        #expect(!pair.server.isDone, "new streams are still taken")
+        pair.server.goAwayIfDue(now: HTTP2Session.finalGoAwayBound)
         pair.deliver()
-        #expect(pair.session.isDone, "the final GOAWAY is sent and no stream is open")
+        #expect(pair.server.isDone, "the final GOAWAY is sent and no stream is open")
     }
 }
