@@ -35,5 +35,6 @@ static inline int CLibevent_accept_nonblocking(int fd, struct sockaddr *address,
 // Event flags as the short libevent's functions take (they import as Int32 macros).
 static inline short CLibevent_read_persist(void) { return EV_READ | EV_PERSIST; }
 static inline short CLibevent_write_persist(void) { return EV_WRITE | EV_PERSIST; }
+static inline short CLibevent_closed_persist(void) { return EV_CLOSED | EV_PERSIST; }
 
 #endif

@@ -226,6 +226,20 @@ struct InFlightFetchTests {
             return
         }
         #expect(table.count == 0)
+        #expect(table.cancelled == 1)
         #expect(table.join("a", waiter: 2, now: now) == .startFetch)
+    }
+
+    @Test func onlyTheLastDepartureCountsAsACancelledFetch() {
+        let table = InFlightTable<String, Int>()
+        let now = ContinuousClock.now
+        #expect(table.join("a", waiter: 1, now: now) == .startFetch)
+        #expect(table.join("a", waiter: 2, now: now) == .wait)
+        _ = table.leave("a", where: { $0 == 1 })
+        #expect(table.cancelled == 0)
+        _ = table.leave("a", where: { $0 == 2 })
+        #expect(table.cancelled == 1)
+        _ = table.leave("a", where: { $0 == 2 })
+        #expect(table.cancelled == 1)
     }
 }

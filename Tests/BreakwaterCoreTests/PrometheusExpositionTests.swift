@@ -9,7 +9,8 @@ struct PrometheusExpositionTests {
     static let families: [(name: String, type: String)] = [
         ("breakwater_requests_total", "counter"), ("breakwater_requests_all_total", "counter"),
         ("breakwater_upstream_requests_total", "counter"), ("breakwater_upstream_errors_total", "counter"),
-        ("breakwater_upstream_timeouts_total", "counter"), ("breakwater_cache_entries", "gauge"),
+        ("breakwater_upstream_timeouts_total", "counter"), ("breakwater_upstream_cancelled_total", "counter"),
+        ("breakwater_cache_entries", "gauge"),
         ("breakwater_cache_bytes", "gauge"), ("breakwater_cache_max_bytes", "gauge"),
         ("breakwater_cache_evictions_total", "counter"), ("breakwater_cache_expired_total", "counter"),
         ("breakwater_apq_entries", "gauge"), ("breakwater_apq_registered_total", "counter"),

@@ -25,10 +25,10 @@ struct StatsReportJSONTests {
         expectIntegers(json["cache"], ["entries", "bytes", "max_bytes", "evictions", "expired"])
         expectIntegers(json["apq"], ["entries", "registered", "not_found", "hash_mismatch"])
         let upstream = json["upstream"]
-        #expect(keys(of: upstream) == ["requests", "errors", "timeouts", "errors_by_reason", "latency_ms"])
+        #expect(keys(of: upstream) == ["requests", "errors", "timeouts", "cancelled", "errors_by_reason", "latency_ms"])
         expectIntegers(upstream?["errors_by_reason"], ["refused", "reset", "timeout", "tls", "malformed", "5xx"])
         #expect(keys(of: json["config"]) == ["reloads", "reload_failures", "last_reload_success_s"])
-        #expect(["requests", "errors", "timeouts"].allSatisfy { isInteger(upstream?[$0]) })
+        #expect(["requests", "errors", "timeouts", "cancelled"].allSatisfy { isInteger(upstream?[$0]) })
         let latency = upstream?["latency_ms"]
         #expect(keys(of: latency) == ["p50", "p90", "p99"])
         #expect(["p50", "p90", "p99"].allSatisfy { isNumber(latency?[$0]) })

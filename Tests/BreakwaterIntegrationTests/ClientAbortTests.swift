@@ -44,4 +44,55 @@ struct ClientAbortTests {
         let legitimate = try stack.frames.get(HTTP2RapidResetTests.launchPath(id: "legitimate"))
         #expect(legitimate.status == 200, "\(legitimate)")
     }
+
+    /// Past the 16 outstanding requests at which a connection stops reading: the close is seen
+    /// while reading is paused, and the fetches already under way stop there. Without the watch
+    /// each connection's first 16 ran to their answers, then reading went on and sent the next 16.
+    @Test func aCloseSeenWhileReadingIsPausedCancelsTheOutstandingFetches() throws {
+        let stack = try HTTP2Stack()
+        try stack.origin.setFaults(#"{"delayMs": 1500}"#)
+        let before = try stack.origin.counters()["requests"] as? Int ?? 0
+        let pipelined = 100
+        for connection in 0..<Self.connections {
+            let wire = (0..<pipelined).map { index in
+                let target = HTTP2RapidResetTests.launchPath(id: "paused-\(connection)-\(index)")
+                return "GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            }.joined()
+            let client = try KeepAliveClient(port: stack.port, timeout: .seconds(10))
+            try client.write(Array(wire.utf8))
+            client.close()
+        }
+        // Each connection's outstanding misses are cancelled (most before their request is even
+        // written), long before the origin's 1.5 s answer; the origin's count then settles.
+        var fetches = -1
+        var cancelled = 0
+        var steady = 0
+        let stopped = try eventually(within: .seconds(30), every: .milliseconds(300)) {
+            let now = (try stack.origin.counters()["requests"] as? Int ?? 0) - before
+            steady = now == fetches ? steady + 1 : 0
+            fetches = now
+            cancelled = (try stack.proxy.stats()["upstream"] as? [String: Any])?["cancelled"] as? Int ?? 0
+            return cancelled >= Self.connections && steady >= 3
+        }
+        print("paused close: \(Self.connections) connections x \(pipelined) misses, \(fetches) origin fetches, \(cancelled) cancelled")
+        #expect(stopped, "\(fetches) origin fetches, \(cancelled) cancelled")
+        #expect(fetches <= Self.connections * 16, "\(fetches) origin fetches")
+        // Each abandoned request is logged as nginx logs it.
+        _ = try stack.proxy.process.waitForLine(containing: "status=499", timeout: .seconds(10))
+    }
+
+    /// A client that half-closes with a miss outstanding has left (nginx's rule): its fetch
+    /// stops, and it reads no answer at all, never a 500 for the request nobody answered.
+    @Test func aHalfClosedClientsCancelledMissGetsNoAnswer() throws {
+        let stack = try HTTP2Stack()
+        try stack.origin.setFaults(#"{"delayMs": 1500}"#)
+        let client = try KeepAliveClient(port: stack.port, timeout: .seconds(10))
+        let target = HTTP2RapidResetTests.launchPath(id: "half-closed")
+        try client.write(Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        client.closeWrite()
+        let answer = try client.readResponse(timeout: .seconds(10))
+        #expect(answer == nil, "\(String(describing: answer))")
+        let upstream = try stack.proxy.stats()["upstream"] as? [String: Any]
+        #expect(upstream?["cancelled"] as? Int == 1, "\(String(describing: upstream))")
+    }
 }

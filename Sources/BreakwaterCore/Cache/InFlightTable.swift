@@ -27,6 +27,8 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
         @usableFromInline var fetches: [Key: InFlightFetch<Waiter>] = [:]
         /// Joins that waited instead of fetching; summed over shards on read.
         @usableFromInline var coalesced = 0
+        /// Fetches stopped because every client waiting on them left; summed over shards on read.
+        @usableFromInline var cancelled = 0
         /// Entries held at which passing ones past their time are swept next.
         @usableFromInline var sweepAt = Shard.minimumSweep
 
@@ -147,7 +149,10 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
             guard var fetch = shard.take(key) else { return .notWaiting }
             let departure = fetch.leave(where: isLeaving)
             // A cancelled fetch leaves the key idle: nothing to keep.
-            if case .cancelFetch = departure { return departure }
+            if case .cancelFetch = departure {
+                shard.cancelled += 1
+                return departure
+            }
             shard.fetches[key] = consume fetch
             return departure
         }
@@ -167,6 +172,12 @@ public final class InFlightTable<Key: Hashable & Sendable, Waiter: Sendable>: Se
     @inlinable
     public func isPassing(_ key: Key, now: ContinuousClock.Instant) -> Bool {
         shard(for: key).state.withLock { $0.fetches[key]?.isPassing(at: now) ?? false }
+    }
+
+    /// Fetches since start stopped because every client waiting on them left (`upstream`
+    /// `cancelled` in `/stats`).
+    package var cancelled: Int {
+        shards.reduce(0) { total, box in total + box.state.withLock { $0.cancelled } }
     }
 
     /// Joins since start that waited for another client's fetch (`coalesced` in `/stats`).

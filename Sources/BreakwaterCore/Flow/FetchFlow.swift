@@ -92,6 +92,16 @@ package struct FetchFlow {
         return .send
     }
 
+    /// Every client waiting on the fetch left: it stops where it stands. A fleet lease it holds
+    /// goes back at once, so that the fleet's other proxies fetch for themselves instead of
+    /// waiting out `origin.timeout` for an entry that will not come. Called again (a tier's
+    /// answer arriving after the cancel), it has nothing more to give back.
+    package mutating func cancel() -> [Effect] {
+        guard holdsLease, let key = plan.key else { return [] }
+        holdsLease = false
+        return [.releaseLease(key)]
+    }
+
     /// The origin answered (or failed): decide storage, stale-if-error, invalidation.
     /// The clock is read only where the answer is kept or stands in: an answer that is not stored
     /// (a TTL-0 rule, a bypass) needs no time.

@@ -35,6 +35,7 @@ extension StatsReport {
         writer.integer("requests", requests.upstreamRequests)
         writer.integer("errors", requests.upstreamErrors)
         writer.integer("timeouts", requests.upstreamTimeouts)
+        writer.integer("cancelled", cancelledFetches)
         writer.openObject("errors_by_reason")
         for (reason, count) in zip(UpstreamErrorReason.allCases, requests.upstreamErrorReasons) {
             writer.integer(reason.rawValue, count)

@@ -31,6 +31,10 @@ extension StatsReport {
             ("breakwater_requests_all_total", .counter, "Client requests, decided or not.", stats.requests),
             ("breakwater_upstream_requests_total", .counter, "Requests sent to the origin.", stats.upstreamRequests),
             ("breakwater_upstream_timeouts_total", .counter, "Origin requests that timed out.", stats.upstreamTimeouts),
+            (
+                "breakwater_upstream_cancelled_total", .counter,
+                "Origin fetches stopped because every client waiting on them left.", cancelledFetches
+            ),
             ("breakwater_cache_entries", .gauge, "Responses held in the cache.", cache.entries),
             ("breakwater_cache_bytes", .gauge, "Bytes held in the cache.", cache.bytes),
             ("breakwater_cache_max_bytes", .gauge, "The configured cache.max_bytes.", cache.maxBytes),

@@ -16,6 +16,9 @@ package struct StatsReport: Sendable {
     package var apqRegistered: Int
     /// Requests that waited on another request's upstream fetch instead of sending their own.
     package var coalesced: Int
+    /// Origin fetches stopped because every client waiting on them left (a reset stream, a
+    /// closed connection).
+    package var cancelledFetches = 0
     /// The process's resource use, when it could be read.
     package var process: ProcessFigures?
     /// Operation names that always get their own `operation` label in `/metrics` (those named

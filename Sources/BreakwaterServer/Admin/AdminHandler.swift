@@ -44,6 +44,7 @@ final class AdminState: Sendable {
             apqEntries: registry.entries, apqRegistered: registry.registered, coalesced: cache.inFlight.coalesced,
             process: process.sample(), configuredOperations: configuredOperations, configReloads: reloads.snapshot)
         report.freshness = cache.freshness.report()
+        report.cancelledFetches = cache.inFlight.cancelled
         report.snapshot = cache.snapshotFigures.withLock { $0 }
         return report
     }

@@ -24,6 +24,8 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
     private let transport: Transport
     private let remoteAddress: String
     private var readEvent: IOEvent?
+    /// Watches, while reading is paused, for the client going away (made at the first pause).
+    private var closedEvent: IOEvent?
     private var writeEvent: IOEvent?
     private var timer: IOEvent?
     private var armedDeadline: Int64?
@@ -101,6 +103,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         case .write:
             if transport.readWantsWrite { didBecomeReadable() }
             flush()
+        case .closed: clientClosedWhilePaused()
         case .timer: deadlinePassed()
         }
     }
@@ -148,7 +151,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         if http2 != nil { return }
         switch end {
         case .full:
-            if machine.bufferFull() { readEvent?.remove() }
+            if machine.bufferFull() { pauseReading() }
         case .wouldBlock:
             machine.socketDrained()
         case .closed:
@@ -158,6 +161,25 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         case .stopped:
             readOnIfHeld()
         }
+    }
+
+    /// Stops reading (requests outstanding, a full buffer, answers the client does not take) but
+    /// keeps watching for the client's end: a client that closes with pipelined requests still
+    /// outstanding leaves them now, not once every answer before them is written (their origin
+    /// fetches stop, as for a reset HTTP/2 stream).
+    private func pauseReading() {
+        readEvent?.remove()
+        guard !clientLeft else { return }
+        if closedEvent == nil { closedEvent = try? IOEvent(loop: loop, fd: transport.fileDescriptor, kind: .closed, handler: self) }
+        if closedEvent?.isPending == false { closedEvent?.add() }
+    }
+
+    /// The client shut its side down or reset the connection while reading was paused: its
+    /// outstanding requests are left (`clientLeaves`); answers already made are still written
+    /// and the connection closes as its machine decides.
+    private func clientClosedWhilePaused() {
+        closedEvent?.remove()
+        clientLeaves()
     }
 
     /// OpenSSL still holds received bytes that the socket will not announce: the read goes
@@ -176,7 +198,7 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
             case .needMore:
                 break steps
             case .pauseReading:
-                readEvent?.remove()
+                pauseReading()
                 break steps
             case .stop:
                 break steps
@@ -364,9 +386,10 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
         case .armDeadline(let deadline):
             armDeadline(deadline, now: now)
         case .pauseReading(let deadline):
-            readEvent?.remove()
+            pauseReading()
             armDeadline(deadline, now: now)
         case .resumeReading(let deadline):
+            closedEvent?.remove()
             readEvent?.add()
             armDeadline(deadline, now: now)
             readOnIfHeld()
@@ -420,9 +443,11 @@ final class HTTPConnection: IOEventHandler, TurnEndWriting {
             counter.draining.subtract(1, ordering: .relaxed)
         }
         readEvent?.free()
+        closedEvent?.free()
         writeEvent?.free()
         timer?.free()
         readEvent = nil
+        closedEvent = nil
         writeEvent = nil
         timer = nil
         if transport.fileDescriptor >= 0 { Socket.close(transport.fileDescriptor) }

@@ -131,6 +131,9 @@ final class HTTP2Session {
     /// Resets `stream` (the handler dropped it, or its window stayed shut).
     func reset(_ stream: Int32, code: nghttp2_error_code = NGHTTP2_INTERNAL_ERROR) {
         detachedWorkEnded(stream)
+        // A stream the client reset is closed already: no RST_STREAM answers a RST_STREAM
+        // (RFC 9113 5.4.2).
+        guard self.stream(stream) != nil else { return }
         _ = nghttp2_submit_rst_stream(codec, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
     }
 

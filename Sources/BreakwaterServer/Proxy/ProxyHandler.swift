@@ -164,6 +164,9 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     /// must not leave the origin working for nobody). Call on this handler's loop.
     private func clientLeft(_ context: SharedRequestContext, key: CacheKey) {
         let departure = cache.inFlight.leave(key, where: { $0.context === context })
+        if case .notWaiting = departure { return }
+        // Its answer will not come: the request ends here, as nginx's 499 does.
+        context.abandon()
         guard case .cancelFetch(let leader) = departure else { return }
         let handler = leader.handler, started = leader.context
         if handler.loop.inEventLoop {
@@ -180,6 +183,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         leading[key] = nil
         let run = led.run
         run.isCancelled = true
+        for effect in run.flow.cancel() { perform(effect, of: run) }
         if run.sent != nil { pool.cancel(run) }
     }
 
@@ -197,7 +201,11 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 
     private func advance(_ run: FetchRun, _ step: FetchFlow.Step) {
-        guard !run.isCancelled else { return }
+        // A tier's answer after the cancel: a lease it won goes straight back.
+        guard !run.isCancelled else {
+            for effect in run.flow.cancel() { perform(effect, of: run) }
+            return
+        }
         for effect in run.flow.takeEffects() { perform(effect, of: run) }
         switch step {
         case .lookupTier(let key):

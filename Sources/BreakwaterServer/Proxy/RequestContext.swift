@@ -58,6 +58,29 @@ struct RequestContext: Sendable {
         responder.respond(reply.response)
     }
 
+    /// The client left before its answer (a reset stream, a closed connection): counted and
+    /// logged with status 499, nginx's "client closed request", and no answer is sent (an
+    /// HTTP/1.1 connection closes, an HTTP/2 stream is already reset).
+    func abandon(_ responder: any HTTPResponder, statistics: LoopStatistics, accessLog: ProxyLogBuffer) {
+        let reply = FlowReply(response: HTTPResponse(status: Self.clientClosedStatus))
+        let total = MonotonicTime.now.nanoseconds - started.nanoseconds
+        statistics.record {
+            $0.recordRequest(
+                operationName: RecordedName.operation(resolved: operationName), cache: nil, bypassReason: nil,
+                nanoseconds: total, version: identity?.version ?? .http1)
+            $0.recordResponse(
+                status: Self.clientClosedStatus, errorCode: nil, clientName: identity?.clientName,
+                clientVersion: identity?.clientVersion)
+        }
+        if accessLog.isOn {
+            log(reply, errorCode: nil, upstream: nil, total: .nanoseconds(max(total, 0)), in: accessLog)
+        }
+        responder.closeConnection()
+    }
+
+    /// nginx's status for a request whose client closed the connection before the answer.
+    static let clientClosedStatus = 499
+
     /// Packs this answer's access-log record into the loop's buffer (the log writer spells the
     /// line), from the values at hand. The identity's fields are read where they are stored: a
     /// copy of the whole identity retained and released its five strings on every line.

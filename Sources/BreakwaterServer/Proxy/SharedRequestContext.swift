@@ -40,6 +40,11 @@ final class SharedRequestContext: Sendable {
         context.finish(reply, upstream: upstream, to: responder, statistics: statistics, accessLog: accessLog)
     }
 
+    /// The client left before its answer: `RequestContext.abandon`.
+    func abandon() {
+        context.abandon(responder, statistics: statistics, accessLog: accessLog)
+    }
+
     /// Answers with a fetch's `outcome` dressed for this client. The client is read here, in
     /// place: read from outside (`context.client`), the whole view was copied for the call.
     func finish(_ outcome: FetchOutcome, upstream: Duration?) {

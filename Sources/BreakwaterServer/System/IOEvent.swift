@@ -14,6 +14,9 @@ final class IOEvent {
     enum Kind {
         case read
         case write
+        /// The peer shut its side down or reset the connection (epoll's `EPOLLRDHUP`), whatever
+        /// bytes are still unread: watched while reading is paused.
+        case closed
         case timer
     }
 
@@ -34,6 +37,7 @@ final class IOEvent {
         let flags: Int16 = switch kind {
         case .read: CLibevent_read_persist()
         case .write: CLibevent_write_persist()
+        case .closed: CLibevent_closed_persist()
         case .timer: 0
         }
         // Made unassigned first: the context must point at self, which exists only now.

@@ -146,6 +146,24 @@ struct FetchFlowTests {
         guard case .send = loser.awaitedEntry(nil) else { Issue.record("then fetches itself"); return }
     }
 
+    @Test func aCancelledFetchGivesItsLeaseBackOnce() throws {
+        let fixture = FlowFixture(sharesResponses: true)
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        _ = flow.start()
+        _ = flow.tierLookedUp(nil)
+        #expect(flow.cancel() == [], "no lease is held before the fleet answers")
+        _ = flow.leaseAnswered(true)
+        #expect(flow.cancel() == [.releaseLease(key)])
+        #expect(flow.cancel() == [], "given back once")
+
+        var loser = FetchFlow(plan: plan, environment: fixture.environment)
+        _ = loser.tierLookedUp(nil)
+        _ = loser.leaseAnswered(false)
+        #expect(loser.cancel() == [], "a proxy waiting on another's lease holds none")
+    }
+
     @Test func freshSharedEntryIsAHitAndFillsTheLocalStore() throws {
         let fixture = FlowFixture(sharesResponses: true)
         let plan = try missPlan(fixture)
