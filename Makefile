@@ -57,6 +57,11 @@ bench-repeat:
 bench-restart:
 	bash bench/restart.sh
 
+## What HTTP/2 rapid reset costs a legitimate client's misses: alone, then under attack (RELIABILITY.md).
+.PHONY: bench-rapid-reset
+bench-rapid-reset:
+	bash bench/rapid-reset.sh
+
 # Row (f) with Breakwater and nginx proxy_pass side by side on one CPU (BENCHMARKS.md).
 .PHONY: bench-miss-side
 bench-miss-side:
