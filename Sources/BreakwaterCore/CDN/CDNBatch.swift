@@ -12,6 +12,11 @@ package struct CDNBatch: Sendable, Equatable {
     package private(set) var everything: Bool?
     /// An admin purge is among them: only then may an overflow become purge-everything.
     package private(set) var holdsAdminPurge = false
+    /// Until when a failed call of this batch is retried: the latest moment a cache in front may
+    /// still hold an answer one of its purges reaches (nil: no purge said).
+    package private(set) var keepTryingUntil: ContinuousClock.Instant?
+    /// Attempts already made by calls that rejoined the batch (their backoff goes on from there).
+    package private(set) var attemptsMade = 0
     private var hardSet: Set<String> = []
     private var softSet: Set<String> = []
 
@@ -26,12 +31,30 @@ package struct CDNBatch: Sendable, Equatable {
         if purge.origin == .admin { holdsAdminPurge = true }
         if purge.everything {
             let merged = (everything ?? true) && purge.soft
-            let admin = holdsAdminPurge
-            self = CDNBatch()
-            (everything, holdsAdminPurge) = (merged, admin)
+            self = emptied()
+            everything = merged
         } else {
             for tag in purge.tags { add(tag, soft: purge.soft) }
         }
+    }
+
+    /// Failed calls of this batch are retried until `until` at least.
+    package mutating func keepTrying(until: ContinuousClock.Instant?) {
+        guard let until else { return }
+        keepTryingUntil = max(keepTryingUntil ?? until, until)
+    }
+
+    /// A call that had made `attempts` attempts rejoined the batch.
+    package mutating func rejoined(after attempts: Int) {
+        attemptsMade = max(attemptsMade, attempts)
+    }
+
+    /// No purge, with what the batch knows about its purges kept: whether an admin purge is among
+    /// them, how long to keep trying, the attempts made.
+    private func emptied() -> CDNBatch {
+        var empty = CDNBatch()
+        (empty.holdsAdminPurge, empty.keepTryingUntil, empty.attemptsMade) = (holdsAdminPurge, keepTryingUntil, attemptsMade)
+        return empty
     }
 
     /// The origin of the calls made of this batch, as far as the bound is concerned.
@@ -59,9 +82,8 @@ package struct CDNBatch: Sendable, Equatable {
             if let type = CDNPurge.entityType(of: tag) { types.insert(type) }
         }
         guard !types.isEmpty else { return 0 }
-        let (hard, soft, admin) = (hardTags, softTags, holdsAdminPurge)
-        self = CDNBatch()
-        holdsAdminPurge = admin
+        let (hard, soft) = (hardTags, softTags)
+        self = emptied()
         for tag in hard { add(CDNPurge.entityType(of: tag).map(String.init) ?? tag, soft: false) }
         for tag in soft { add(CDNPurge.entityType(of: tag).map(String.init) ?? tag, soft: true) }
         return types.count
@@ -70,7 +92,7 @@ package struct CDNBatch: Sendable, Equatable {
     /// Replaces every waiting purge by one purge of everything (the queue's overflow rule for a
     /// batch that holds an admin purge).
     package mutating func overflow() {
-        self = CDNBatch()
+        self = emptied()
         (everything, holdsAdminPurge) = (false, true)
     }
 }

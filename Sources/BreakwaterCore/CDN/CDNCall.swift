@@ -9,9 +9,24 @@ package struct CDNCall: Sendable, Equatable {
     package var attempt: Int
     /// When the current attempt was sent.
     package var sentAt: ContinuousClock.Instant
+    /// Retried while a cache in front may still hold what it purges, past `cdn.retries`
+    /// (`CDNBatch.keepTryingUntil`).
+    package var keepTryingUntil: ContinuousClock.Instant?
 
-    package init(id: Int, request: CDNRequest, attempt: Int, sentAt: ContinuousClock.Instant) {
+    package init(
+        id: Int, request: CDNRequest, attempt: Int, sentAt: ContinuousClock.Instant,
+        keepTryingUntil: ContinuousClock.Instant? = nil
+    ) {
         (self.id, self.request, self.attempt, self.sentAt) = (id, request, attempt, sentAt)
+        self.keepTryingUntil = keepTryingUntil
+    }
+
+    /// Whether a failed attempt goes again at `now`: `retries` times, and beyond them for as
+    /// long as a cache in front may hold what the call purges.
+    package func triesAgain(after outcome: CDNCallOutcome, retries: Int, now: ContinuousClock.Instant) -> Bool {
+        guard outcome.isRetryable else { return false }
+        if attempt <= retries { return true }
+        return keepTryingUntil.map { now < $0 } ?? false
     }
 }
 

@@ -21,6 +21,10 @@ package struct CDNPurge: Sendable, Equatable {
     /// Marked stale rather than removed.
     package var soft: Bool
     package var origin: Origin
+    /// How long a cache in front may still hold answers this purge reaches (the longest
+    /// `max-age` plus stale window Breakwater has sent): a failed call is retried at least this
+    /// long after the purge, since until then the cache may serve what it should have dropped.
+    package var mayBeHeldFor: Duration = .zero
 
     package static func tags(_ tags: [String], soft: Bool, origin: Origin = .admin) -> CDNPurge {
         CDNPurge(tags: tags, everything: false, soft: soft, origin: origin)

@@ -1,7 +1,8 @@
 // The purge queue of one target (docs/CDN.md, "Batching, retries and the queue bound"): purges
 // arriving within `batch_window` of the first go out as one round of calls; one round is in
 // flight at a time, and what arrives meanwhile waits for the next; a failed call is tried again
-// after a backoff, `retries` times, then given up. The bounds (docs/CDN.md, "Bounds"): a purge
+// after a backoff, `retries` times and then for as long as a cache in front may still hold an
+// answer it purges (the longest `max-age` plus stale window sent), then given up. The bounds (docs/CDN.md, "Bounds"): a purge
 // naming many entities of one type becomes that type's tag; past `max_queue` purges waiting
 // (calls waiting for a retry included) entity tags become their types' tags, and only a queue
 // holding an admin purge may become one purge of everything. A state machine on a clock passed
@@ -85,6 +86,7 @@ package struct CDNPurgeQueue: Sendable {
         let (bounded, collapsed) = purge.collapsingEntities(beyond: settings.entitiesPerType)
         statistics.collapses += collapsed
         pending.add(bounded)
+        if purge.mayBeHeldFor > .zero { pending.keepTrying(until: now + purge.mayBeHeldFor) }
         if windowCloses == nil { windowCloses = now + settings.batchWindow }
         var actions = bound(now: now)
         actions += tick(now: now)
@@ -105,7 +107,11 @@ package struct CDNPurgeQueue: Sendable {
         if let firstDue = retrying.map(\.due).min() {
             // The round they rejoin keeps their backoff.
             windowCloses = max(windowCloses ?? now + settings.batchWindow, firstDue)
-            for entry in retrying { pending.add(entry.call.request.carried) }
+            for entry in retrying {
+                pending.add(entry.call.request.carried)
+                pending.keepTrying(until: entry.call.keepTryingUntil)
+                pending.rejoined(after: entry.call.attempt)
+            }
             retrying = []
         }
         let collapsed = pending.collapseEntities()
@@ -133,7 +139,9 @@ package struct CDNPurgeQueue: Sendable {
         }
         if let closes = windowCloses, closes <= now, inFlight.isEmpty, !pending.isEmpty {
             for request in target.requests(for: pending) {
-                let call = CDNCall(id: nextID, request: request, attempt: 1, sentAt: now)
+                let call = CDNCall(
+                    id: nextID, request: request, attempt: pending.attemptsMade + 1, sentAt: now,
+                    keepTryingUntil: pending.keepTryingUntil)
                 nextID += 1
                 inFlight[call.id] = call
                 actions.append(.send(call))
@@ -181,7 +189,7 @@ package struct CDNPurgeQueue: Sendable {
             if isStopping {
                 statistics.lost += call.request.purges
                 actions.append(.lost(purges: call.request.purges, reason: outcome.errorText))
-            } else if outcome.isRetryable && call.attempt <= settings.retries {
+            } else if call.triesAgain(after: outcome, retries: settings.retries, now: now) {
                 statistics.retried += 1
                 retrying.append((now + settings.backoff.delay(after: call.attempt), call))
                 actions += bound(now: now)

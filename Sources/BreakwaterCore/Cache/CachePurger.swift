@@ -38,7 +38,10 @@ package final class CachePurger: Sendable {
     package func purge(_ purge: PurgeRequest) -> Int {
         let count = applyLocally(purge)
         bus.withLock { $0 }?.publish(purge)
-        if let forwarded = CDNPurge(purge, origin: .admin) { forwarding.withLock { $0 }?.forward(forwarded) }
+        if var forwarded = CDNPurge(purge, origin: .admin) {
+            forwarded.mayBeHeldFor = store.longestPublicLifetime
+            forwarding.withLock { $0 }?.forward(forwarded)
+        }
         return count
     }
 
@@ -52,7 +55,10 @@ package final class CachePurger: Sendable {
             applyLocally(purge)
             bus?.publish(purge)
         }
-        if let forwarded = CDNPurge.entities(tags) { forwarding.withLock { $0 }?.forward(forwarded) }
+        if var forwarded = CDNPurge.entities(tags) {
+            forwarded.mayBeHeldFor = store.longestPublicLifetime
+            forwarding.withLock { $0 }?.forward(forwarded)
+        }
     }
 
     /// Applies a purge another proxy announced (not announced again).

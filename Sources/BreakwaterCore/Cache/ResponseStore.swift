@@ -18,6 +18,9 @@ package final class ResponseStore: Sendable {
     /// The largest cost an entry may have and still be stored: one shard's budget.
     package let maxEntryCost: Int
     private let shards: [LockedShard]
+    /// The longest a cache in front may keep an answer stored here since start (nanoseconds):
+    /// `longestPublicLifetime`.
+    private let longestLifetime = Atomic<Int64>(0)
 
     /// The fewest bytes a shard is given: below 2 × this a store is one shard.
     package static let minimumShardBytes = 4 << 20
@@ -54,7 +57,32 @@ package final class ResponseStore: Sendable {
     /// counted as rejected; an entry it would have replaced is removed.
     @discardableResult
     package func store(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Int {
-        shard(for: entry.key).state.withLock { $0.store(entry, now: now) }
+        noteLifetime(of: entry)
+        return shard(for: entry.key).state.withLock { $0.store(entry, now: now) }
+    }
+
+    /// The longest a cache in front (a CDN, Varnish) may keep an answer stored here since start:
+    /// the TTL its `max-age` announced plus the longer of its stale windows, over every public
+    /// entry. A purge sent to the caches in front is retried at least this long (docs/CDN.md).
+    package var longestPublicLifetime: Duration {
+        .nanoseconds(longestLifetime.load(ordering: .relaxed))
+    }
+
+    private func noteLifetime(of entry: CacheEntry) {
+        guard !entry.isPerUser else { return }
+        let lifetime = entry.ttl + max(entry.staleWhileRevalidate, entry.staleIfError)
+        let (seconds, attoseconds) = lifetime.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return longestLifetime.store(.max, ordering: .relaxed) }
+        let total = nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000)
+        let value = total.overflow ? Int64.max : total.partialValue
+        var current = longestLifetime.load(ordering: .relaxed)
+        while value > current {
+            let (exchanged, original) = longestLifetime.compareExchange(
+                expected: current, desired: value, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
     }
 
     package func remove(_ key: CacheKey) {
@@ -93,7 +121,10 @@ package final class ResponseStore: Sendable {
     @discardableResult
     package func restore(_ entries: [CacheEntry]) -> (stored: Int, bytes: Int) {
         var byShard = Array(repeating: [CacheEntry](), count: shards.count)
-        for entry in entries { byShard[shardIndex(for: entry.key)].append(entry) }
+        for entry in entries {
+            noteLifetime(of: entry)
+            byShard[shardIndex(for: entry.key)].append(entry)
+        }
         var total = (stored: 0, bytes: 0)
         for (index, entries) in byShard.enumerated() where !entries.isEmpty {
             let restored = shards[index].state.withLock { $0.restore(entries) }

@@ -10,6 +10,8 @@ package protocol ResponseStoring: AnyObject, Sendable {
     @discardableResult func store(_ entry: CacheEntry, now: ContinuousClock.Instant) -> Int
     @discardableResult func purge(_ selector: PurgeSelector, soft: Bool, now: ContinuousClock.Instant) -> Int
     var statistics: StoreStatistics { get }
+    /// The longest a cache in front may keep an answer stored here since start.
+    var longestPublicLifetime: Duration { get }
 }
 
 extension ResponseStore: ResponseStoring {}

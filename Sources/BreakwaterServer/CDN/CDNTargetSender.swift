@@ -106,7 +106,8 @@ final class CDNTargetSender {
         if let pool = pools[endpoint] { return pool }
         // Certificates are always verified: a purge API token must never go to an impostor.
         let pool = try OriginPool(
-            loop: loop, origin: url, timeout: timeout, maxConnections: Self.maxConnections, tlsVerify: true)
+            loop: loop, origin: url, timeout: timeout, maxConnections: Self.maxConnections, tlsVerify: true,
+            peer: "the CDN target \(label)")
         pools[endpoint] = pool
         return pool
     }

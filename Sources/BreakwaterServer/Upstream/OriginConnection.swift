@@ -29,8 +29,12 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
     private var isEncoded = false
     var waitsForTurnEnd = false
 
+    /// What failures call the server at the other end (`OriginPool.peer`).
+    private let peer: String
+
     init(pool: OriginPool, address: SocketAddress, tls: TLSClientContext?) throws(SystemError) {
         self.pool = pool
+        peer = pool.peer
         let fd = try Socket.connect(address)
         transport = .plain(fd)
         do {
@@ -88,7 +92,7 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
         let error = Socket.pendingError(transport.fileDescriptor)
         switch machine.connected(succeeded: error == nil) {
         case .fail:
-            fail(.refused("cannot connect to the origin: \(error?.reason ?? "")"))
+            fail(.refused("cannot connect to \(peer): \(error?.reason ?? "")"))
         case .becomeIdle:
             readEvent?.add()
         case .startExchange:
@@ -205,9 +209,9 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
             pool?.recycle(finished)
         case .fail(let failure):
             switch failure {
-            case .cannotConnect: fail(.refused("cannot connect to the origin"))
-            case .closedEarly: fail(.unreachable("the origin closed the connection"))
-            case .malformed(let error): fail(.malformed("the origin sent an invalid response: \(error.reason.rawValue)"))
+            case .cannotConnect: fail(.refused("cannot connect to \(peer)"))
+            case .closedEarly: fail(.unreachable("\(peer) closed the connection"))
+            case .malformed(let error): fail(.malformed("\(peer) sent an invalid response: \(error.reason.rawValue)"))
             }
         }
     }
@@ -240,12 +244,12 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
     }
 
     private func failure(_ error: SystemError) -> OriginFailure {
-        if error.call.hasPrefix("SSL") { return .tls("TLS with the origin failed: \(error.reason)") }
+        if error.call.hasPrefix("SSL") { return .tls("TLS with \(peer) failed: \(error.reason)") }
         // A connect still under way reports its failure on the first read or write.
-        if machine.isConnecting { return .refused("cannot connect to the origin: \(error.reason)") }
+        if machine.isConnecting { return .refused("cannot connect to \(peer): \(error.reason)") }
         switch error.code {
-        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return .refused("the origin is unreachable: \(error.reason)")
-        default: return .unreachable("the origin is unreachable: \(error.reason)")
+        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return .refused("\(peer) is unreachable: \(error.reason)")
+        default: return .unreachable("\(peer) is unreachable: \(error.reason)")
         }
     }
 

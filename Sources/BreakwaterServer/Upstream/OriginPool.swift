@@ -27,10 +27,15 @@ package final class OriginPool: @unchecked Sendable {
     /// Spare exchanges kept beyond this many are freed (a burst of waiting exchanges made them).
     private static let maxSpareExchanges = 256
 
-    package init(loop: EventLoop, origin: OriginURL, timeout: Duration, maxConnections: Int, tlsVerify: Bool)
-        throws(ServerError)
-    {
+    /// What the failures' texts call the server at the other end ("the origin", a CDN target).
+    let peer: String
+
+    package init(
+        loop: EventLoop, origin: OriginURL, timeout: Duration, maxConnections: Int, tlsVerify: Bool,
+        peer: String = "the origin"
+    ) throws(ServerError) {
         self.loop = loop
+        self.peer = peer
         self.origin = origin
         self.timeout = timeout
         self.maxConnections = max(1, maxConnections)
@@ -71,9 +76,9 @@ package final class OriginPool: @unchecked Sendable {
             open[ObjectIdentifier(connection)] = connection
             connection.start(exchange)
         } catch let error as SystemError {
-            exchange.finish(.failure(.refused("cannot connect to the origin \(hostHeader): \(error.reason)")))
+            exchange.finish(.failure(.refused("cannot connect to \(peer) \(hostHeader): \(error.reason)")))
         } catch {
-            exchange.finish(.failure(.refused("cannot connect to the origin \(hostHeader): \(error)")))
+            exchange.finish(.failure(.refused("cannot connect to \(peer) \(hostHeader): \(error)")))
         }
     }
 
