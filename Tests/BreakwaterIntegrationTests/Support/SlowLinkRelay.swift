@@ -1,6 +1,7 @@
 // A slow link for the lease tests: a TCP relay on loopback in front of one port, which holds every
 // chunk it passes, either way, for a delay the test sets while it runs. What one side sent before
-// it closed still reaches the other, late, as on a real slow network.
+// it closed still reaches the other, late, as on a real slow network. It can also be cut (the
+// CDN tests): connections through it end, and new ones are closed as soon as they are taken.
 
 import Foundation
 
@@ -17,6 +18,7 @@ final class SlowLinkRelay: @unchecked Sendable {
     private var delay = Duration.zero
     private var pairs: [PumpPair] = []
     private var isClosed = false
+    private var isCut = false
 
     init(to targetPort: Int) throws {
         self.targetPort = targetPort
@@ -44,6 +46,15 @@ final class SlowLinkRelay: @unchecked Sendable {
 
     private var currentDelay: Duration { lock.withLock { delay } }
 
+    /// Cuts the link (every relayed connection ends, new ones are closed at once) or mends it.
+    func setCut(_ cut: Bool) {
+        let open = lock.withLock { () -> [PumpPair] in
+            isCut = cut
+            return cut ? pairs : []
+        }
+        for pair in open { pair.shutdownBoth() }
+    }
+
     private static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -66,7 +77,7 @@ final class SlowLinkRelay: @unchecked Sendable {
             // The pair is closed when both directions are over.
             let pair = PumpPair(client, upstream)
             let kept = lock.withLock { () -> Bool in
-                guard !isClosed, connected == 0 else { return false }
+                guard !isClosed, !isCut, connected == 0 else { return false }
                 pairs.append(pair)
                 return true
             }
