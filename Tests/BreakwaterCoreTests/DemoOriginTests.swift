@@ -358,8 +358,28 @@ import Testing
         let faults = try await send(origin, HTTPRequest(method: "GET", target: "/_demo/faults"))
         #expect(
             faults.text
-                == #"{"cacheControl":"public, max-age=30","setCookie":null,"vary":null,"status":null,"statusBody":"json","close":false,"delayMs":0}"#
+                == #"{"cacheControl":"public, max-age=30","setCookie":null,"vary":null,"status":null,"statusBody":"json","close":false,"delayMs":0,"introspectionStatus":null}"#
         )
+    }
+
+    @Test func introspectionStatusFaultAnswersOnlyTheProxysIntrospection() async throws {
+        let origin = DemoOrigin(testControls: true)
+        try await setFaults(origin, #"{"introspectionStatus":503,"statusBody":"html"}"#)
+        let introspection = try await send(
+            origin,
+            post(
+                body: #"{"query":"query BreakwaterIntrospection { __schema { queryType { name } } }","#
+                    + #""operationName":"BreakwaterIntrospection"}"#))
+        #expect(introspection.status == 503)
+        let client = try await graphQL(origin, "{ launch(id: 1) { id } }")
+        #expect(client.status == 200)
+        try await setFaults(origin, #"{"introspectionStatus":null}"#)
+        let later = try await send(
+            origin,
+            post(
+                body: #"{"query":"query BreakwaterIntrospection { __schema { queryType { name } } }","#
+                    + #""operationName":"BreakwaterIntrospection"}"#))
+        #expect(later.status == 200)
     }
 
     @Test func closeFaultDropsTheConnection() async throws {
@@ -381,7 +401,10 @@ import Testing
         #expect(answer.status == 200)
     }
 
-    @Test(arguments: [#"{"status":"500"}"#, #"{"statusBody":"xml"}"#, #"{"bogus":1}"#, "not json", #"{"status":99}"#])
+    @Test(arguments: [
+        #"{"status":"500"}"#, #"{"statusBody":"xml"}"#, #"{"bogus":1}"#, "not json", #"{"status":99}"#,
+        #"{"introspectionStatus":700}"#,
+    ])
     func badFaultsAre400AndChangeNothing(body: String) async throws {
         let origin = DemoOrigin(testControls: true)
         let answer = try await send(

@@ -242,6 +242,35 @@ func schemaAwareProxy(
         #expect(!upstream.contains("__bw_"), "no schema: the document went as sent")
     }
 
+    /// An answer cached while the origin's schema was unknown (stored unchecked) is dropped when
+    /// the schema arrives: the next request is fetched again with the checked document.
+    @Test func answersCachedBeforeTheSchemaArrivedAreDroppedWhenItDoes() throws {
+        let origin = try DemoOriginProcess()
+        // Clients are answered; the proxy's introspection alone is refused.
+        try origin.setFaults(#"{"introspectionStatus":503,"statusBody":"html"}"#)
+        let proxy = try schemaAwareProxy(origin: origin, waitForSchema: false)
+        _ = try proxy.process.waitForLine(containing: "introspection failed", timeout: .seconds(20))
+        let first = try proxy.client.post("/graphql", json: SchemaAwareCachingTests.site)
+        #expect(first.status == 200)
+        #expect(first.header("X-Cache") == "MISS")
+        let unchecked = try #require(try origin.counters()["lastQuery"] as? String)
+        #expect(!unchecked.contains("__bw_"), "no schema yet: the document went as sent")
+        #expect(try proxy.client.post("/graphql", json: SchemaAwareCachingTests.site).header("X-Cache") == "HIT")
+
+        try origin.setFaults(#"{"introspectionStatus":null}"#)
+        // The next introspection (retried from 1 s, backing off) brings the schema.
+        let dropped = try proxy.process.waitForLine(
+            containing: "answers stored unchecked before it were dropped", timeout: .seconds(60))
+        #expect(dropped.contains("cache.unchecked_dropped=1"), "\(dropped)")
+        let afterSchema = try proxy.client.post("/graphql", json: SchemaAwareCachingTests.site)
+        #expect(afterSchema.header("X-Cache") == "MISS", "the unchecked answer must not be served once the schema is known")
+        #expect(afterSchema.text.contains(#""site""#) && !afterSchema.text.contains("__bw_"), "\(afterSchema.text)")
+        let checked = try #require(try origin.counters()["lastQuery"] as? String)
+        #expect(checked.contains("__bw_"), "fetched again with the checked document: \(checked)")
+        #expect(try proxy.client.post("/graphql", json: SchemaAwareCachingTests.site).header("X-Cache") == "HIT")
+        #expect(try origin.requests("GetLaunchSite") == 2)
+    }
+
     @Test func aFailedReintrospectionKeepsTheLastGoodSchema() throws {
         let origin = try DemoOriginProcess()
         let proxy = try schemaAwareProxy(origin: origin)

@@ -66,6 +66,19 @@ package final class CachePurger: Sendable {
         applyLocally(purge)
     }
 
+    /// A different schema is in use (`schemaKnown`: one is, rather than none). Answers stored
+    /// unchecked (`EntityTags.unchecked`: no schema known yet, or one their document did not fit)
+    /// are then dropped outright, everywhere in this process's store: the next request of each is
+    /// fetched with the document checked against the schema, so its entity tags are complete and
+    /// a per-user type in it is seen. Not announced: each proxy drops its own when it learns the
+    /// schema (such entries never reach the fleet tier). Returns how many were dropped; nil when
+    /// no schema is known (none is dropped: the entries stored meanwhile are unchecked too).
+    @discardableResult
+    package func schemaChanged(schemaKnown: Bool) -> Int? {
+        guard schemaKnown else { return nil }
+        return store.purge(.tag(EntityTags.unchecked), soft: false, now: clock.now)
+    }
+
     /// A purge by an entity or a type also reaches the entries stored unchecked
     /// (`EntityTags.unchecked`), whose tags cannot say whether they hold it. Such entries live
     /// only in this proxy's memory (never in the fleet tier), so each proxy applies the rule itself.

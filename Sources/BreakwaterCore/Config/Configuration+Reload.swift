@@ -40,6 +40,7 @@ extension Configuration {
         .init(Key.Redis.l2, \.redis.l2),
         .init(Key.Redis.sentinels, \.redis.sentinels),
         .init(Key.Redis.masterName, \.redis.masterName),
+        .init(Key.Redis.sentinelPassword, \.redis.sentinelPassword),
         .init(Key.Redis.purgeLog, \.redis.purgeLog),
         // The fleet's connections and tier are built with these at start.
         .init(Key.Redis.timeout, \.redis.timeout),

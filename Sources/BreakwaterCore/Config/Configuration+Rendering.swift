@@ -114,6 +114,7 @@ extension Configuration {
         add(1, Key.Redis.signingKey, yamlQuoted(redis.signingKey))
         add(1, Key.Redis.sentinels, yamlList(redis.sentinels))
         add(1, Key.Redis.masterName, yamlQuoted(redis.masterName))
+        add(1, Key.Redis.sentinelPassword, yamlQuoted(redis.sentinelPassword))
 
         add(0, Key.Section.cdn)
         add(1, Key.CDN.targets, cdn.targets.isEmpty ? "[]" : nil)

@@ -1,16 +1,18 @@
 // What `breakwater validate` must never print (README "Running it in front of your origin"): the admin token, the Redis
-// password, the Redis signing key and the CDN tokens, shown as `***` so the output can be pasted into a ticket.
+// password, the sentinels' password, the Redis signing key and the CDN tokens, shown as `***` so the output can be
+// pasted into a ticket.
 
 extension Configuration {
     /// The spelling secrets are replaced with.
     public static let secretMask = "***"
 
-    /// This configuration with `admin.token`, `redis.signing_key`, the password in `redis.url`
-    /// and each `cdn.targets` token masked.
+    /// This configuration with `admin.token`, `redis.signing_key`, `redis.sentinel_password`, the
+    /// password in `redis.url` and each `cdn.targets` token masked.
     public func maskingSecrets() -> Configuration {
         var masked = self
         if !admin.token.isEmpty { masked.admin.token = Self.secretMask }
         if !redis.signingKey.isEmpty { masked.redis.signingKey = Self.secretMask }
+        if !redis.sentinelPassword.isEmpty { masked.redis.sentinelPassword = Self.secretMask }
         masked.redis.url = Self.maskingPassword(in: redis.url)
         masked.cdn.targets = cdn.targets.map(\.maskingToken)
         return masked

@@ -244,6 +244,9 @@ public struct Configuration: Sendable, Equatable {
         public var sentinels: [String] = []
         /// The master the sentinels watch, by the name they know it under.
         public var masterName = ""
+        /// Sent with `AUTH` on every connection to a sentinel, for sentinels that have their own
+        /// `requirepass`; "" sends none. Needs `sentinels`; the master's password stays in `url`.
+        public var sentinelPassword = ""
         /// Purges kept in Redis for replay after a disconnection (a stream); 0 keeps none.
         public var purgeLog = 100_000
         public init() {}

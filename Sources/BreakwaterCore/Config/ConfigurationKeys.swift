@@ -127,6 +127,7 @@ public enum ConfigurationKeys {
         case signingKey = "signing_key"
         case sentinels
         case masterName = "master_name"
+        case sentinelPassword = "sentinel_password"
         public static var section: String { Section.redis.path }
     }
 

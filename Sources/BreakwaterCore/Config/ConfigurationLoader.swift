@@ -590,6 +590,15 @@ private final class ConfigurationReader {
             return addresses
         }
         read(f[.masterName], into: &redis.masterName, string)
+        read(f[.sentinelPassword], into: &redis.sentinelPassword, string)
+        // A password for sentinels that are not there would be silently unused: an operator who
+        // set it believes the sentinels are asked, while `url`'s host is.
+        if redis.sentinels.isEmpty && !redis.sentinelPassword.isEmpty {
+            report(
+                "\(Key.Redis.sentinelPassword.path) needs \(Key.Redis.sentinels.path) (it is sent to the sentinels "
+                    + "only; the master's password goes in \(Key.Redis.url.path))",
+                at: f[.sentinelPassword] ?? section)
+        }
         // A sentinel watches masters by name: one without the other finds nothing.
         if !redis.sentinels.isEmpty && redis.masterName.isEmpty {
             report(

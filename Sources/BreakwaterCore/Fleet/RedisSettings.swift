@@ -21,8 +21,9 @@ package struct RedisSettings: Sendable, Equatable {
     package var purgeLogLength = 100_000
     /// How long a registered document stays in Redis after its last registration.
     package var documentLifetime = Duration.seconds(30 * 24 * 3600)
-    /// The Redis Sentinels to ask where the master is (`redis.sentinels`); empty: `endpoint`'s
-    /// address is the Redis. With sentinels, `endpoint` keeps the password and database only.
+    /// The Redis Sentinels to ask where the master is (`redis.sentinels`), each with
+    /// `redis.sentinel_password` as its password; empty: `endpoint`'s address is the Redis. With
+    /// sentinels, `endpoint` keeps the master's password and database only.
     package var sentinels: [RedisEndpoint] = []
     /// The master's name at the sentinels (`redis.master_name`).
     package var masterName = ""
@@ -40,7 +41,10 @@ package struct RedisSettings: Sendable, Equatable {
             endpoint: redis.url.isEmpty
                 ? RedisEndpoint(address: .tcp(host: "", port: 6379)) : try RedisEndpoint(parsing: redis.url))
         sentinels = try redis.sentinels.map { (address) throws(RedisEndpointError) in
-            try RedisEndpoint(parsing: "redis://" + address + (Self.hasPort(address) ? "" : ":26379"))
+            var sentinel = try RedisEndpoint(parsing: "redis://" + address + (Self.hasPort(address) ? "" : ":26379"))
+            // Sentinels with their own `requirepass` take `AUTH` before any SENTINEL command.
+            sentinel.password = redis.sentinelPassword.isEmpty ? nil : redis.sentinelPassword
+            return sentinel
         }
         masterName = redis.masterName
         if !sentinels.isEmpty { endpoint.address = .tcp(host: "", port: 6379) }

@@ -185,9 +185,14 @@ package struct FetchFlow {
         }
     }
 
-    /// A fresh entry from the fleet tier, kept locally for its remaining life.
+    /// A fresh entry from the fleet tier, kept locally for its remaining life. One stored
+    /// unchecked (`EntityTags.unchecked`) is never served from there: its tags may miss entities
+    /// and a per-user type in it went unseen, so it is a miss, fetched again and overwritten. The
+    /// proxies keep such entries out of the tier; this holds whoever wrote it.
     private func fleetHit(_ entry: CacheEntry?) -> FetchOutcome? {
-        guard let entry = entry?.withTagHeader(environment.policy.tagHeader), entry.key == plan.key else { return nil }
+        guard let entry = entry?.withTagHeader(environment.policy.tagHeader), entry.key == plan.key,
+            !entry.tags.contains(EntityTags.unchecked)
+        else { return nil }
         let now = environment.clock.now
         guard case .fresh(_, let age) = CacheLookup(classifying: entry, staleSince: nil, now: now) else { return nil }
         environment.store.store(entry, now: now)

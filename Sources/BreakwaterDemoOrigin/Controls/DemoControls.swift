@@ -20,15 +20,19 @@ final class DemoControls: Sendable {
 
     /// Counts an arriving GraphQL request and returns the faults to apply to it, in one step so
     /// a concurrent reset applies either to both or to neither. The proxy's own schema
-    /// introspection is not counted (tests count what clients caused) but meets the faults.
+    /// introspection is not counted (tests count what clients caused) but meets the faults, and
+    /// `introspectionStatus` over them.
     func recordArrival(
         method: String, operationName: String?, query: String?, headers: HTTPHeaders
     ) -> DemoFaults {
         state.withLock { state in
-            if operationName != Self.proxyIntrospection {
+            guard operationName == Self.proxyIntrospection else {
                 state.counters.record(method: method, operationName: operationName, query: query, headers: headers)
+                return state.faults
             }
-            return state.faults
+            var faults = state.faults
+            if let status = faults.introspectionStatus { faults.status = status }
+            return faults
         }
     }
 

@@ -18,6 +18,9 @@ struct DemoFaults: Sendable, Equatable {
     var close = false
     /// Wait this long before answering (or closing).
     var delayMilliseconds = 0
+    /// Answer the proxy's schema introspection alone with this status (its body per
+    /// `statusBody`), so that a proxy serves without the schema while clients get answers.
+    var introspectionStatus: Int?
 
     /// The body of a forced status: an error page as a web server or load balancer sends it,
     /// or a GraphQL error object as a GraphQL server does.
@@ -57,6 +60,11 @@ struct DemoFaults: Sendable, Equatable {
                 default: throw DemoRequestError("`close` must be a boolean.")
                 }
             case "delayMs": delayMilliseconds = max(0, try Self.int(value, key) ?? 0)
+            case "introspectionStatus":
+                introspectionStatus = try Self.int(value, key)
+                if let introspectionStatus, !(100...599).contains(introspectionStatus) {
+                    throw DemoRequestError("`introspectionStatus` must be an HTTP status between 100 and 599.")
+                }
             default: throw DemoRequestError("Unknown fault `\(key)`.")
             }
         }
@@ -72,6 +80,7 @@ struct DemoFaults: Sendable, Equatable {
             "statusBody": .string(statusBody.rawValue),
             "close": .bool(close),
             "delayMs": .int(delayMilliseconds),
+            "introspectionStatus": introspectionStatus.map(Map.int) ?? .null,
         ]
     }
 

@@ -36,6 +36,10 @@ final class RedisConnection {
     var onReady: (() -> Void)?
     /// Called on this loop each time the connection is lost or an attempt fails.
     var onLost: (() -> Void)?
+    /// Called on this loop when the server refuses the handshake (`AUTH`, `SELECT`, or a `PING`
+    /// answered with an error such as `NOAUTH`), with the command and the server's error: a
+    /// setting is wrong, not the network. The connection is dropped and retried as after any loss.
+    var onRefused: ((_ command: String, _ error: String) -> Void)?
     /// Whether this connection counts in the process's `redis` health (a sentinel's does not).
     private let reportsHealth: Bool
     /// Ready only on a master (`ROLE`): with Redis Sentinel, a demoted master is not written to.
@@ -233,11 +237,7 @@ final class RedisConnection {
             let call = RedisCall(sentAt: .now) { [weak self] reply in
                 guard let self, case .error(let message)? = reply else { return }
                 self.health.recordError(loop: self.loop.index)
-                // Not from inside hiredis's callback: freeing the context there is not allowed.
-                self.loop.later {
-                    guard self.attempt == thisAttempt else { return }
-                    self.drop(reason: "\(name) refused: \(message)")
-                }
+                self.refused(name, message, attempt: thisAttempt)
             }
             _ = issue(step.map { Array($0.utf8) }, call: call, on: context)
         }
@@ -259,6 +259,8 @@ final class RedisConnection {
             let call = RedisCall(sentAt: .now) { [weak self] reply in
                 guard let self, self.attempt == thisAttempt else { return }
                 if case .status = reply { self.becameReady() }
+                // A server that wants a password this connection does not send (`NOAUTH`).
+                if case .error(let message)? = reply { self.refused("PING", message, attempt: thisAttempt) }
             }
             _ = issue([Array("PING".utf8)], call: call, on: context)
         case .subscriber(let channels, _):
@@ -267,6 +269,17 @@ final class RedisConnection {
             _ = issue(
                 arguments.map { Array($0.utf8) }, callback: .message,
                 privateData: Unmanaged.passUnretained(self).toOpaque(), on: context)
+        }
+    }
+
+    /// The server refused `command` of the handshake: told to `onRefused`, then the connection
+    /// is dropped and retried. Not from inside hiredis's callback: freeing the context there is
+    /// not allowed.
+    private func refused(_ command: String, _ message: String, attempt thisAttempt: Int) {
+        loop.later { [weak self] in
+            guard let self, self.attempt == thisAttempt, self.context != nil else { return }
+            self.onRefused?(command, message)
+            self.drop(reason: "\(command) refused: \(message)")
         }
     }
 

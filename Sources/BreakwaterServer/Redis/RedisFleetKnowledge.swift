@@ -1,7 +1,8 @@
 // What a fleet learns about its origin, shared through Redis (docs/FLEET.md, "What is shared"):
 // the last good introspected schema, so that a proxy that cannot introspect uses the fleet's, and
-// the operations seen answering a per-user type, so that every proxy bypasses them. On loop 0's
-// connection; every failure leaves the proxy with what it learned itself.
+// the operations seen answering a per-user type, so that every proxy bypasses them (each member
+// signed with `redis.signing_key`, `PerUserOperationMember`). On loop 0's connection; every
+// failure leaves the proxy with what it learned itself.
 
 import BreakwaterCore
 import Logging
@@ -91,13 +92,18 @@ final class RedisFleetKnowledge: FleetSchemaStore, @unchecked Sendable {
         }
     }
 
+    /// Adds the operation to the shared set, signed with `redis.signing_key` when there is one
+    /// (`PerUserOperationMember`).
     private func publish(_ digest: SHA256Digest, operationName: String?) {
-        let member = PerUserOperations.encode(digest, operationName: operationName)
+        let keys = settings.keys
+        let member = PerUserOperationMember.encode(
+            digest, operationName: operationName, signer: signer, setKey: keys.perUserOperations)
         let arguments = [
-            "EVAL", RedisScripts.sharePerUserOperation, "2", settings.keys.perUserOperations,
-            settings.keys.perUserOperationsVersion, member, String(settings.documentLifetime.wholeMilliseconds),
+            Array("EVAL".utf8), Array(RedisScripts.sharePerUserOperation.utf8), Array("2".utf8),
+            Array(keys.perUserOperations.utf8), Array(keys.perUserOperationsVersion.utf8), member,
+            Array(String(settings.documentLifetime.wholeMilliseconds).utf8),
         ]
-        connection.send(arguments.map { Array($0.utf8) }) { _ in }
+        connection.send(arguments) { _ in }
     }
 
     /// Reads the shared set when its counter moved since the last read, and adopts every member.
@@ -110,10 +116,17 @@ final class RedisFleetKnowledge: FleetSchemaStore, @unchecked Sendable {
                 guard let self, case .array(let members)? = reply, operations === self.operations else { return }
                 let before = operations.count
                 for member in members {
-                    guard let text = member.bytes.map({ String(decoding: $0, as: UTF8.self) }),
-                        let (digest, name) = PerUserOperations.decode(text)
-                    else { continue }
-                    operations.adopt(digest, operationName: name)
+                    guard let bytes = member.bytes else { continue }
+                    switch PerUserOperationMember.decode(bytes, signer: self.signer, setKey: keys.perUserOperations) {
+                    case .operation(let digest, let name):
+                        operations.adopt(digest, operationName: name)
+                    case .rejected:
+                        // Counted and logged as a refused entry or document is.
+                        self.state.health.recordRejected(
+                            loop: self.loopIndex, redisKey: keys.perUserOperations, logger: self.logger)
+                    case .unreadable:
+                        continue
+                    }
                 }
                 self.seenVersion = version
                 let adopted = operations.count - before

@@ -23,6 +23,9 @@ final class RedisSentinelWatcher: @unchecked Sendable {
     private var round = 0
     /// The master and the failovers so far, for `/stats` from any thread.
     private let shown = Mutex<(master: String, failovers: Int)>(("", 0))
+    /// Per sentinel: its refusal was logged since it last answered, so that the retries of its
+    /// two connections stay quiet (one line per sentinel and state change).
+    private var refusalLogged: [Bool]
 
     /// How soon the sentinels are asked again when none could say where the master is.
     private static let retryDelay = Duration.seconds(1)
@@ -60,6 +63,7 @@ final class RedisSentinelWatcher: @unchecked Sendable {
             boxes.append(box)
         }
         self.subscribers = subscribers
+        refusalLogged = Array(repeating: false, count: settings.sentinels.count)
         for box in boxes { box.watcher = self }
     }
 
@@ -68,15 +72,35 @@ final class RedisSentinelWatcher: @unchecked Sendable {
 
     /// Connects to every sentinel and asks for the master; call on `loop`.
     func start() {
-        for query in queries {
+        for (index, query) in queries.enumerated() {
             query.onReady = { [weak self] in
-                guard let self, self.master.isAsking else { return }
-                self.ask()
+                guard let self else { return }
+                self.refusalLogged[index] = false
+                if self.master.isAsking { self.ask() }
             }
+            query.onRefused = { [weak self] command, error in self?.refused(sentinel: index, command, error) }
             query.start()
         }
-        for subscriber in subscribers { subscriber.start() }
+        for (index, subscriber) in subscribers.enumerated() {
+            subscriber.onRefused = { [weak self] command, error in self?.refused(sentinel: index, command, error) }
+            subscriber.start()
+        }
         act(master.started())
+    }
+
+    /// A sentinel refused this proxy's handshake (a wrong or missing `redis.sentinel_password`):
+    /// logged once until it answers, while its connections retry with backoff. Without a sentinel
+    /// that answers, the master stays unknown and the proxy serves from local memory.
+    private func refused(sentinel index: Int, _ command: String, _ error: String) {
+        guard !refusalLogged[index] else { return }
+        refusalLogged[index] = true
+        let sentinel = queries[index].endpoint
+        logger.error(
+            "redis sentinel refused the connection: check redis.sentinel_password (serving from local memory until a sentinel names the master)",
+            metadata: [
+                "redis.sentinel": "\(sentinel)", "redis.command": "\(command)", "redis.reply": "\(error)",
+                "redis.sentinel_password_sent": .stringConvertible(sentinel.password != nil),
+            ])
     }
 
     /// A connection to the master was lost or refused; from any thread.

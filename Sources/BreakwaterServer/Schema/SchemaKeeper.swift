@@ -15,9 +15,10 @@ final class SchemaKeeper: @unchecked Sendable {
     let rewrites: DocumentRewrites
     let loop: EventLoop
     private let logger: Logger
-    /// Called (on this loop) whenever a different schema, or none, is installed: resolved
-    /// operations remembered with their upstream text must be forgotten.
-    private let changed: @Sendable () -> Void
+    /// Called (on this loop) whenever a different schema, or none, is installed, with whether one
+    /// is known now: resolved operations remembered with their upstream text must be forgotten,
+    /// and with a schema the answers stored unchecked dropped (`CachePurger.schemaChanged`).
+    private let changed: @Sendable (_ schemaKnown: Bool) -> Void
     // Touched only on `loop`.
     private var source = Configuration.SchemaSource.off
     private var origin: Configuration.Origin?
@@ -33,7 +34,10 @@ final class SchemaKeeper: @unchecked Sendable {
     /// while this proxy has none of its own; nil without a fleet tier.
     var shared: (any FleetSchemaStore)?
 
-    init(loop: EventLoop, rewrites: DocumentRewrites, logger: Logger, changed: @escaping @Sendable () -> Void) {
+    init(
+        loop: EventLoop, rewrites: DocumentRewrites, logger: Logger,
+        changed: @escaping @Sendable (_ schemaKnown: Bool) -> Void
+    ) {
         self.loop = loop
         self.rewrites = rewrites
         self.logger = logger
@@ -166,12 +170,13 @@ final class SchemaKeeper: @unchecked Sendable {
     private func install(_ schema: KnownSchema?, reason: String, force: Bool = false) {
         guard force || schema != rewrites.schema else { return }
         rewrites.install(schema, keys: keys)
-        changed()
         if let schema {
             logger.info(
                 "origin schema loaded",
                 metadata: ["types": .stringConvertible(schema.kinds.count), "source": "\(reason)"])
-        } else {
+        }
+        changed(schema != nil)
+        if schema == nil {
             logger.info("origin schema: none in use", metadata: ["source": "\(reason)"])
         }
     }

@@ -110,12 +110,35 @@ package final class ProxyStack: @unchecked Sendable {
             sampling.onSample { pool.publish($0) }
             pool.start { ledger in sampling.adoptPool(ledger, readAt: .now) }
         }
-        let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) { [handlers] in
-            for handler in handlers { handler.loop.execute { handler.schemaChanged() } }
+        let keeper = SchemaKeeper(loop: group.loops[0], rewrites: rewrites, logger: logger) {
+            [handlers, cache, logger] schemaKnown in
+            Self.schemaChanged(schemaKnown: schemaKnown, handlers: handlers[...], cache: cache, logger: logger)
         }
         keeper.shared = fleet?.knowledge
         schemaKeeper = keeper
         keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
+    }
+
+    /// A different schema (or none) is in use: each loop in turn forgets the operations it
+    /// resolved under the old one, then, with a schema, the answers stored unchecked are dropped
+    /// (`CachePurger.schemaChanged`) and the count logged. Dropped after every loop forgot, so
+    /// that no request arriving after the drop goes upstream unchecked from a remembered
+    /// resolution; a fetch already under way when the schema arrived may still store its
+    /// unchecked answer (marked, reached by every entity purge, out of the fleet tier).
+    private static func schemaChanged(
+        schemaKnown: Bool, handlers: ArraySlice<ProxyHandler>, cache: ProcessCache, logger: Logger
+    ) {
+        guard let handler = handlers.first else {
+            guard let dropped = cache.purger.schemaChanged(schemaKnown: schemaKnown) else { return }
+            logger.info(
+                "origin schema in use: answers stored unchecked before it were dropped",
+                metadata: ["cache.unchecked_dropped": .stringConvertible(dropped)])
+            return
+        }
+        handler.loop.execute {
+            handler.schemaChanged()
+            schemaChanged(schemaKnown: schemaKnown, handlers: handlers.dropFirst(), cache: cache, logger: logger)
+        }
     }
 
     /// Waits until every registration is in the registry's store (written behind the loops'

@@ -1,5 +1,6 @@
-// `redis.sentinels` and `redis.master_name` (docs/OPERATING.md): read, checked together, and turned
-// into the sentinels the fleet tier asks, with `redis.url` keeping only the credentials.
+// `redis.sentinels`, `redis.master_name` and `redis.sentinel_password` (docs/OPERATING.md): read,
+// checked together, and turned into the sentinels the fleet tier asks, with `redis.url` keeping
+// only the master's credentials.
 
 import BreakwaterCore
 import Testing
@@ -64,9 +65,46 @@ struct RedisSentinelSettingsTests {
         ("redis:\n  sentinels: [\"10.0.0.1:99999\"]\n  master_name: bw\n", "redis.sentinels: \"10.0.0.1:99999\""),
         ("redis:\n  sentinels: [\"pw@10.0.0.1:26379\"]\n  master_name: bw\n", "is not host:port"),
         ("redis:\n  sentinels: 10.0.0.1:26379\n  master_name: bw\n", "expected a list"),
+        (
+            "redis:\n  url: redis://cache\n  sentinel_password: s3cret-sentinel\n",
+            "redis.sentinel_password needs redis.sentinels",
+        ),
     ])
     func refusesWhatCannotFindAMaster(yaml: String, message: String) {
         let found = problems(yaml)
         #expect(found.contains { $0.contains(message) }, "\(found)")
+    }
+
+    @Test func theSentinelPasswordGoesToEverySentinelAndNotToTheMaster() throws {
+        let yaml = """
+            redis:
+              url: "redis://:master-pw@ignored:6379"
+              sentinels: ["10.0.0.1:26379", "10.0.0.2"]
+              master_name: bw
+              sentinel_password: "${SENTINEL_PASSWORD}"
+            """
+        let configuration = try ConfigurationLoader.parse(
+            yaml: yaml, file: "config.yaml", baseDirectory: "/etc/breakwater",
+            environment: ["SENTINEL_PASSWORD": "sentinel-pw"])
+        #expect(configuration.redis.sentinelPassword == "sentinel-pw")
+        let settings = try #require(try RedisSettings(configuration))
+        #expect(settings.sentinels.map(\.password) == ["sentinel-pw", "sentinel-pw"])
+        #expect(settings.sentinels.allSatisfy { $0.username == nil })
+        #expect(settings.endpoint.password == "master-pw")
+        // Masked wherever the configuration is rendered.
+        let rendered = configuration.maskingSecrets().effectiveYAML
+        #expect(rendered.contains(#"sentinel_password: "***""#), "\(rendered)")
+        #expect(!rendered.contains("sentinel-pw"))
+    }
+
+    @Test func withoutASentinelPasswordNoSentinelIsSentAUTH() throws {
+        let configuration = try parse("redis:\n  sentinels: [\"10.0.0.1:26379\"]\n  master_name: bw\n")
+        let settings = try #require(try RedisSettings(configuration))
+        #expect(settings.sentinels.map(\.password) == [nil])
+        #expect(configuration.maskingSecrets().redis.sentinelPassword == "")
+    }
+
+    @Test func theSentinelPasswordNeedsARestart() {
+        #expect(Configuration.restartOnlyKeyNames.contains("redis.sentinel_password"))
     }
 }

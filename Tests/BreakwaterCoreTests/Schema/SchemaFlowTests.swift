@@ -274,15 +274,17 @@ struct DocumentRewritesTests {
 }
 
 /// Entries stored while a schema was expected but unknown (or lacking a field) carry only the
-/// tags the client selected: every entity purge reaches them too, and they stay out of the
-/// fleet tier.
+/// tags the client selected: every entity purge reaches them too, they stay out of the fleet
+/// tier (and are never served from it), and the schema's arrival drops them.
 struct UncheckedEntryTests {
     static func fixture(_ rewrites: DocumentRewrites, expectsSchema: Bool = true) -> FlowFixture {
         FlowFixture(sharesResponses: true, rewrites: rewrites, expectsSchema: expectsSchema)
     }
 
-    static func store(_ fixture: FlowFixture, answer: String) throws -> (CacheEntry, [FetchFlow.Effect]) {
-        let (_, step) = fixture.start(FlowFixture.register())
+    static func store(
+        _ fixture: FlowFixture, answer: String = #"{"data":{"launch":{"id":"1","site":"KSC"}}}"#, id: String = "1"
+    ) throws -> (CacheEntry, [FetchFlow.Effect]) {
+        let (_, step) = fixture.start(FlowFixture.register(id: id))
         let plan = try #require(step.joinedPlan)
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
         _ = flow.start()
@@ -322,5 +324,65 @@ struct UncheckedEntryTests {
         #expect(effects.contains { if case .storeInTier = $0 { true } else { false } })
         let (off, _) = try Self.store(Self.fixture(DocumentRewrites(), expectsSchema: false), answer: #"{"data":{"launch":{"site":"KSC"}}}"#)
         #expect(!off.tags.contains(EntityTags.unchecked))
+    }
+
+    @Test func theSchemaArrivingDropsOnlyTheAnswersStoredUnchecked() throws {
+        let rewrites = DocumentRewrites()
+        let fixture = Self.fixture(rewrites)
+        let purger = CachePurger(store: fixture.store, clock: fixture.clock)
+        let unchecked = try ["1", "2", "3"].map { try Self.store(fixture, id: $0).0 }
+        #expect(unchecked.allSatisfy { $0.tags.contains(EntityTags.unchecked) })
+        // No schema yet: nothing to drop, and nothing is.
+        #expect(purger.schemaChanged(schemaKnown: false) == nil)
+        #expect(unchecked.allSatisfy { fixture.store.lookup($0.key, now: fixture.clock.now).entry != nil })
+
+        fixture.clock.advance(by: .seconds(2))
+        rewrites.install(SchemaFixtures.schema, keys: [:])
+        // Each loop forgets the operations it resolved before the schema (ProxyHandler.schemaChanged).
+        fixture.memo.removeAll()
+        let (checked, _) = try Self.store(fixture, id: "4")
+        #expect(!checked.tags.contains(EntityTags.unchecked))
+
+        #expect(purger.schemaChanged(schemaKnown: true) == 3)
+        for entry in unchecked {
+            #expect(fixture.store.lookup(entry.key, now: fixture.clock.now).entry == nil, "\(entry.tags)")
+        }
+        #expect(fixture.store.lookup(checked.key, now: fixture.clock.now).entry != nil)
+        // The next request of a dropped one is fetched with the checked document and stored checked.
+        let (again, _) = try Self.store(fixture, id: "1")
+        #expect(again.key == unchecked[0].key)
+        #expect(!again.tags.contains(EntityTags.unchecked))
+        // A later schema change drops nothing more: nothing unchecked is left.
+        #expect(purger.schemaChanged(schemaKnown: true) == 0)
+    }
+
+    @Test func aFleetEntryStoredUncheckedIsAMissFetchedAgainAndOverwritten() throws {
+        // Written to the tier by a proxy that had no schema yet (as no proxy here does, but anyone
+        // who can write to Redis may).
+        let (written, _) = try Self.store(Self.fixture(DocumentRewrites()))
+        #expect(written.tags.contains(EntityTags.unchecked))
+        let rewrites = DocumentRewrites()
+        rewrites.install(SchemaFixtures.schema, keys: [:])
+        let (good, _) = try Self.store(Self.fixture(rewrites))
+
+        let here = Self.fixture(rewrites)
+        let plan = try #require(here.start(FlowFixture.register()).1.joinedPlan)
+        #expect(plan.key == written.key)
+        var flow = FetchFlow(plan: plan, environment: here.environment)
+        guard case .lookupTier = flow.start() else { return #expect(Bool(false), "the tier is asked first") }
+        let step = flow.tierLookedUp(written)
+        guard case .acquireLease = step else { return #expect(Bool(false), "served from the tier: \(step)") }
+        #expect(here.store.lookup(written.key, now: here.clock.now).entry == nil, "not kept locally either")
+        _ = flow.leaseAnswered(true)
+        _ = flow.originAnswered(FlowFixture.answer())
+        #expect(flow.takeEffects().contains(.storeInTier(written.key)), "the fetched answer overwrites it")
+
+        // The same entry stored checked is a hit from the tier.
+        let there = Self.fixture(rewrites)
+        var shared = FetchFlow(plan: try #require(there.start(FlowFixture.register()).1.joinedPlan), environment: there.environment)
+        _ = shared.start()
+        guard case .fleetHit? = shared.tierLookedUp(good).outcome else {
+            return #expect(Bool(false), "a checked entry is served from the tier")
+        }
     }
 }
