@@ -91,9 +91,11 @@ package final class Service: @unchecked Sendable {
 
     /// Runs every loop until SIGTERM or SIGINT has drained the servers; returns then.
     /// `drainTimeout` applies when no proxy was added (the demo origin alone).
-    package func run(drainTimeout: Duration? = nil) {
+    /// `started` runs on the calling thread once the loops run (the ready lines).
+    package func run(drainTimeout: Duration? = nil, started: () -> Void = {}) {
         if let drainTimeout { stopTimes.drainTimeout = drainTimeout }
         group.start()
+        started()
         group.wait()
         // After a handover the snapshot was written for the new process, which has loaded it.
         if !handedOver { proxy?.writeSnapshot().log(logger) }

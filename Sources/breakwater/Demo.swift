@@ -89,6 +89,7 @@ struct Demo: ParsableCommand {
             .init(operation: "Me", ttl: .seconds(60), scope: .perUser),
         ]
         let service: Service
+        var proxy: ProxyStack?
         do {
             service = try Service(threads: threads, logger: logger)
             let demo = DemoOrigin(
@@ -103,17 +104,20 @@ struct Demo: ParsableCommand {
             Console.ready("demo origin listening on \(originURL)")
             if !originOnly {
                 settings.origin.url = OriginURL(parsing: originURL)!
-                let servers = try service.addProxy(configuration: settings)
-                let proxyURL = "http://\(proxyAddress.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)"
-                Console.ready("listening on \(proxyURL)")
-                Console.ready("admin listening on http://\(adminAddress.withPort(servers.adminServer.port)) (stats, metrics, dashboard)")
-                Console.line("\nTry it (Ctrl-C stops):\n")
-                for example in DemoOrigin.curlExamples(proxyURL: proxyURL) { Console.line(example + "\n") }
+                proxy = try service.addProxy(configuration: settings)
             }
         } catch {
             logger.critical("\(error)")
             throw ExitCode(1)
         }
-        service.run(drainTimeout: .seconds(5))
+        service.run(drainTimeout: .seconds(5)) { [settings] in
+            guard let proxy else { return }
+            proxy.awaitSchemaBeforeReady(settings.origin, logger: logger)
+            let proxyURL = "http://\(proxyAddress.withPort(proxy.proxyServer.port))\(settings.server.graphqlPath)"
+            Console.ready("listening on \(proxyURL)")
+            Console.ready("admin listening on http://\(adminAddress.withPort(proxy.adminServer.port)) (stats, metrics, dashboard)")
+            Console.line("\nTry it (Ctrl-C stops):\n")
+            for example in DemoOrigin.curlExamples(proxyURL: proxyURL) { Console.line(example + "\n") }
+        }
     }
 }

@@ -90,11 +90,6 @@ struct Run: ParsableCommand {
             service.offerHandover(on: listener, of: servers)
         }
         LogSetup.backend?.attach(servers.accessLog)
-        let scheme = settings.server.tls == nil ? "http" : "https"
-        Console.ready(
-            "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)")
-        Console.ready("admin listening on http://\(settings.admin.listen.withPort(servers.adminServer.port))")
-        Console.ready("origin \(settings.origin.url)")
         let overrides = self.overrides
         service.reloadOnHangup {
             let loaded = try path.map { try ConfigurationLoader.read(path: $0) } ?? ConfigurationFile.builtIn()
@@ -106,7 +101,14 @@ struct Run: ParsableCommand {
         } applyOutsideProxy: { configuration in
             LogSetup.backend?.apply(configuration.logging)
         }
-        service.run()
+        service.run {
+            servers.awaitSchemaBeforeReady(settings.origin, logger: logger)
+            let scheme = settings.server.tls == nil ? "http" : "https"
+            Console.ready(
+                "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)")
+            Console.ready("admin listening on http://\(settings.admin.listen.withPort(servers.adminServer.port))")
+            Console.ready("origin \(settings.origin.url)")
+        }
         handover.listener?.close()
         // The stop line is the last: every line before it (the drain's access lines included) is
         // written first, and it is written as the process exits (the deferred flush).

@@ -37,6 +37,10 @@ import Testing
         // Its fetch has reached the origin when the client goes.
         #expect(try eventually { try origin.requests("Slow") == 1 })
         first.close()
+        // The proxy has seen it go (a miss arriving before would share the fetch instead).
+        #expect(try eventually {
+            (try proxy.stats()["upstream"] as? [String: Any])?["cancelled"] as? Int == 1
+        })
         let results = Collected<HTTPClientResponse?>()
         concurrently(5) { _ in
             results.append(try? proxy.client.post("/graphql", json: String(decoding: body, as: UTF8.self)))

@@ -33,6 +33,9 @@ final class SchemaKeeper: @unchecked Sendable {
     /// The fleet's schema in Redis: each good introspection is kept there, and read from there
     /// while this proxy has none of its own; nil without a fleet tier.
     var shared: (any FleetSchemaStore)?
+    /// Called once, on this loop, when the first source applied has had its outcome: the file
+    /// read, the first introspection answered or failed, or none configured.
+    var firstOutcome: (@Sendable () -> Void)?
 
     init(
         loop: EventLoop, rewrites: DocumentRewrites, logger: Logger,
@@ -78,10 +81,12 @@ final class SchemaKeeper: @unchecked Sendable {
             epoch += 1
             pool = nil
             install(nil, reason: "origin.schema is off")
+            settleFirstOutcome()
         case .file(let path):
             epoch += 1
             pool = nil
             install(fileSchema, reason: "read from \(path)", force: keysChanged)
+            settleFirstOutcome()
         case .auto:
             if keysChanged { install(rewrites.schema, reason: "key fields changed", force: true) }
             // Every reload asks again at once: an operator who deployed a new origin schema reloads.
@@ -95,6 +100,7 @@ final class SchemaKeeper: @unchecked Sendable {
                 } catch {
                     pool = nil
                     logger.warning("origin schema: cannot reach the origin to introspect it: \(error)")
+                    settleFirstOutcome()
                     return
                 }
             }
@@ -114,11 +120,18 @@ final class SchemaKeeper: @unchecked Sendable {
         pool.send(UpstreamRequest(method: "POST", target: path, headers: headers, body: body)) { [self] result in
             guard epoch == self.epoch else { return }
             let learned = learn(from: result)
+            settleFirstOutcome()
             if learned, case .response(let response) = result { shared?.publishSchema(response.body) }
             if !learned && rewrites.schema == nil { adoptFleetSchema(epoch: epoch) }
             let next = learned ? schedule.succeeded() : schedule.failed()
             loop.schedule(after: next) { [self] in introspect(epoch: epoch) }
         }
+    }
+
+    private func settleFirstOutcome() {
+        guard let firstOutcome else { return }
+        self.firstOutcome = nil
+        firstOutcome()
     }
 
     /// Installs the fleet's last good schema from Redis, while this proxy has none of its own.

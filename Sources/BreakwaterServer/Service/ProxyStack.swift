@@ -3,6 +3,7 @@
 // drain, reload) lives in the BreakwaterService target; this is the one door it uses.
 
 import BreakwaterCore
+import Dispatch
 import Logging
 import Synchronization
 
@@ -115,8 +116,33 @@ package final class ProxyStack: @unchecked Sendable {
             Self.schemaChanged(schemaKnown: schemaKnown, handlers: handlers[...], cache: cache, logger: logger)
         }
         keeper.shared = fleet?.knowledge
+        let schemaSettled = self.schemaSettled
+        keeper.firstOutcome = { schemaSettled.signal() }
         schemaKeeper = keeper
         keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
+    }
+
+    /// Signalled once the schema source's first outcome is in (`SchemaKeeper.firstOutcome`).
+    private let schemaSettled = DispatchSemaphore(value: 0)
+
+    /// Waits, once the loops run, until the origin's schema is known or its first introspection
+    /// failed, at most `bound`: answers given before it would be stored unchecked (and dropped
+    /// when the schema arrives), so the ready lines wait for it. Whether it came in time.
+    package func waitForSchema(upTo bound: Duration) -> Bool {
+        let milliseconds = Int(bound.components.seconds * 1000 + bound.components.attoseconds / 1_000_000_000_000_000)
+        return schemaSettled.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
+    }
+
+    /// The longest the ready lines wait for the origin's schema: an origin that does not answer
+    /// its introspection delays them by this much, never by the whole `origin.timeout`.
+    package static let schemaWaitBound = Duration.seconds(5)
+
+    /// `waitForSchema` for the ready lines, bounded by `origin.timeout` and `schemaWaitBound`;
+    /// logs when the schema did not come in time (serving goes on without it).
+    package func awaitSchemaBeforeReady(_ origin: Configuration.Origin, logger: Logger) {
+        let bound = min(origin.timeout, Self.schemaWaitBound)
+        guard !waitForSchema(upTo: bound) else { return }
+        logger.notice("origin schema: not known yet, serving without it until it comes", metadata: ["waited": "\(bound)"])
     }
 
     /// A different schema (or none) is in use: each loop in turn forgets the operations it
