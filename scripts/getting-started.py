@@ -272,7 +272,7 @@ def main():
 
     become_subreaper()
     started = time.monotonic()
-    process = subprocess.Popen(command, env=environment, stdin=subprocess.DEVNULL, start_new_session=True)
+    process = subprocess.Popen(command, env=environment, stdin=subprocess.DEVNULL, preexec_fn=os.setsid)
     timed_out = False
     try:
         status = process.wait(timeout=timeout)
