@@ -1,7 +1,10 @@
 # The verbs a newcomer needs. Each installs what it is missing first.
 SWIFT ?= swift
 
-.PHONY: deps build release demo test dashboard-check microbench clean python-deps
+.PHONY: deps build release demo test dashboard-check microbench clean python-deps image version
+
+# The version `breakwater --version` prints, from the one place it is set.
+VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/BreakwaterCore/Stats/BuildInfo.swift)
 
 deps:
 	@scripts/install-deps.sh
@@ -16,12 +19,19 @@ release: deps
 demo: build
 	.build/debug/breakwater demo
 
-## Build, then run every test: core unit tests, live tests against the real binary, and the
-## dashboard in a real headless Chromium.
+## Build, then run every test: core unit tests, live tests against the real binary, the
+## dashboard in a real headless Chromium, and docs/GETTING-STARTED.md run as written.
 test: build python-deps
 	$(SWIFT) test
 	bash scripts/dashboard-check.sh
 	bash Fuzz/HTTP1Differential/run.sh
+	bash scripts/getting-started.sh
+
+## docs/GETTING-STARTED.md as a test: its commands run in an empty folder against the built
+## binary, the output it shows compared (scripts/getting-started.py; about 30 s).
+.PHONY: getting-started
+getting-started: build
+	bash scripts/getting-started.sh
 
 ## Python packages the tests use (the reference Prometheus parser for /metrics), from PyPI.
 python-deps:
@@ -143,10 +153,21 @@ bench-tls:
 	bash bench/tls/run.sh
 
 ## Deploy files: hadolint, kubernetes-validate --strict, systemd-analyze verify,
-## `breakwater validate` of the shipped configs, and the Dockerfile's build context.
+## `breakwater validate` of the shipped configs, the package lists (deploy/packages/) against
+## install-deps.sh, the Dockerfile and the linked libraries, the documented image tags, and the
+## Dockerfile's build context.
 .PHONY: deploy-check deploy-build
 deploy-check: deps
 	bash scripts/deploy-check.sh
+
+## The container image, tagged with the version (breakwater:$(VERSION), never latest); needs a
+## Docker engine (docs/DEPLOYING.md, "Or the container image").
+image:
+	docker build -f deploy/Dockerfile -t breakwater:$(VERSION) .
+
+## Prints the version, as `breakwater --version` will.
+version:
+	@echo $(VERSION)
 
 ## The Dockerfile's build stage run here on exactly its COPY sources (a release build: slow).
 deploy-build: deps

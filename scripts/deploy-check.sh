@@ -8,7 +8,14 @@
 #   - the configs shipped (deploy/config.yaml, the ConfigMap's config.yaml) with `breakwater validate`,
 #     and that validate refuses deploy/config.yaml's placeholder admin token as shipped;
 #   - the image's build context: exactly the paths the Dockerfile's COPY lines name, in an empty
-#     folder, must hold every folder Package.swift names (SwiftPM loads them all).
+#     folder, must hold every folder Package.swift names (SwiftPM loads them all);
+#   - the package lists (deploy/packages/): install-deps.sh and both Dockerfile stages install from
+#     them, they hold the packages of every library the binary links, README names them
+#     (scripts/check-packages.py);
+#   - every documented image (docker build -t, docker run, k8s) is tagged with the version
+#     (scripts/check-image-tags.py).
+# The image itself is not built here: that needs a Docker engine and downloads the base images
+# (`make image` where there is one).
 # With DEPLOY_BUILD=1 it then runs the build stage's `swift build` in that folder
 # (scripts/deploy-build.sh; slow: a release build).
 # Usage: scripts/deploy-check.sh   (make deploy-check)
@@ -28,6 +35,12 @@ hadolint --failure-threshold error deploy/Dockerfile
 
 echo "== kubernetes-validate --strict deploy/k8s"
 kubernetes-validate --strict --quiet deploy/k8s/*.yaml
+
+echo "== package lists: deploy/packages/ against install-deps.sh, the Dockerfile, the linked libraries, README"
+python3 scripts/check-packages.py
+
+echo "== documented image tags = the version in Sources/BreakwaterCore/Stats/BuildInfo.swift"
+python3 scripts/check-image-tags.py
 
 echo "== deploy/k8s image tag = the version in Sources/BreakwaterCore/Stats/BuildInfo.swift"
 version="$(sed -n 's/^ *public static let version = "\(.*\)"$/\1/p' Sources/BreakwaterCore/Stats/BuildInfo.swift)"
@@ -87,6 +100,12 @@ scripts/deploy-context.sh "$context"
 # `swift package dump-package` loads the manifest and checks no folder; `describe` checks every
 # target's folder exists, as `swift build` does first.
 (cd "$context" && swift package describe --type json >/dev/null)
+
+if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
+  echo "== a Docker engine is reachable: \`make image\` builds breakwater:$version (not run here)"
+else
+  echo "== no Docker engine here: the image is checked by hadolint, its build context and its package lists"
+fi
 
 if [ "${DEPLOY_BUILD:-0}" = "1" ]; then
   scripts/deploy-build.sh

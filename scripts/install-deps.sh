@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Breakwater needs to build and test, when missing.
-# Usage: scripts/install-deps.sh [extra-package ...]
+# Usage: scripts/install-deps.sh [--print] [extra-package ...]
 set -euo pipefail
 
-# libstdc++-12-dev: the binary links its static archive (Libraries/static). nginx: a live test
-# puts a real proxy_cache in front. prometheus: its promtool checks /metrics and the alert rules.
-# varnish, varnish-modules: live tests purge a real Varnish with xkey (docs/CDN.md).
-# libnghttp2-dev: HTTP/2 (RFC 9113). nghttp2-client: h2load for the HTTP/2 benchmark rows.
-# systemd: systemd-analyze verifies the units, and systemd-socket-activate holds the listening
-# sockets across a restart in a live test, as the socket units do.
-packages=(libevent-dev libssl-dev libhiredis-dev zlib1g-dev libnghttp2-dev libstdc++-12-dev redis-server nginx prometheus varnish varnish-modules nghttp2-client systemd pkg-config openssl ca-certificates "$@")
+# The packages are listed once, for this script and deploy/Dockerfile alike (why each one is
+# there: the comments in the files): deploy/packages/build.txt (what a build links) and
+# deploy/packages/test.txt (what `make test` and the benchmarks run besides).
+# --print lists them, one a line, and installs nothing.
+lists=("$(dirname "$0")/../deploy/packages/build.txt" "$(dirname "$0")/../deploy/packages/test.txt")
+print=0
+if [ "${1:-}" = "--print" ]; then print=1; shift; fi
+packages=()
+while read -r package; do
+  [ -n "$package" ] && packages+=("$package")
+done < <(sed 's/#.*//; s/[[:space:]]//g' "${lists[@]}")
+packages+=("$@")
+if [ "$print" -eq 1 ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1015,9 +1015,30 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
                     .init(
                         file: "config.yaml", line: 5,
                         message: "logging.access_log: folder /nonexistent-dir does not exist (Breakwater creates no "
-                            + "folders: create it, or correct the path)")
+                            + "folders: create it with `mkdir -p /nonexistent-dir`, or correct the path)")
                 ])
             #expect(problems.first?.description.hasPrefix("config.yaml:5: logging.access_log: ") == true)
+        }
+    }
+
+    @Test func storeInAMissingFolderIsAProblemAtItsLineThatSaysHowToCreateIt() throws {
+        try withFolder { (folder: String) throws in
+            let yaml = "admin:\n  listen: \"127.0.0.1:9090\"\npersisted_queries:\n  store: data/persisted-queries.log\n"
+            let problems = try fileProblems(yaml, in: folder)
+            #expect(
+                problems.map(\.description) == [
+                    "config.yaml:4: persisted_queries.store: folder \(folder)/data does not exist (Breakwater creates "
+                        + "no folders: create it with `mkdir -p \(folder)/data`, or correct the path)"
+                ])
+        }
+    }
+
+    @Test func theSuggestedMkdirQuotesAFolderWithSpaces() throws {
+        try withFolder { (folder: String) throws in
+            let yaml = "persisted_queries:\n  store: \"my data/it's.log\"\n"
+            let problems = try fileProblems(yaml, in: folder)
+            #expect(problems.count == 1)
+            #expect(problems.first?.message.contains("`mkdir -p '\(folder)/my data'`") == true, "\(problems)")
         }
     }
 

@@ -83,6 +83,32 @@ import Testing
         #expect(line["request_id"] is String)
     }
 
+    /// docs/OPERATING.md shows the text line of an origin that did not answer in time: it is the one
+    /// the binary writes for a hanging origin, time and request id aside.
+    @Test func originTimeoutLineIsTheOneOperatingShows() throws {
+        let operating = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/OPERATING.md")
+        let guide = try String(contentsOf: operating, encoding: .utf8)
+        let shown = try #require(
+            guide.split(separator: "\n").first { $0.contains("**`format: text`**: `") && $0.contains("origin failed") },
+            "OPERATING.md shows no text line of an origin failure")
+        let example = try #require(shown.split(separator: "`").first { $0.contains("origin failed") })
+        let origin = try RawOrigin(mode: "hang")
+        let proxy = try ProxyProcess(
+            origin: origin.url,
+            yaml: "origin:\n  timeout: 300ms\n  schema: off\npersisted_queries:\n  store: \"\"\n"
+                + "logging:\n  format: text\n  access_log: off\n")
+        _ = try proxy.client.post("/graphql", json: #"{"query":"query GetLaunches { launches { cursor } }"}"#)
+        let line = try proxy.process.waitForLine(containing: "origin failed", timeout: .seconds(5))
+        #expect(try Self.shape(line) == Self.shape(String(example)), "the binary wrote: \(line)")
+    }
+
+    /// A text line with its time and request id replaced, the parts that differ from run to run.
+    static func shape(_ line: String) throws -> String {
+        try line.replacing(Regex(#"^\d{4}-\d\d-\d\dT[0-9:.]+Z"#), with: "<time>")
+            .replacing(Regex(#"request_id=[0-9a-f]+"#), with: "request_id=<id>")
+    }
+
     @Test func textFormatIsOneReadableLinePerRecord() throws {
         let origin = try DemoOriginProcess()
         let proxy = try cachingProxy(origin: origin, extra: "logging:\n  format: text\n")

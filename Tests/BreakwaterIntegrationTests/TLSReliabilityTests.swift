@@ -1,6 +1,7 @@
 // Live TLS cases beyond TLSOriginTests: an expired origin certificate is refused with a
-// clear 502, a TLS listener survives clients that do not speak TLS, and pipelined requests that
-// arrive in one flight of records are all answered (Tests/fixtures/tls_pipeline.py).
+// clear 502, a renewed listener certificate is served after SIGHUP, a TLS listener survives
+// clients that do not speak TLS, and pipelined requests that arrive in one flight of records are
+// all answered (Tests/fixtures/tls_pipeline.py).
 
 import BreakwaterTesting
 import Foundation
@@ -32,6 +33,47 @@ import Testing
             yaml: "origin:\n  tls_verify: false\npersisted_queries:\n  store: \"\"\n",
             environment: ["SSL_CERT_DIR": "/nonexistent"])
         #expect(try proxy.client.post("/graphql", json: query).status == 200)
+    }
+
+    /// SIGHUP loads the certificate and key again from the running paths: a renewed pair written
+    /// over the old files is what new connections get; a pair that does not load fails the reload
+    /// and the running certificate stays (docs/reference/configuration.md, `server.tls`).
+    @Test func sighupServesARenewedCertificateAndKeepsTheRunningOneWhenTheNewOneFails() throws {
+        let certificate = try TestCertificate(name: "first.test")
+        let renewed = try TestCertificate(name: "renewed.test")
+        let origin = try DemoOriginProcess()
+        let front = try ProxyProcess(origin: origin.url, yaml: certificate.terminatingYAML, logLevel: "info")
+        #expect(try Self.servedSubject(port: front.port).contains("first.test"))
+
+        for (from, to) in [(renewed.certificate, certificate.certificate), (renewed.key, certificate.key)] {
+            try Data(contentsOf: URL(fileURLWithPath: from)).write(to: URL(fileURLWithPath: to))
+        }
+        front.process.signal(SIGHUP)
+        _ = try front.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
+        #expect(try Self.servedSubject(port: front.port).contains("renewed.test"))
+
+        try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: certificate.certificate))
+        front.process.signal(SIGHUP)
+        let refused = try front.process.waitForLine(containing: "reload failed", timeout: .seconds(5))
+        #expect(refused.contains("certificate"), "\(refused)")
+        #expect(try Self.servedSubject(port: front.port).contains("renewed.test"))
+    }
+
+    /// The subject of the certificate a TLS listener presents, as `openssl s_client` prints it.
+    static func servedSubject(port: Int) throws -> String {
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        client.arguments = ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost"]
+        let input = Pipe()
+        let output = Pipe()
+        client.standardInput = input
+        client.standardOutput = output
+        client.standardError = FileHandle.nullDevice
+        try client.run()
+        try input.fileHandleForWriting.close()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+        return printed.split(separator: "\n").first { $0.hasPrefix("subject=") }.map(String.init) ?? ""
     }
 
     /// Plain HTTP and garbage sent to a TLS listener are dropped; the listener still serves TLS.

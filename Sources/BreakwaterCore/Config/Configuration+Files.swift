@@ -60,7 +60,8 @@ package enum WritableFile {
         if stat(folder, &status) != 0 {
             let code = errno
             return code == ENOENT
-                ? "folder \(folder) does not exist (Breakwater creates no folders: create it, or correct the path)"
+                ? "folder \(folder) does not exist (Breakwater creates no folders: create it with "
+                    + "`mkdir -p \(shellQuoted(folder))`, or correct the path)"
                 : "cannot reach folder \(folder): \(message(code))"
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { return "\(folder) is not a folder" }
@@ -95,4 +96,18 @@ package enum WritableFile {
     }
 
     private static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// `path` as one shell word, so that the `mkdir -p` a problem suggests can be pasted as it is.
+    private static func shellQuoted(_ path: String) -> String {
+        let plain = path.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                true
+            default: false
+            }
+        }
+        return plain ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+    }
 }

@@ -1,7 +1,7 @@
 // One log line in either of `logging.format`'s forms (docs/OPERATING.md, "Logs"): `text` for
-// people ("2026-11-23T16:04:05.123Z warning breakwater: origin failed reason=refused"), `json`
-// for collectors (one object per line, the same fields as members, numbers as numbers and an
-// absent value as `null`).
+// people ("2026-11-23T16:04:05.123Z warning breakwater.origin: origin failed operation=GetLaunches
+// origin_status=- reason=timeout request_id=..."), `json` for collectors (one object per line, the
+// same fields as members, numbers as numbers and an absent value as `null`).
 
 /// Renders log records as single lines.
 package enum LogLineFormat {

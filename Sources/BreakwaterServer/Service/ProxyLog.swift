@@ -21,7 +21,8 @@ package enum ProxyLog {
         }
     }
 
-    /// One warning line: `origin failed reason=... origin_status=... operation=... request_id=...`.
+    /// One warning line: `origin failed operation=... origin_status=... reason=... request_id=...` (fields
+    /// in name order).
     package static func originFailed(reason: String, originStatus: Int?, operation: String?, requestID: String?) {
         let operation = operation.map(RecordedName.cut) ?? "-"
         var metadata: Logger.Metadata = ["reason": "\(reason)", "operation": "\(operation)"]
