@@ -28,10 +28,22 @@ import Testing
             })
     }
 
-    /// The families a live proxy exposes after a hit, a miss and an error.
+    /// The families a live proxy exposes after a hit, a miss and an error, with a CDN target
+    /// (its families exist only then; nothing is purged, so it is never called).
     static func exposedFamilies() throws -> Set<String> {
         let origin = try DemoOriginProcess()
-        let proxy = try ProxyProcess(origin: origin.url)
+        let proxy = try ProxyProcess(
+            origin: origin.url,
+            yaml: """
+                persisted_queries:
+                  store: ""
+                cache:
+                  tag_header: Cache-Tag
+                cdn:
+                  targets:
+                    - kind: http
+                      url: "http://127.0.0.1:\(FreePort.allocate())/purge"
+                """)
         let query = #"{"query":"query GetLaunchDetail { launch(id: \"1\") { id } }"}"#
         _ = try proxy.client.post("/graphql", json: query)
         _ = try proxy.client.post("/graphql", json: #"{"query":"{"}"#)

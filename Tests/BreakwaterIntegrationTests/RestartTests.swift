@@ -68,7 +68,7 @@ import Testing
         _ = try holder.waitForLine(containing: "Listening on 127.0.0.1:\(port)", timeout: .seconds(10))
         // The first connection starts the service, as a socket unit's does.
         #expect(try HTTPClient(port: adminPort).get("/readyz").status == 200)
-        #expect(holder.output.contains { $0.contains("serving 2 listening sockets from systemd") })
+        _ = try holder.waitForLine(containing: "serving 2 listening sockets from systemd", timeout: .seconds(10))
 
         let load = try CheckingLoad(port: port)
         defer { load.cancel() }
@@ -111,7 +111,7 @@ import Testing
         defer { _ = new.terminate() }
         _ = try new.waitForLine(containing: "takeover: serving on inherited sockets", timeout: .seconds(20))
         let switched = Date().timeIntervalSince1970
-        #expect(new.output.contains { $0.contains("cache snapshot loaded") })
+        _ = try new.waitForLine(containing: "cache snapshot loaded", timeout: .seconds(10))
         #expect(old.waitForExit(timeout: .seconds(15)) == 0, "the old process drained and exited")
         let result = try load.stop(after: switched + 1.5)
         Self.expectUnharmed(result, restarted: restarted, switched: switched, "takeover")
