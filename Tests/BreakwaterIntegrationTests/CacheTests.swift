@@ -6,7 +6,9 @@ import Foundation
 import Testing
 
 /// A proxy with cache rules for the demo's operations.
-func cachingProxy(origin: DemoOriginProcess, extra: String = "", cache: String = "") throws -> ProxyProcess {
+func cachingProxy(
+    origin: DemoOriginProcess, extra: String = "", cache: String = "", logLevel: String? = "warning"
+) throws -> ProxyProcess {
     let yaml = """
         persisted_queries:
           store: ""
@@ -26,7 +28,7 @@ func cachingProxy(origin: DemoOriginProcess, extra: String = "", cache: String =
               scope: per-user
         \(extra)
         """
-    return try ProxyProcess(origin: origin.url, yaml: yaml)
+    return try ProxyProcess(origin: origin.url, yaml: yaml, logLevel: logLevel)
 }
 
 @Suite(.serialized) struct CacheTests {
@@ -220,7 +222,7 @@ func cachingProxy(origin: DemoOriginProcess, extra: String = "", cache: String =
         let origin = try DemoOriginProcess()
         // No schema: the tags are the ones the client selected, whenever the entries are stored
         // (with one expected, an entry stored before it arrives is reached by every entity purge).
-        let proxy = try cachingProxy(origin: origin, extra: "origin:\n  schema: \"off\"")
+        let proxy = try cachingProxy(origin: origin, extra: "origin:\n  schema: \"off\"", logLevel: "notice")
         #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "MISS")
         #expect(try proxy.client.post("/graphql", json: Self.other).header("X-Cache") == "MISS")
         #expect(isBooked(try proxy.client.post("/graphql", json: Self.detail)) == false)
@@ -230,6 +232,10 @@ func cachingProxy(origin: DemoOriginProcess, extra: String = "", cache: String =
         let after = try proxy.client.post("/graphql", json: Self.detail)
         #expect(after.header("X-Cache") == "MISS", "Launch:33 was purged")
         #expect(try proxy.client.post("/graphql", json: Self.other).header("X-Cache") == "HIT", "Launch:34 was not")
+        // Logged as an admin purge is, with its cause.
+        let line = try proxy.process.waitForLine(containing: "cause=mutation", timeout: .seconds(10))
+        #expect(line.contains("purge") && line.contains("operation=Book") && line.contains("what=Launch:33"), "\(line)")
+        #expect(line.contains("purged=1"), "\(line)")
     }
 
     @Test func switchedOffAMutationPurgesNothing() throws {

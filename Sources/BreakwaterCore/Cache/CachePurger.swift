@@ -48,17 +48,23 @@ package final class CachePurger: Sendable {
     /// Purges the entities a mutation's answer named (`Type:id` tags): each applied here and
     /// announced, and handed to the caches in front as one purge, so that its bounds can weigh
     /// them together (docs/CDN.md, "Bounds").
-    package func purgeEntities(_ tags: [String]) {
+    /// Returns how many local entries it reached.
+    @discardableResult
+    package func purgeEntities(_ tags: [String]) -> Int {
         let bus = self.bus.withLock { $0 }
+        var count = 0
         for tag in tags {
             let purge = PurgeRequest(selector: .tag(tag), soft: false)
-            applyLocally(purge)
+            count += applyLocally(purge)
             bus?.publish(purge)
         }
-        if var forwarded = CDNPurge.entities(tags) {
-            forwarded.mayBeHeldFor = store.longestPublicLifetime
-            forwarding.withLock { $0 }?.forward(forwarded)
+        defer {
+            if var forwarded = CDNPurge.entities(tags) {
+                forwarded.mayBeHeldFor = store.longestPublicLifetime
+                forwarding.withLock { $0 }?.forward(forwarded)
+            }
         }
+        return count
     }
 
     /// Applies a purge another proxy announced (not announced again).

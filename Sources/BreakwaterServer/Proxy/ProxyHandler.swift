@@ -277,7 +277,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         case .releaseLease(let key):
             tiers.responses?.releaseLease(key)
         case .purgeEntities(let tags):
-            cache.purger.purgeEntities(tags)
+            let purged = cache.purger.purgeEntities(tags)
+            ProxyLog.mutationPurged(tags, purged: purged, operation: run.flow.plan.operation.operationName)
         }
     }
 

@@ -32,6 +32,25 @@ package enum ProxyLog {
     }
 }
 
+extension ProxyLog {
+    private static let purges = Logger(label: "breakwater.purge")
+    /// Entities a line names before it says how many more there were.
+    static let namedEntities = 10
+
+    /// One notice line per mutation whose answer purged entities, as an admin purge has:
+    /// `purge cause=mutation operation=... purged=<entries> what=<Type:id ...> (+n more)`.
+    package static func mutationPurged(_ tags: [String], purged: Int, operation: String?) {
+        var what = tags.prefix(namedEntities).joined(separator: " ")
+        if tags.count > namedEntities { what += " (+\(tags.count - namedEntities) more)" }
+        purges.notice(
+            "purge",
+            metadata: [
+                "cause": "mutation", "operation": "\(operation.map(RecordedName.cut) ?? "-")",
+                "purged": .stringConvertible(purged), "what": "\(what)",
+            ])
+    }
+}
+
 extension OriginFailure {
     /// `timeout`, or the transport's own words (`connection refused`, `reset`, `malformed: ...`).
     package var logReason: String {
