@@ -139,7 +139,7 @@ def main():
         attack = Attack(trial.port, arguments.attackers, arguments.streams)
         print(phase("under rapid reset", trial, origin, arguments.seconds, attack))
         status, body = get(trial.admin, "/stats")
-        cancelled = json.loads(body)["upstream"]["cancelled"] if status == 200 else "?"
+        cancelled = json.loads(body)["upstream"].get("cancelled", "?") if status == 200 else "?"
         print()
         print(f"fetches cancelled (upstream.cancelled): {cancelled}")
     finally:
