@@ -59,7 +59,8 @@ package enum CacheRulesMerge {
             text.insert(["  rules:"] + items(suggested, dash: 4), after: cacheLine)
             return try checked(text.result, file: file, rules: suggested)
         }
-        guard section.style != .flow else {
+        // Yams reports a collection's style from its end event, which carries none: the text says it.
+        guard !text.opensFlow(at: cache.mark) else {
             throw Failure(description: "\(file):\(cacheLine): cache is written as {...}; write it as a block to merge into")
         }
         guard case let (rulesKey, list)? = section.first(where: { $0.key.string == "rules" }) else {
@@ -78,7 +79,7 @@ package enum CacheRulesMerge {
             text.insert(items(suggested, dash: rulesIndent + 2), after: rulesLine)
             return try checked(text.result, file: file, rules: suggested)
         }
-        if sequence.style == .flow {
+        if text.opensFlow(at: list.mark) {
             guard sequence.isEmpty, let mark = list.mark, text.removeEmptyFlow(at: mark) else {
                 throw Failure(description: "\(file):\(rulesLine): cache.rules is written as [...]; write it as a block list to merge into")
             }
@@ -93,14 +94,15 @@ package enum CacheRulesMerge {
                 let suggestion = rules.first(where: { $0.operation == operation })
             else { continue }
             let itemLine = text.dashLine(from: itemMark.line, column: dash)
+            let inFlow = text.opensFlow(at: itemMark)
             if !handled.contains(operation) {
                 text.replaceComments(above: itemLine, with: comments(suggestion, indent: dash))
             }
             handled.insert(operation)
             guard let ttl = suggestion.ttl else { continue }
             if let value = rule.first(where: { $0.key.string == "ttl" })?.value, let mark = value.mark {
-                text.replaceScalar(at: mark, with: ttl, inFlow: rule.style == .flow)
-            } else if rule.style == .flow, let value = rule.first(where: { $0.key.string == "operation" })?.value,
+                text.replaceScalar(at: mark, with: ttl, inFlow: inFlow)
+            } else if inFlow, let value = rule.first(where: { $0.key.string == "operation" })?.value,
                 let mark = value.mark
             {
                 text.appendAfterScalar(at: mark, ", ttl: \(ttl)")
@@ -167,7 +169,7 @@ package enum CacheRulesMerge {
         do {
             root = try Yams.compose(yaml: text, .basic)
         } catch {
-            throw Failure(description: "\(file): merging gave text that is not YAML (\(error)); merge by hand")
+            throw Failure(description: "\(file): merging gave text that is not YAML (\(error)); merge by hand\n\(text)")
         }
         let list = root?["cache"]?["rules"]?.sequence.map(Array.init) ?? []
         for rule in rules {
@@ -229,6 +231,14 @@ private struct TextEdits {
         guard line >= 1, line <= lines.count, let colon = lines[line - 1].firstIndex(of: ":") else { return false }
         let rest = lines[line - 1][lines[line - 1].index(after: colon)...].drop { $0 == " " }
         return rest.isEmpty || rest.hasPrefix("#")
+    }
+
+    /// Whether a `{` or `[` stands at `mark`: a collection written in flow style.
+    func opensFlow(at mark: Mark?) -> Bool {
+        guard let mark, mark.line >= 1, mark.line <= lines.count else { return false }
+        let scalars = Array(lines[mark.line - 1].unicodeScalars)
+        let index = mark.column - 1
+        return index < scalars.count && (scalars[index] == "{" || scalars[index] == "[")
     }
 
     /// Removes the `[]` at `mark`; false when it is not there.
