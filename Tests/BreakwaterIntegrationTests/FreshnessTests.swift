@@ -13,17 +13,21 @@ import Testing
 @Suite(.serialized) struct FreshnessTests {
     static let target = 0.99
     static let bound = 2000
-    /// Every churning field changes every 30 s on average, as the answers users reported; 99 %
-    /// of hits stay fresh up to 0.60 s only.
-    static let mean = 30.0
-    static let truth = FreshnessEstimate.exponentialTTL(meanSeconds: 30, target: 0.99)
+    /// Every churning field changes every 100 s on average: 99 % of hits stay fresh up to 2.0 s.
+    /// (A faster field puts the truth within the lateness of sampling fetches on a loaded machine,
+    /// which blurs the ages the estimate rests on.)
+    static let mean = 100.0
+    static let truth = FreshnessEstimate.exponentialTTL(meanSeconds: mean, target: 0.99)
     /// Samples before the figures are read. On simulated Poisson changes with this many samples
-    /// and ages up to the TTL below, the lower end fell under 0.3 of the truth once in 2,000 runs.
-    static let enough = 9000
-    /// The TTL of the churning operation: just under the truth, so no sample is older than the
-    /// truth and the lower end cannot pass it by the 2.5 % its own bound allows (the unit tests
-    /// check that rate over seeds); what is checked here is the estimate end to end.
-    static let churningTTL = "550ms"
+    /// and ages up to the TTL below, the lower end never fell under 0.3 of the truth in 2,000 runs
+    /// (under 0.5 once).
+    static let enough = 8000
+    /// The TTL of the churning operation: under the truth by more than a sampling fetch's
+    /// lateness (a sample's age runs to the fetch's answer: up to half a second past the TTL on a
+    /// loaded machine), so no sample is older than the truth and the lower end cannot pass it by the
+    /// 2.5 % its own bound allows (the unit tests check that rate over seeds); what is checked
+    /// here is the estimate end to end.
+    static let churningTTL = "1200ms"
 
     /// Each document's answer depends on exactly one churning field of one launch (its own
     /// Poisson process): 300 independent keys under one operation name, plus a static one.
@@ -36,7 +40,7 @@ import Testing
 
     @Test func atTargetNinetyNineTheSuggestionHoldsAgainstThePoissonTruth() throws {
         let origin = try DemoOriginProcess(extraArguments: [
-            "--churn", "Launch.site=30s", "--churn", "Mission.name=30s", "--churn", "Rocket.name=30s",
+            "--churn", "Launch.site=100s", "--churn", "Mission.name=100s", "--churn", "Rocket.name=100s",
         ])
         let yaml = """
             persisted_queries:
@@ -91,16 +95,16 @@ import Testing
         #expect(low <= Self.truth, "\(report)")
         #expect(low >= 0.3 * Self.truth, "\(report)")
         #expect(high >= low, "\(report)")
-        // The whole interval under a second: too fast to cache, shown as 0 with its marker.
-        #expect(churning["too_fast_to_cache"] as? Bool == true, "\(report)")
-        #expect(Self.number(churning["suggested_ttl_s"]) == 0, "\(report)")
+        // The suggestion is the lower end, once it is a second or more; never "too fast" here.
+        #expect(churning["too_fast_to_cache"] as? Bool == false, "\(report)")
+        if low >= 1 { #expect(Self.number(churning["suggested_ttl_s"]) == low, "\(report)") }
         #expect(Self.number(churning["target"]) == Self.target)
 
         let still = try #require(freshness["GetStatic"], "no freshness row for GetStatic")
         #expect(still["changed"] as? Int == 0, "GetStatic never changes: \(still)")
         let stillTTL = try #require(Self.number(still["suggested_ttl_s"]), "\(still)")
-        // The longest age sampled: up to the TTL, plus the sampling fetch's own time.
-        #expect(stillTTL > 2.5 && stillTTL < 4, "the longest age sampled: \(still)")
+        // The longest age sampled: up to the TTL, plus the sampling fetch's lateness.
+        #expect(stillTTL > 2.5 && stillTTL < 5, "the longest age sampled: \(still)")
         #expect(still["too_fast_to_cache"] as? Bool == false)
 
         // The origin's view: sampling fetches marked, never more than the bound in any second.
@@ -112,15 +116,16 @@ import Testing
 
         let metrics = try proxy.admin.get("/metrics").text
         #expect(metrics.contains(#"breakwater_freshness_samples_total{operation="GetStatic",changed="false"}"#))
-        #expect(metrics.contains(#"breakwater_freshness_suggested_ttl_seconds{operation="GetChurning"} 0"#))
+        #expect(metrics.contains(#"breakwater_freshness_samples_total{operation="GetChurning",changed="true"}"#))
 
         // advise reads /stats only: run where a config.yaml needs a token nobody set, it neither
         // reads that file nor asks for the token.
         let adminURL = "http://127.0.0.1:\(proxy.adminPort)"
         let advice = try runBreakwater(["advise", "--admin", adminURL], currentDirectory: proxy.directory.path)
         #expect(advice.status == 0, "\(advice.output)")
-        #expect(advice.output.contains("    # GetChurning changes too fast to cache"), "\(advice.output)")
-        #expect(!advice.output.contains("operation: GetChurning"), "\(advice.output)")
+        #expect(advice.output.contains("    # GetChurning: "), "\(advice.output)")
+        #expect(advice.output.contains("    # longest TTL with 99% of hits fresh: "), "\(advice.output)")
+        #expect(advice.output.contains("operation: GetChurning") == (low >= 1), "\(advice.output)")
         #expect(!advice.output.contains("ttl: 0s"), "\(advice.output)")
         #expect(advice.output.contains("    - operation: GetStatic\n      ttl: "), "\(advice.output)")
         #expect(advice.output.contains("GetStatic: ") && advice.output.contains("no change seen"), "\(advice.output)")
@@ -129,8 +134,9 @@ import Testing
         let merged = try runBreakwater(["advise", "--admin", adminURL, "--merge", proxy.configPath])
         #expect(merged.status == 0, "\(merged.output)")
         #expect(merged.output.contains("  rules:            # the TTLs under test\n"), "\(merged.output)")
-        #expect(merged.output.contains("      ttl: \(Self.churningTTL)\n"), "GetChurning keeps its rule: \(merged.output)")
-        #expect(merged.output.contains("# advise: GetChurning changes too fast to cache"), "\(merged.output)")
+        #expect(merged.output.contains("    # advise: GetChurning: "), "\(merged.output)")
+        let churningTTL = low >= 1 ? FreshnessAdvice.duration(low) : Self.churningTTL
+        #expect(merged.output.contains("      ttl: \(churningTTL)\n"), "\(merged.output)")
         #expect(merged.output.contains("    # advise: GetStatic: "), "GetStatic's rule merged: \(merged.output)")
         let mergedPath = proxy.directory.appendingPathComponent("merged.yaml").path
         try merged.output.write(toFile: mergedPath, atomically: true, encoding: .utf8)
