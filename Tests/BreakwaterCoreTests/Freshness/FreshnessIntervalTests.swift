@@ -61,3 +61,39 @@ import BreakwaterFixtures
         #expect(under < 10, "the upper end was below the truth in \(under) of 200 runs")
     }
 }
+
+extension FreshnessIntervalTests {
+    /// P(X <= k) for X ~ Binomial(n, p), summed term by term (the slow way the tally replaces).
+    static func binomialAtMost(_ k: Int, _ n: Int, _ p: Double) -> Double {
+        var sum = 0.0
+        for i in 0...k {
+            let ways: Double = lgamma(Double(n + 1)) - lgamma(Double(i + 1)) - lgamma(Double(n - i + 1))
+            let chance: Double = Double(i) * log(p) + Double(n - i) * log1p(-p)
+            sum += exp(ways + chance)
+        }
+        return sum
+    }
+
+    /// The lower end is the oldest age whose exact bound passes, computed the slow way.
+    @Test(arguments: [0.99, 0.9, 0.8])
+    func theLowerEndIsWhereTheExactBinomialBoundLastPasses(target: Double) {
+        var random = SplitMix64(seed: 21)
+        for run in 0..<40 {
+            let count = 100 + random.next(below: 500)
+            let rate = Double(random.next(below: 100)) / 1000
+            var observations: [FreshnessEstimate.Observation] = []
+            for index in 0..<count {
+                let chance = rate * Double(index) / Double(count) * 3
+                observations.append((age: Double(index) / 10, changed: Double.random(in: 0..<1, using: &random) < chance))
+            }
+            var expected = 0.0
+            var changes = 0
+            for (index, observation) in observations.enumerated() {
+                if observation.changed { changes += 1 }
+                if Self.binomialAtMost(changes, index + 1, 1 - target) <= 0.025 { expected = observation.age }
+            }
+            let interval = Self.interval(observations, target: target)
+            #expect(abs(interval.lowSeconds - expected) < 1e-9, "run \(run): \(interval.lowSeconds) vs \(expected)")
+        }
+    }
+}
