@@ -15,10 +15,11 @@ struct Advise: ParsableCommand {
     @Option(help: "The proxy's admin URL, e.g. http://127.0.0.1:9090 (default: admin.listen of --config).")
     var admin: String?
 
-    @Option(help: "The configuration whose admin.listen is the admin URL when --admin is not given (default: the --merge file, else ./config.yaml).")
+    @Option(
+        help: "The configuration whose admin.listen is the admin URL without --admin (default: the --merge file, else ./config.yaml).")
     var config: String?
 
-    @Option(help: "Print this configuration file with the suggested rules merged into cache.rules, instead of the entries alone.")
+    @Option(help: "Print this configuration file with the suggested rules merged into cache.rules, not the entries alone.")
     var merge: String?
 
     func run() throws {
@@ -36,7 +37,8 @@ struct Advise: ParsableCommand {
             print(advice.snippet, terminator: "")
             return
         }
-        guard let data = FileManager.default.contents(atPath: merge), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: merge), let text = String(data: data, encoding: .utf8)
+        else {
             Console.error("\(merge):0: cannot read file")
             throw ExitCode(2)
         }

@@ -61,7 +61,8 @@ package enum CacheRulesMerge {
         }
         // Yams reports a collection's style from its end event, which carries none: the text says it.
         guard !text.opensFlow(at: cache.mark) else {
-            throw Failure(description: "\(file):\(cacheLine): cache is written as {...}; write it as a block to merge into")
+            throw Failure(
+                description: "\(file):\(cacheLine): cache is written as {...}; write it as a block to merge into")
         }
         guard case let (rulesKey, list)? = section.first(where: { $0.key.string == "rules" }) else {
             let indent = (cacheKeyColumn(section) ?? 3) - 1
@@ -81,7 +82,8 @@ package enum CacheRulesMerge {
         }
         if text.opensFlow(at: list.mark) {
             guard sequence.isEmpty, let mark = list.mark, text.removeEmptyFlow(at: mark) else {
-                throw Failure(description: "\(file):\(rulesLine): cache.rules is written as [...]; write it as a block list to merge into")
+                throw Failure(
+                    description: "\(file):\(rulesLine): cache.rules is written as [...]; write it as a block list to merge into")
             }
             text.insert(items(suggested, dash: rulesIndent + 2), after: rulesLine)
             return try checked(text.result, file: file, rules: suggested)
@@ -169,13 +171,14 @@ package enum CacheRulesMerge {
         do {
             root = try Yams.compose(yaml: text, .basic)
         } catch {
-            throw Failure(description: "\(file): merging gave text that is not YAML (\(error)); merge by hand\n\(text)")
+            throw Failure(description: "\(file): merging gave text that is not YAML (\(error)); merge by hand")
         }
         let list = root?["cache"]?["rules"]?.sequence.map(Array.init) ?? []
         for rule in rules {
             let first = list.first { $0["operation"]?.string == rule.operation }
             guard let ttl = first?["ttl"]?.string, ttl == rule.ttl else {
-                throw Failure(description: "\(file): the merged rule for \(rule.operation) does not read back; merge by hand")
+                throw Failure(
+                    description: "\(file): the merged rule for \(rule.operation) does not read back; merge by hand")
             }
         }
         return text

@@ -96,7 +96,8 @@ public enum ConfigurationLoader {
     package static func adminListen(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> HostPort {
-        guard let data = FileManager.default.contents(atPath: path), let yaml = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path), let yaml = String(data: data, encoding: .utf8)
+        else {
             throw ConfigurationError(problems: [.init(file: path, line: 0, message: "cannot read file")])
         }
         let root: Node?

@@ -85,13 +85,16 @@ package struct FreshnessAdvice: Sendable, Equatable {
         } else {
             let median = number(row["median_change_s"]).map(duration) ?? "beyond the ages sampled"
             let p10 = number(row["p10_change_s"]).map(duration) ?? "beyond the ages sampled"
-            evidence = ["\(name): \(samples) samples, \(changed) changed; time to change: median \(median), 10th percentile \(p10)"]
+            evidence = [
+                "\(name): \(samples) samples, \(changed) changed; time to change: median \(median), 10th percentile \(p10)"
+            ]
         }
         if let current = number(row["current_ttl_s"]), let ratio = number(row["stale_hit_ratio"]) {
             evidence.append("at the current TTL (\(duration(current))) about \(percent(ratio)) of hits are stale")
         }
         let confidence = percent(FreshnessInterval.confidence)
-        evidence.append("longest TTL with \(fresh) of hits fresh: \(duration(low)) to \(duration(high)) (\(confidence) interval)")
+        evidence.append(
+            "longest TTL with \(fresh) of hits fresh: \(duration(low)) to \(duration(high)) (\(confidence) interval)")
         let minimum = duration(FreshnessEstimate.minimumUsefulTTLSeconds)
         if row["too_fast_to_cache"] == .bool(true) {
             evidence.append(

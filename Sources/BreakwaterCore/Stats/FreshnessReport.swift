@@ -65,7 +65,8 @@ extension Exposition {
         }
         family(
             "breakwater_freshness_suggested_ttl_seconds", .gauge,
-            "The suggested TTL: the lower end of a 95 % interval for the longest TTL at which cache.freshness.target of hits would be fresh; 0: too fast to cache.")
+            "The suggested TTL: the lower end of a 95 % interval for the longest TTL at which "
+                + "cache.freshness.target of hits would be fresh; 0: too fast to cache.")
         for (name, estimate) in report.rows {
             guard let suggested = estimate.suggestedTTLSeconds else { continue }
             sample(
