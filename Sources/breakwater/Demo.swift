@@ -46,6 +46,12 @@ struct Demo: ParsableCommand {
             valueName: "FIELD=INTERVAL"))
     var churn: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Share of the demo's public entries whose freshness is sampled (cache.freshness.sample; 0 = off). All of them by default: the demo origin runs in this process, so sampling costs nothing, and with --churn the samples reach the 100 an estimate needs within minutes.",
+            valueName: "SHARE"))
+    var sample = 1.0
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -66,6 +72,7 @@ struct Demo: ParsableCommand {
         let originAddress = PortProbe.usable(originGiven, explicit: originListen != nil, role: "demo origin")
         let proxyAddress = PortProbe.usable(proxyGiven, explicit: listen != nil || originOnly, role: "proxy")
         let adminAddress = PortProbe.usable(adminGiven, explicit: adminListen != nil || originOnly, role: "admin")
+        guard (0...1).contains(sample) else { throw ValidationError("--sample: expected a share from 0 to 1") }
         guard let level = Configuration.LogLevel(rawValue: logLevel.lowercased()) else {
             throw ValidationError("--log-level: expected one of trace, debug, info, notice, warning, error, critical")
         }
@@ -88,6 +95,9 @@ struct Demo: ParsableCommand {
             .init(operation: "GetLaunchDetail", ttl: .seconds(300)),
             .init(operation: "Me", ttl: .seconds(60), scope: .perUser),
         ]
+        // Freshness measured (docs/FRESHNESS.md): every key sampled by default, and a fetch bound
+        // that the demo's traffic does not reach, so `breakwater advise` has figures soon.
+        settings.cache.freshness = FreshnessSettings(share: sample, maxFetchesPerSecond: 100, target: 0.99)
         let service: Service
         var proxy: ProxyStack?
         do {
@@ -118,6 +128,10 @@ struct Demo: ParsableCommand {
             Console.ready("admin listening on http://\(adminAddress.withPort(proxy.adminServer.port)) (stats, metrics, dashboard)")
             Console.line("\nTry it (Ctrl-C stops):\n")
             for example in DemoOrigin.curlExamples(proxyURL: proxyURL) { Console.line(example + "\n") }
+            if sample > 0 {
+                let adminURL = "http://\(adminAddress.withPort(proxy.adminServer.port))"
+                Console.line("Suggested TTLs, once an operation has 100 freshness samples:\n  breakwater advise --admin \(adminURL)\n")
+            }
         }
     }
 }

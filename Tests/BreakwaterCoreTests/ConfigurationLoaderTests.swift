@@ -1120,3 +1120,36 @@ private func fileProblems(_ yaml: String, in folder: String) throws -> [Configur
         }
     }
 }
+
+/// `admin.listen` alone, for commands that only read the admin endpoints (`advise`).
+@Suite struct AdminListenReadingTests {
+    static func write(_ yaml: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("admin-listen-\(UUID().uuidString).yaml").path
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func anUnsetSecretElsewhereInTheFileIsNoProblem() throws {
+        let path = try Self.write(
+            "admin:\n  listen: \"127.0.0.1:9191\"\n  token: \"${BREAKWATER_ADMIN_TOKEN}\"\nredis:\n  url: ${REDIS_URL}\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try ConfigurationLoader.adminListen(path: path, environment: [:]) == HostPort(host: "127.0.0.1", port: 9191))
+        // The full load refuses the same file: the token is a secret it needs.
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.read(path: path, environment: [:]) }
+    }
+
+    @Test func theDefaultWhenAbsentAndTheLineWhenWrong() throws {
+        let empty = try Self.write("server:\n  threads: 1\n")
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        #expect(try ConfigurationLoader.adminListen(path: empty, environment: [:]) == Configuration().admin.listen)
+        let wrong = try Self.write("server:\n  threads: 1\nadmin:\n  listen: ${ADMIN}\n")
+        defer { try? FileManager.default.removeItem(atPath: wrong) }
+        do {
+            _ = try ConfigurationLoader.adminListen(path: wrong, environment: [:])
+            Issue.record("an unset variable in admin.listen must be reported")
+        } catch {
+            #expect(error.problems.first?.line == 4)
+            #expect(error.problems.first?.message.contains("ADMIN") == true, "\(error.problems)")
+        }
+    }
+}

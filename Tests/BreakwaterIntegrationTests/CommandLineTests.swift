@@ -303,6 +303,31 @@ import Glibc
         let answer = try HTTPClient(port: port).post("/graphql", json: #"{"query":"{ launch(id: \"1\") { id } }"}"#)
         #expect(answer.status == 200)
     }
+
+    /// The demo samples every entry for freshness unless told otherwise, and says how to read
+    /// the suggestions; `--sample 0` turns that off, and a share above 1 is a usage error.
+    @Test func demoSamplesForFreshnessAndPrintsTheAdviseLine() throws {
+        for (arguments, advises) in [([String](), true), (["--sample", "0"], false)] {
+            let process = ManagedProcess(
+                executable: try BreakwaterBinary.path(),
+                arguments: ["demo", "--threads", "1", "--log-level", "warning", "--listen", "127.0.0.1:0",
+                    "--origin-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"] + arguments)
+            try process.start()
+            defer { _ = process.terminate() }
+            let adminLine = try process.waitForLine(containing: "admin listening on", timeout: .seconds(20))
+            let adminPort = try #require(ManagedProcess.listeningPort(in: adminLine))
+            let advise = "breakwater advise --admin http://127.0.0.1:\(adminPort)"
+            if advises {
+                _ = try process.waitForLine(containing: advise, timeout: .seconds(5))
+            } else {
+                _ = try process.waitForLine(containing: "Authorization", timeout: .seconds(5))
+                #expect(!process.output.joined(separator: "\n").contains("breakwater advise"))
+            }
+        }
+        let refused = try runBreakwater(["demo", "--sample", "2"])
+        #expect(refused.status == 64, "\(refused.output)")
+        #expect(refused.output.contains("--sample"), "\(refused.output)")
+    }
 }
 
 /// A folder under the temporary directory, removed on deinit.

@@ -1,7 +1,9 @@
 // Freshness measured against the truth (docs/FRESHNESS.md): the demo origin changes fields at
-// known Poisson rates (`--churn`), traffic runs through the real proxy, and the suggested TTLs
-// must land near the theoretical ones, the static operation must show no change, and the
-// origin must never see more sampling fetches than `max_fetches_per_second`.
+// known Poisson rates (`--churn`), traffic runs through the real proxy, and the suggestion at
+// target 0.99 must hold against the theory: its interval's lower end at most the TTL that keeps
+// 99 % of hits fresh, yet not absurdly below it; too fast to cache shown as such; the static
+// operation certified up to its TTL; never more sampling fetches than `max_fetches_per_second`;
+// and `advise` reading it all without the admin token, its `--merge` output accepted by `validate`.
 
 import BreakwaterCore
 import BreakwaterTesting
@@ -9,35 +11,37 @@ import Foundation
 import Testing
 
 @Suite(.serialized) struct FreshnessTests {
-    static let target = 0.8
-    static let bound = 80
-    /// How far a suggested TTL may miss the theory. The estimate reads its TTL where the stale
-    /// share crosses 1 - target, where that share rises slowly with the age (for GetMission about
-    /// 0.04 a second), so sampling noise moves it a lot: with 800 to 1,000 samples spread evenly
-    /// over the ages, the estimator run on simulated exponential changes missed by more than 30 %
-    /// once in about 400 runs, by more than 40 % once in 10,000, and never by 45 % in 20,000.
-    /// A wrong estimate (a rate read twice too fast or too slow) still fails.
-    static let tolerance = 0.45
+    static let target = 0.99
+    static let bound = 2000
+    /// Every churning field changes every 100 s on average: 99 % of hits stay fresh up to 2.0 s.
+    /// (A faster field puts the truth within the lateness of sampling fetches on a loaded machine,
+    /// which blurs the ages the estimate rests on.)
+    static let mean = 100.0
+    static let truth = FreshnessEstimate.exponentialTTL(meanSeconds: mean, target: 0.99)
+    /// Samples before the figures are read. On simulated Poisson changes with this many samples
+    /// and ages up to the TTL below, the lower end never fell under 0.3 of the truth in 2,000 runs
+    /// (under 0.5 once).
+    static let enough = 8000
+    /// The TTL of the churning operation: under the truth by more than a sampling fetch's
+    /// lateness (a sample's age runs to the fetch's answer: up to half a second past the TTL on a
+    /// loaded machine), so no sample is older than the truth and the lower end cannot pass it by the
+    /// 2.5 % its own bound allows (the unit tests check that rate over seeds); what is checked
+    /// here is the estimate end to end.
+    static let churningTTL = "1200ms"
 
-    static func theoreticalTTL(mean: Double, target: Double) -> Double {
-        FreshnessEstimate.exponentialTTL(meanSeconds: mean, target: target)
-    }
-
-    /// Each document's answer depends on exactly one launch's field, so its change process is
-    /// that field's. Two documents share GetMission's name (more keys, samples sooner).
-    static let documents: [(operation: String, query: String, variables: @Sendable (Int) -> String)] = [
-        ("GetSite", "query GetSite($id: ID!) { launch(id: $id) { id site } }", { #"{"id":"\#($0)"}"# }),
-        ("GetMission", "query GetMission($id: ID!) { launch(id: $id) { id mission { name } } }", { #"{"id":"\#($0)"}"# }),
-        (
-            "GetMission",
-            "query GetMission($after: String) { launches(pageSize: 1, after: $after) { launches { id mission { name } } } }",
-            { #"{"after":"\#($0 + 1)"}"# }
-        ),
-        ("GetRocket", "query GetRocket($id: ID!) { launch(id: $id) { id rocket { name } } }", { #"{"id":"\#($0)"}"# }),
+    /// Each document's answer depends on exactly one churning field of one launch (its own
+    /// Poisson process): 300 independent keys under one operation name, plus a static one.
+    static let documents: [(operation: String, query: String)] = [
+        ("GetChurning", "query GetChurning($id: ID!) { launch(id: $id) { id site } }"),
+        ("GetChurning", "query GetChurning($id: ID!) { launch(id: $id) { id mission { name } } }"),
+        ("GetChurning", "query GetChurning($id: ID!) { launch(id: $id) { id rocket { name } } }"),
+        ("GetStatic", "query GetStatic($id: ID!) { launch(id: $id) { id rocket { type } } }"),
     ]
 
-    @Test func suggestedTTLsMatchKnownChangeRatesWithinTheFetchBound() throws {
-        let origin = try DemoOriginProcess(extraArguments: ["--churn", "Launch.site=2s", "--churn", "Mission.name=10s"])
+    @Test func atTargetNinetyNineTheSuggestionHoldsAgainstThePoissonTruth() throws {
+        let origin = try DemoOriginProcess(extraArguments: [
+            "--churn", "Launch.site=100s", "--churn", "Mission.name=100s", "--churn", "Rocket.name=100s",
+        ])
         let yaml = """
             persisted_queries:
               store: ""
@@ -46,30 +50,32 @@ import Testing
                 sample: 1
                 max_fetches_per_second: \(Self.bound)
                 target: \(Self.target)
-              rules:
-                - operation: GetSite
-                  ttl: 1500ms
-                - operation: GetMission
-                  ttl: 7s
-                - operation: GetRocket
-                  ttl: 6s
+              rules:            # the TTLs under test
+                - operation: GetChurning
+                  ttl: \(Self.churningTTL)
+                - operation: GetStatic
+                  ttl: 3s
+            admin:
+              token: "${BW_FRESHNESS_ADMIN_TOKEN}"
             logging:
               access_log: "off"
             """
-        let proxy = try ProxyProcess(origin: origin.url, yaml: yaml)
+        let token = "freshness-test-token-0123456789"
+        let proxy = try ProxyProcess(
+            origin: origin.url, yaml: yaml, environment: ["BW_FRESHNESS_ADMIN_TOKEN": token])
         let bodies = Self.documents.map { document in
-            (1...99).map { id in
-                #"{"query":\#(Self.json(document.query)),"operationName":"\#(document.operation)","variables":\#(document.variables(id))}"#
+            (1...100).map { id in
+                #"{"query":\#(Self.json(document.query)),"operationName":"\#(document.operation)","variables":{"id":"\#(id)"}}"#
             }
         }
         let connection = try KeepAliveClient(port: proxy.port)
         let started = ContinuousClock.now
-        let deadline = started + .seconds(100)
+        let deadline = started + .seconds(90)
         var nextPoll = started + .seconds(2)
         var freshness: [String: [String: Any]] = [:]
-        func enough(_ name: String, _ count: Int) -> Bool { (freshness[name]?["samples"] as? Int ?? 0) >= count }
+        func samples(_ name: String) -> Int { freshness[name]?["samples"] as? Int ?? 0 }
         traffic: while ContinuousClock.now < deadline {
-            for index in 0..<99 {
+            for index in 0..<100 {
                 for documentBodies in bodies {
                     let response = try connection.post("/graphql", json: documentBodies[index])
                     #expect(response.status == 200)
@@ -78,45 +84,66 @@ import Testing
             guard ContinuousClock.now >= nextPoll else { continue }
             nextPoll = ContinuousClock.now + .seconds(2)
             freshness = try proxy.stats()["freshness"] as? [String: [String: Any]] ?? [:]
-            if enough("GetSite", 1000) && enough("GetMission", 800) && enough("GetRocket", 300) { break traffic }
+            if samples("GetChurning") >= Self.enough && samples("GetStatic") >= 1000 { break traffic }
         }
         let elapsed = ContinuousClock.now - started
-        for (name, mean) in [("GetSite", 2.0), ("GetMission", 10.0)] {
-            let row = try #require(freshness[name], "no freshness row for \(name) after \(elapsed)")
-            let theory = Self.theoreticalTTL(mean: mean, target: Self.target)
-            let suggested = try #require(Self.number(row["suggested_ttl_s"]), "\(name): \(row)")
-            #expect(
-                abs(suggested / theory - 1) <= Self.tolerance,
-                "\(name): suggested \(suggested) s, theory \(theory) s, \(row)")
-            #expect((row["changed"] as? Int ?? 0) > 0)
-                        #expect(Self.number(row["stale_hit_ratio"]) != nil)
-        }
-        let rocket = try #require(freshness["GetRocket"], "no freshness row for GetRocket")
-        #expect(rocket["changed"] as? Int == 0, "GetRocket never changes: \(rocket)")
-        let rocketTTL = try #require(Self.number(rocket["suggested_ttl_s"]))
-        // The longest age sampled: up to the TTL, plus the sampling fetch's own time.
-        #expect(rocketTTL > 5 && rocketTTL < 7, "the longest age sampled: \(rocket)")
-        #expect(rocket["median_change_s"] is NSNull)
+        let churning = try #require(freshness["GetChurning"], "no freshness row after \(elapsed)")
+        #expect(samples("GetChurning") >= Self.enough, "only \(samples("GetChurning")) samples in \(elapsed)")
+        let low = try #require(Self.number(churning["suggested_ttl_low_s"]), "\(churning)")
+        let high = try #require(Self.number(churning["suggested_ttl_high_s"]), "\(churning)")
+        let report = "interval \(low) to \(high) s, truth \(Self.truth) s, after \(elapsed): \(churning)"
+        #expect(low <= Self.truth, "\(report)")
+        #expect(low >= 0.3 * Self.truth, "\(report)")
+        #expect(high >= low, "\(report)")
+        // The suggestion is the lower end, once it is a second or more; never "too fast" here.
+        #expect(churning["too_fast_to_cache"] as? Bool == false, "\(report)")
+        if low >= 1 { #expect(Self.number(churning["suggested_ttl_s"]) == low, "\(report)") }
+        #expect(Self.number(churning["target"]) == Self.target)
+
+        let still = try #require(freshness["GetStatic"], "no freshness row for GetStatic")
+        #expect(still["changed"] as? Int == 0, "GetStatic never changes: \(still)")
+        let stillTTL = try #require(Self.number(still["suggested_ttl_s"]), "\(still)")
+        // The longest age sampled: up to the TTL, plus the sampling fetch's lateness.
+        #expect(stillTTL > 2.5 && stillTTL < 5, "the longest age sampled: \(still)")
+        #expect(still["too_fast_to_cache"] as? Bool == false)
 
         // The origin's view: sampling fetches marked, never more than the bound in any second.
         let counters = try origin.counters()
         let fetches = try #require(counters["samplingFetches"] as? Int)
         let peak = try #require(counters["samplingPeakPerSecond"] as? Int)
-        #expect(fetches > 0)
-        #expect(peak <= Self.bound + 2, "peak \(peak) sampling fetches in one second, bound \(Self.bound)")
-        let seconds = Double(elapsed.components.seconds)
-        #expect(Double(fetches) <= Double(Self.bound) * (seconds + 1), "\(fetches) in \(seconds) s")
+        #expect(fetches >= Self.enough)
+        #expect(peak <= Self.bound + 30, "peak \(peak) sampling fetches in one second, bound \(Self.bound)")
 
         let metrics = try proxy.admin.get("/metrics").text
-        #expect(metrics.contains(#"breakwater_freshness_samples_total{operation="GetRocket",changed="false"}"#))
-        #expect(metrics.contains(#"breakwater_freshness_suggested_ttl_seconds{operation="GetSite"}"#))
+        #expect(metrics.contains(#"breakwater_freshness_samples_total{operation="GetStatic",changed="false"}"#))
+        #expect(metrics.contains(#"breakwater_freshness_samples_total{operation="GetChurning",changed="true"}"#))
 
-        let advice = try runBreakwater(["advise", "--admin", "http://127.0.0.1:\(proxy.adminPort)", "--config", proxy.configPath])
+        // advise reads /stats only: run where a config.yaml needs a token nobody set, it neither
+        // reads that file nor asks for the token.
+        let adminURL = "http://127.0.0.1:\(proxy.adminPort)"
+        let advice = try runBreakwater(["advise", "--admin", adminURL], currentDirectory: proxy.directory.path)
         #expect(advice.status == 0, "\(advice.output)")
-        for name in ["GetSite", "GetMission", "GetRocket"] {
-            #expect(advice.output.contains("- operation: \(name)\n      ttl: "), "\(advice.output)")
-        }
-        #expect(advice.output.contains("GetRocket: ") && advice.output.contains("no change seen"), "\(advice.output)")
+        #expect(advice.output.contains("    # GetChurning: "), "\(advice.output)")
+        #expect(advice.output.contains("    # longest TTL with 99% of hits fresh: "), "\(advice.output)")
+        #expect(advice.output.contains("operation: GetChurning") == (low >= 1), "\(advice.output)")
+        #expect(!advice.output.contains("ttl: 0s"), "\(advice.output)")
+        #expect(advice.output.contains("    - operation: GetStatic\n      ttl: "), "\(advice.output)")
+        #expect(advice.output.contains("GetStatic: ") && advice.output.contains("no change seen"), "\(advice.output)")
+
+        // --merge: the proxy's own file with the rules merged, which validate accepts.
+        let merged = try runBreakwater(["advise", "--admin", adminURL, "--merge", proxy.configPath])
+        #expect(merged.status == 0, "\(merged.output)")
+        #expect(merged.output.contains("  rules:            # the TTLs under test\n"), "\(merged.output)")
+        #expect(merged.output.contains("    # advise: GetChurning: "), "\(merged.output)")
+        let churningTTL = low >= 1 ? FreshnessAdvice.duration(low) : Self.churningTTL
+        #expect(merged.output.contains("      ttl: \(churningTTL)\n"), "\(merged.output)")
+        #expect(merged.output.contains("    # advise: GetStatic: "), "GetStatic's rule merged: \(merged.output)")
+        let mergedPath = proxy.directory.appendingPathComponent("merged.yaml").path
+        try merged.output.write(toFile: mergedPath, atomically: true, encoding: .utf8)
+        let validated = try runBreakwater(
+            ["validate", "--config", mergedPath], environment: ["BW_FRESHNESS_ADMIN_TOKEN": token])
+        #expect(validated.status == 0, "\(validated.output)\n\(merged.output)")
+        print("freshness at 0.99: \(report); GetStatic suggested \(stillTTL) s")
     }
 
     @Test func aFleetPoolsItsSamplesInRedisAndFallsBackToItsOwnWhenRedisIsGone() throws {
@@ -144,7 +171,7 @@ import Testing
             """
         let sampling = try ProxyProcess(origin: origin.url, yaml: yaml)
         let watching = try ProxyProcess(origin: origin.url, yaml: yaml)
-        let query = Self.json(Self.documents[0].query)
+        let query = Self.json("query GetSite($id: ID!) { launch(id: $id) { id site } }")
         let connection = try KeepAliveClient(port: sampling.port)
         func drive() throws {
             for id in 1...50 {

@@ -90,6 +90,41 @@ public enum ConfigurationLoader {
             configuration: configuration, source: ConfigurationSource(file: file, keyLines: reader.keyLines))
     }
 
+    /// Only `admin.listen` of the file at `path` (its default when the file has none): what a
+    /// command that only reads the admin endpoints needs (`advise`). No other key is read, so a
+    /// secret elsewhere in the file (`admin.token: ${BREAKWATER_ADMIN_TOKEN}`) need not be set.
+    package static func adminListen(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> HostPort {
+        guard let data = FileManager.default.contents(atPath: path), let yaml = String(data: data, encoding: .utf8)
+        else {
+            throw ConfigurationError(problems: [.init(file: path, line: 0, message: "cannot read file")])
+        }
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml, .basic)
+        } catch {
+            throw ConfigurationError(problems: [problem(from: error, file: path)])
+        }
+        guard let node = root?["admin"]?["listen"], !node.isNull else { return Configuration().admin.listen }
+        let line = node.mark?.line ?? 0
+        let key = ConfigurationKeys.Admin.listen.path
+        guard case .scalar(let scalar) = node else {
+            throw ConfigurationError(problems: [.init(file: path, line: line, message: "\(key): expected HOST:PORT")])
+        }
+        switch EnvironmentExpansion(environment: environment).expand(scalar.string) {
+        case .failure(let failure):
+            throw ConfigurationError(problems: [.init(file: path, line: line, message: "\(key): \(failure)")])
+        case .success(let value):
+            guard let address = HostPort(parsing: value) else {
+                throw ConfigurationError(problems: [
+                    .init(file: path, line: line, message: "\(key): \"\(value)\" is not a listen address (HOST:PORT)")
+                ])
+            }
+            return address
+        }
+    }
+
     /// Every key the reader asks for while reading `yaml`, by `ConfigurationKey.path`: with every
     /// optional section and each kind of list item present, the keys the loader accepts.
     static func keysAsked(yaml: String) throws -> Set<String> {
@@ -1002,7 +1037,7 @@ private final class ConfigurationReader {
 
 extension Node {
     /// `~`, `null` or nothing at all, written without quotes.
-    fileprivate var isNull: Bool {
+    var isNull: Bool {
         guard case let .scalar(scalar) = self, scalar.style == .plain else { return false }
         return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }

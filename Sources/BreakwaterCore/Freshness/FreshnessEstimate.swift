@@ -10,8 +10,9 @@
 // uniform on [0, T], like the ages of hits served under a TTL of T: the share of hits served
 // stale at TTL T is the mean of F over those samples, which the fitted values estimate (the
 // fit keeps each pooled block's sum, so this mean is the raw share changed at block edges, and
-// it never decreases with T). The suggested TTL is the longest sampled age at which that mean
-// stays within 1 - target.
+// it never decreases with T). The suggested TTL is conservative: the lower end of a 95 % interval
+// for the longest TTL at which that share stays within 1 - target (FreshnessInterval), and one
+// below `minimumUsefulTTLSeconds` reads "too fast to cache", never a TTL.
 
 import Foundation
 
@@ -29,9 +30,47 @@ package struct FreshnessEstimate: Sendable, Equatable {
     package var currentTTLSeconds: Double?
     /// Estimated share of hits served stale at the current TTL (nil below `minimumSamples`).
     package var staleHitRatio: Double?
-    /// The longest TTL at which at least `target` of hits are fresh, in seconds (nil below
-    /// `minimumSamples`). Never longer than the oldest age sampled: beyond it there is no evidence.
-    package var suggestedTTLSeconds: Double?
+    /// The 95 % interval for the longest TTL at which at least `target` of hits are fresh (nil
+    /// below `minimumSamples`). Never reaching past the oldest age sampled: beyond it there is no
+    /// evidence.
+    package var interval: FreshnessInterval?
+    /// The share of fresh hits the suggestion is for (`cache.freshness.target`).
+    package var target: Double
+
+    /// What the samples suggest.
+    package enum Suggestion: Sendable, Equatable {
+        /// A TTL in seconds, at least `minimumUsefulTTLSeconds`: the interval's lower end.
+        case ttl(Double)
+        /// Even the interval's upper end is below `minimumUsefulTTLSeconds`.
+        case tooFastToCache
+        /// The interval straddles `minimumUsefulTTLSeconds`, or there are fewer than
+        /// `minimumSamples`: more samples will tell.
+        case undecided
+    }
+
+    /// The suggestion read from `interval`.
+    package var suggestion: Suggestion {
+        guard let interval else { return .undecided }
+        if interval.lowSeconds >= Self.minimumUsefulTTLSeconds { return .ttl(interval.lowSeconds) }
+        if interval.highSeconds < Self.minimumUsefulTTLSeconds { return .tooFastToCache }
+        return .undecided
+    }
+
+    /// The suggested TTL in seconds: 0 when the answers change too fast to cache, nil while
+    /// undecided (the figures `/stats` shows as `suggested_ttl_s`).
+    package var suggestedTTLSeconds: Double? {
+        switch suggestion {
+        case .ttl(let seconds): seconds
+        case .tooFastToCache: 0
+        case .undecided: nil
+        }
+    }
+
+    /// The shortest TTL worth suggesting. HTTP counts `max-age` and `Age` in whole seconds, so a
+    /// shorter TTL reaches clients and caches in front as `max-age=0`, and an entry that lives
+    /// less than a second saves the origin little beyond what coalescing concurrent misses
+    /// already saves.
+    package static let minimumUsefulTTLSeconds = 1.0
 
     /// Samples an estimate needs before it speaks: with fewer, the suggested TTL of an
     /// exponential change process misses the true one by more than a half one time in ten.
@@ -48,6 +87,7 @@ package struct FreshnessEstimate: Sendable, Equatable {
         self.samples = samples
         self.changed = changed
         self.currentTTLSeconds = currentTTLSeconds
+        self.target = target
         guard observations.count >= Self.minimumSamples else { return }
         let sorted = observations.sorted { $0.age < $1.age }
         let ages = sorted.map(\.age)
@@ -66,9 +106,7 @@ package struct FreshnessEstimate: Sendable, Equatable {
             let younger = ages.partitionIndex { $0 > ttl }
             staleHitRatio = younger == 0 ? 0 : runningMeans[younger - 1]
         }
-        let allowed = 1 - target
-        let fresh = runningMeans.partitionIndex { $0 > allowed + 1e-12 }
-        suggestedTTLSeconds = fresh == 0 ? 0 : ages[fresh - 1]
+        interval = FreshnessInterval(sortedObservations: sorted, target: target)
     }
 
     /// The TTL at which `target` of hits, spread evenly over entries' lives, are fresh when

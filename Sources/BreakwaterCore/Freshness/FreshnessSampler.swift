@@ -35,7 +35,17 @@ package struct FreshnessSampler<Payload> {
         self.settings = settings
         self.maxPending = maxPending
         self.maxPendingBytes = maxPendingBytes
-        bucket = TokenBucket(rate: settings.maxFetchesPerSecond)
+        bucket = TokenBucket(rate: settings.maxFetchesPerSecond, capacity: Self.burst(settings.maxFetchesPerSecond))
+    }
+
+    /// How often the performer takes due samples: a sample fires at most this late.
+    package static var checkPeriod: Duration { .milliseconds(10) }
+
+    /// The fetches one check may start: the bound's share of one period, at least one. With a
+    /// bucket of one token a check could start only one, which capped the rate at 100 a second
+    /// whatever `max_fetches_per_second` said.
+    static func burst(_ rate: Double) -> Double {
+        max(1, (rate * StatsReport.seconds(checkPeriod)).rounded(.down))
     }
 
     /// Scheduled samples not yet due.

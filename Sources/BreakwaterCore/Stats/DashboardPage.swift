@@ -492,7 +492,11 @@ package enum DashboardPage {
           cell(row, int(f.samples), "n samples");
           cell(row, int(f.changed), "n changed");
           cell(row, ttl(f.current_ttl_s), "n current-ttl");
-          cell(row, ttl(f.suggested_ttl_s), "n suggested-ttl");
+          const suggested = f.too_fast_to_cache ? "too fast to cache" : ttl(f.suggested_ttl_s);
+          const interval = cell(row, suggested, "n suggested-ttl");
+          if (num(f.suggested_ttl_low_s) !== null) {
+            interval.title = "95% interval: " + ttl(f.suggested_ttl_low_s) + " to " + ttl(f.suggested_ttl_high_s);
+          }
           const stale = cell(row, num(f.stale_hit_ratio) === null ? "—" : percent(f.stale_hit_ratio), "n stale-hits");
           if (num(f.stale_hit_ratio) !== null && f.stale_hit_ratio > 0.05) stale.classList.add("bad");
           body.appendChild(row);

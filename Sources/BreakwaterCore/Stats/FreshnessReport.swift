@@ -20,7 +20,9 @@ package struct FreshnessReport: Sendable, Equatable {
 
 extension CompactJSON {
     /// `"freshness": {"<operation>": {samples, changed, median_change_s, p10_change_s,
-    /// current_ttl_s, stale_hit_ratio, suggested_ttl_s}}`, times null until they are known.
+    /// current_ttl_s, stale_hit_ratio, target, suggested_ttl_s, suggested_ttl_low_s,
+    /// suggested_ttl_high_s, too_fast_to_cache}}`, times null until they are known
+    /// (docs/reference/admin.md).
     mutating func freshness(_ report: FreshnessReport) {
         openObject("freshness")
         for (name, estimate) in report.rows {
@@ -31,7 +33,11 @@ extension CompactJSON {
             optionalDecimal("p10_change_s", estimate.p10ChangeSeconds)
             optionalDecimal("current_ttl_s", estimate.currentTTLSeconds)
             optionalDecimal("stale_hit_ratio", estimate.staleHitRatio)
+            decimal("target", estimate.target, fractionDigits: 4)
             optionalDecimal("suggested_ttl_s", estimate.suggestedTTLSeconds)
+            optionalDecimal("suggested_ttl_low_s", estimate.interval?.lowSeconds)
+            optionalDecimal("suggested_ttl_high_s", estimate.interval?.highSeconds)
+            boolean("too_fast_to_cache", estimate.suggestion == .tooFastToCache)
             closeObject()
         }
         closeObject()
@@ -59,7 +65,8 @@ extension Exposition {
         }
         family(
             "breakwater_freshness_suggested_ttl_seconds", .gauge,
-            "The longest TTL at which cache.freshness.target of hits would be fresh, from the samples.")
+            "The suggested TTL: the lower end of a 95 % interval for the longest TTL at which "
+                + "cache.freshness.target of hits would be fresh; 0: too fast to cache.")
         for (name, estimate) in report.rows {
             guard let suggested = estimate.suggestedTTLSeconds else { continue }
             sample(

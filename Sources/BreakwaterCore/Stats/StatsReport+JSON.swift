@@ -127,16 +127,22 @@ struct CompactJSON {
         needsComma = true
     }
 
+    mutating func boolean(_ key: String, _ value: Bool) {
+        memberKey(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        needsComma = true
+    }
+
     mutating func null(_ key: String) {
         memberKey(key)
         bytes.append(contentsOf: "null".utf8)
         needsComma = true
     }
 
-    /// A ratio or a duration, to 3 decimals at most.
-    mutating func decimal(_ key: String, _ value: Double) {
+    /// A ratio or a duration, to 3 decimals at most (or `fractionDigits`).
+    mutating func decimal(_ key: String, _ value: Double, fractionDigits: Int = 3) {
         memberKey(key)
-        DecimalText.append(value, fractionDigits: 3, into: &bytes)
+        DecimalText.append(value, fractionDigits: fractionDigits, into: &bytes)
         needsComma = true
     }
 

@@ -10,7 +10,7 @@ import Synchronization
 /// The proxy's freshness sampler and samples, shared by every loop.
 final class FreshnessSampling: Sendable {
     /// The due-sample check's period: a sample fires at most this late.
-    static let period = Duration.milliseconds(10)
+    static let period = FreshnessSampler<FetchPlan>.checkPeriod
     /// The request header that marks a sampling fetch for the origin.
     static let header = (name: "Breakwater-Sample", value: "freshness")
 

@@ -32,13 +32,19 @@ import BreakwaterFixtures
             changed: observations.count(where: \.changed), currentTTLSeconds: ttl, target: target)
     }
 
+    /// With 4000 samples the interval holds the truth and is narrow, and its lower end (the
+    /// suggestion, when a second or more) is below the truth but near it.
     @Test(arguments: [(5.0, 0.8, 4.0), (30.0, 0.8, 25.0), (5.0, 0.9, 3.0), (60.0, 0.95, 20.0)])
-    func suggestedTTLMatchesTheExponentialTruth(mean: Double, target: Double, lifetime: Double) {
+    func suggestedTTLIsJustBelowTheExponentialTruth(mean: Double, target: Double, lifetime: Double) {
         let observations = Self.exponentialSamples(count: 4000, mean: mean, lifetime: lifetime, seed: 7)
         let estimate = Self.estimate(observations, ttl: lifetime, target: target)
         let truth = Self.theoreticalTTL(mean: mean, target: target)
-        let suggested = try! #require(estimate.suggestedTTLSeconds)
-        #expect(abs(suggested / truth - 1) < 0.15, "suggested \(suggested) s, theory \(truth) s")
+        let interval = try! #require(estimate.interval)
+        #expect(interval.lowSeconds <= truth && truth <= interval.highSeconds, "\(interval), theory \(truth) s")
+        #expect(interval.lowSeconds / truth > 0.6, "lower end \(interval.lowSeconds) s, theory \(truth) s")
+        if interval.lowSeconds >= FreshnessEstimate.minimumUsefulTTLSeconds {
+            #expect(estimate.suggestedTTLSeconds == interval.lowSeconds)
+        }
         // The median of an exponential is m ln 2, its 10th percentile -m ln 0.9, when sampled.
         if let median = estimate.medianChangeSeconds {
             #expect(abs(median / (mean * log(2)) - 1) < 0.2)
@@ -49,20 +55,34 @@ import BreakwaterFixtures
         #expect(abs(p10 / (-mean * log(0.9)) - 1) < 0.3, "p10 \(p10)")
     }
 
-    /// The live test's tolerance (FreshnessTests: 45 %) against the estimator's own spread at
-    /// its sample counts: 800 samples of GetMission's process (changes every 10 s on average,
-    /// ages up to its 7 s TTL), over many seeds. Reading the TTL where the stale share crosses
-    /// 1 - target, where that share rises slowly, spreads the estimate widely; no seed misses by
-    /// 45 %, and the median miss stays small.
-    @Test func theSpreadOverSeedsStaysWithinTheLiveTestsTolerance() {
-        let truth = Self.theoreticalTTL(mean: 10, target: 0.8)
-        let misses = (1...400).map { seed in
-            let observations = Self.exponentialSamples(count: 800, mean: 10, lifetime: 7.05, seed: UInt64(seed))
-            let suggested = Self.estimate(observations, ttl: 7, target: 0.8).suggestedTTLSeconds ?? 0
-            return abs(suggested / truth - 1)
-        }.sorted()
-        #expect(misses[misses.count / 2] < 0.1, "median miss \(misses[misses.count / 2])")
-        #expect(misses.last! < 0.45, "largest miss \(misses.last!)")
+    /// What users met: answers changing every 29.7 s on average, where 99 % of hits stay fresh up
+    /// to 0.6 s only. With enough samples the whole interval is below a second: too fast to
+    /// cache, shown as 0, never as a TTL.
+    @Test func answersChangingEveryHalfMinuteAreTooFastToCacheAtNinetyNinePercent() {
+        let observations = Self.exponentialSamples(count: 8192, mean: 29.7, lifetime: 1.5, seed: 13)
+        let estimate = Self.estimate(observations, ttl: 1.5, target: 0.99)
+        let interval = try! #require(estimate.interval)
+        #expect(interval.highSeconds < FreshnessEstimate.minimumUsefulTTLSeconds, "\(interval)")
+        #expect(estimate.suggestion == .tooFastToCache)
+        #expect(estimate.suggestedTTLSeconds == 0)
+    }
+
+    /// The same answers with the 1,486 samples users had, from entries living 5 s: the old point
+    /// estimate said 3.1 s, five times the truth. Over 20 runs the interval's lower end is never
+    /// past the truth and no run suggests a TTL; most say "not yet" (the interval reaches past a
+    /// second), the others "too fast".
+    @Test func thinEvidenceAtYoungAgesNeverSuggestsATTL() {
+        let truth = Self.theoreticalTTL(mean: 29.7, target: 0.99)
+        var undecided = 0
+        for seed in 1...20 {
+            let observations = Self.exponentialSamples(count: 1486, mean: 29.7, lifetime: 5, seed: UInt64(seed))
+            let estimate = Self.estimate(observations, ttl: 5, target: 0.99)
+            let interval = try! #require(estimate.interval)
+            #expect(interval.lowSeconds <= truth, "\(interval)")
+            #expect(estimate.suggestion != .ttl(interval.lowSeconds), "seed \(seed): \(interval)")
+            if estimate.suggestion == .undecided { undecided += 1 }
+        }
+        #expect(undecided >= 10, "\(undecided) of 20 undecided")
     }
 
     @Test func staleHitRatioAtTheCurrentTTLMatchesTheTruth() {
@@ -102,7 +122,7 @@ import BreakwaterFixtures
 
     @Test func noChangeSuggestsTheLongestAgeSampled() {
         var random = SplitMix64(seed: 9)
-        let observations = (0..<200).map { _ in (age: Double.random(in: 0..<30, using: &random), changed: false) }
+        let observations = (0..<400).map { _ in (age: Double.random(in: 0..<30, using: &random), changed: false) }
         let estimate = Self.estimate(observations, ttl: 30, target: 0.99)
         #expect(estimate.changed == 0)
         #expect(estimate.suggestedTTLSeconds == observations.map(\.age).max())
@@ -111,10 +131,21 @@ import BreakwaterFixtures
         #expect(estimate.p10ChangeSeconds == nil)
     }
 
+    /// 200 samples without a change cannot show 99 % fresh at 95 % confidence (that takes 368):
+    /// no suggestion, and not "too fast" either.
+    @Test func fewUnchangedSamplesAtNinetyNinePercentSuggestNothingYet() {
+        let observations = (1...200).map { (age: Double($0) / 10, changed: false) }
+        let estimate = Self.estimate(observations, ttl: 20, target: 0.99)
+        #expect(estimate.suggestion == .undecided)
+        #expect(estimate.suggestedTTLSeconds == nil)
+        #expect(estimate.interval?.highSeconds == 20)
+    }
+
     @Test func answersThatAlwaysChangeSuggestNotCaching() {
         let observations = (1...150).map { (age: Double($0) / 10, changed: true) }
         let estimate = Self.estimate(observations, ttl: 15, target: 0.9)
         #expect(estimate.suggestedTTLSeconds == 0)
+        #expect(estimate.suggestion == .tooFastToCache)
         #expect(estimate.staleHitRatio == 1)
         #expect(estimate.p10ChangeSeconds == 0.1)
     }

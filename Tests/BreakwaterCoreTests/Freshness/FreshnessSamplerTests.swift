@@ -84,6 +84,27 @@ import BreakwaterFixtures
         #expect(sampler.skippedForRate == 5000 - perSecond.reduce(0, +))
     }
 
+    /// Checked every 10 ms, a bound above 100 a second is reached, not capped at one per check.
+    @Test func aBoundAboveOneFetchPerCheckIsReached() {
+        let rate = 500.0
+        var sampler = FreshnessSampler<Int>(settings: FreshnessSettings(share: 1, maxFetchesPerSecond: rate))
+        var random = SplitMix64(seed: 5)
+        // 10,000 samples due over 10 s: twice the bound.
+        for index in 0..<10_000 {
+            _ = sampler.offer(Self.candidate(Self.key(index)), isPerUser: false, using: &random)
+        }
+        var taken = 0
+        var now = Self.start
+        while now < Self.start + .seconds(10) {
+            now += FreshnessSampler<Int>.checkPeriod
+            let due = sampler.takeDue(now: now)
+            for candidate in due { sampler.finished(candidate.key) }
+            taken += due.count
+        }
+        #expect(taken >= Int(rate * 10 * 0.95), "\(taken) in 10 s at a bound of \(rate) a second")
+        #expect(taken <= Int(rate * 10) + 10)
+    }
+
     @Test func oneSamplingFetchAtATimePerKey() {
         var sampler = FreshnessSampler<Int>(settings: FreshnessSettings(share: 1, maxFetchesPerSecond: 1000))
         var random = SplitMix64(seed: 4)

@@ -100,18 +100,22 @@ final class ProxyProcess: @unchecked Sendable {
 
 /// Runs the `breakwater` binary to completion and returns its exit status and output.
 func runBreakwater(
-    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], currentDirectory: String? = nil
 ) throws -> (status: Int32, output: String) {
-    try runTool(try BreakwaterBinary.path(), arguments, stdin: stdin, environment: environment)
+    try runTool(
+        try BreakwaterBinary.path(), arguments, stdin: stdin, environment: environment,
+        currentDirectory: currentDirectory)
 }
 
 /// Runs a tool to completion: its exit status and its stdout and stderr together.
 func runTool(
-    _ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+    _ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+    currentDirectory: String? = nil
 ) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     }
