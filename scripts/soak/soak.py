@@ -322,15 +322,27 @@ class Soak:
                 "reloads": metric(samples, "breakwater_config_reloads_total"),
             }
         # Every purge acknowledged must have reached the CDN: a call after it naming its tag, its
-        # type's tag, or everything.
-        calls = self.recorder.purges()
+        # type's tag, or everything. A call in flight is not queued: the last ones get 15 s more.
         with tally.lock:
             acked = list(tally.acked)
-        lost = []
-        for moment, tag, proxy in acked:
-            kind = tag.split(":")[0]
-            if not any(at >= moment - 0.01 and (everything or tag in tags or kind in tags) for at, tags, everything in calls):
-                lost.append(f"{tag} acknowledged by {proxy} at {moment:.3f}")
+        deadline = time.time() + 15
+        while True:
+            calls = self.recorder.purges()
+            latest = {}  # tag (or "*" for everything) -> the last time a call named it
+            for at, tags, everything in calls:
+                for tag in tags | ({"*"} if everything else set()):
+                    latest[tag] = max(at, latest.get(tag, 0))
+            lost = []
+            for moment, tag, proxy in acked:
+                reached = max(latest.get(tag, 0), latest.get(tag.split(":")[0], 0), latest.get("*", 0))
+                if reached < moment - 0.01:
+                    lost.append(f"{tag} acknowledged by {proxy} at {moment:.3f}")
+            if not lost or time.time() > deadline:
+                break
+            time.sleep(1)
+        with open(os.path.join(self.folder, "cdn-calls.log"), "w") as file:
+            for at, tags, everything in calls:
+                file.write("%.3f %s%s\n" % (at, " ".join(sorted(tags)), " (everything)" if everything else ""))
         for line in lost[:5]:
             tally.add("purge never reached the CDN", line)
         stopped = {}
