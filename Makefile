@@ -86,7 +86,6 @@ link-order:
 ## Reliability (RELIABILITY.md) ------------------------------------------------------------------------
 FUZZ_SECONDS ?= 60
 CI_FUZZ_SECONDS ?= 5
-DURATION ?= 5m
 .PHONY: fuzz test-asan test-asan-live test-tsan soak ci ci-sanitizers
 
 ## libFuzzer harnesses (Fuzz/), FUZZ_SECONDS each, built into .build-fuzz; a crash fails the target.
@@ -125,9 +124,10 @@ ci-sanitizers: deps
 ## Everything CI runs (.ci/run): the tests, the deploy files, the sanitizers and the short fuzz.
 ci: check-words test deploy-check ci-sanitizers
 
-## Mixed traffic for DURATION against a small cache; RSS and fds sampled into .build/soak/soak.csv and .png.
+## Every fault at once, every answer checked, for MINUTES (default 30; or DURATION=90s): two proxies,
+## Redis with a Sentinel, the demo origin, a CDN stand-in; one table, RSS and fds in .build/soak/. Not in CI.
 soak: build
-	bash scripts/soak.sh $(DURATION)
+	MINUTES=$(MINUTES) DURATION=$(DURATION) bash scripts/soak.sh
 
 ## HTTP/1.1 engine: the request and response parsers' libFuzzer harnesses for
 ## FUZZ_HTTP1_SECONDS each (default 60) from their seed corpora, and the differential test against llhttp.

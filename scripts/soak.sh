@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Soak: runs the real proxy in front of the demo origin for DURATION (e.g. 30m, 90s) under mixed
-# traffic (hits, misses, registrations, mutations, purges, bad requests) against a small cache and
-# registry, samples the proxy's RSS and open fds every SOAK_INTERVAL seconds into a CSV, and plots
-# them as a PNG (gnuplot). Fails if /healthz stops answering or a request crashes the proxy.
+# Soak: every fault at once, every answer checked (RELIABILITY.md, "Soak"). On loopback, with
+# ephemeral ports: the demo origin with its test controls, a Redis master and replica with a
+# Sentinel, a CDN purge API stand-in (Tests/fixtures/cdn_api_recorder.py) and two Breakwater
+# proxies sharing that Redis through the Sentinel (signed entries, HTTP/2, a handover socket, the
+# CDN target). Clients over HTTP/1.1 and HTTP/2 check every answer (the body asked for, each user's
+# own answers, no purged value past its bound) while faults come at random moments: origin
+# restarts and slowdowns, Redis master restarts and pauses, Sentinel failovers, SIGHUP reloads,
+# `run --takeover` upgrades, HTTP/2 floods (Tests/fixtures/h2_attacks.py), the CDN down and back.
+# Ends with one table (also in soak-summary.txt) and exits 1 when a row that must be 0 is not.
+# RSS, fds and threads of each proxy go to soak.csv every SOAK_INTERVAL seconds, plotted as soak.png.
 #
-# Usage: make soak DURATION=30m            (or: bash scripts/soak.sh 30m)
+# Usage: make soak [MINUTES=30]   (or DURATION=90s / 30m / 1h; or: bash scripts/soak.sh 30m)
 #   BREAKWATER_BIN  binary (default .build/release/breakwater if built, else .build/debug/breakwater)
-#   SOAK_OUT        folder for soak.csv, soak.png and the logs (default .build/soak)
-#   SOAK_RATE       target requests per second, all kinds together (default 60: the machine is shared)
+#   SOAK_OUT        folder for soak.csv, soak.png, soak-summary.txt and the logs (default .build/soak)
 #   SOAK_INTERVAL   seconds between samples (default 5)
+#   SOAK_ARGS       more options for scripts/soak/soak.py (--mean-gap, --rate, --workers, --users, --seed)
 set -euo pipefail
 
-duration=${1:-${DURATION:-5m}}
+duration=${1:-${DURATION:-${MINUTES:-30}m}}
 bin=${BREAKWATER_BIN:+$(realpath -m "$BREAKWATER_BIN")}
 out=$(realpath -m "${SOAK_OUT:-.build/soak}")
 cd "$(dirname "$0")/.."
@@ -20,65 +26,34 @@ if [ -z "$bin" ]; then
   [ -x .build/release/breakwater ] && bin=.build/release/breakwater
 fi
 [ -x "$bin" ] || { echo "soak: no binary at $bin (run swift build)" >&2; exit 1; }
-scripts/install-deps.sh gnuplot-nox python3 curl
+scripts/install-deps.sh gnuplot-nox python3 curl redis-server redis-tools openssl
+scripts/install-python-deps.sh
 
 seconds=$(python3 - "$duration" <<'PY'
 import re, sys
 m = re.fullmatch(r"(\d+)(s|m|h)?", sys.argv[1])
-if not m: sys.exit("DURATION must look like 90s, 30m or 1h")
-print(int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)])
+if not m: sys.exit("DURATION must look like 90s, 30m or 1h (MINUTES a number)")
+print(int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, None: 60}[m.group(2)])
 PY
 )
 mkdir -p "$out"
-work=$(mktemp -d)
-pids=()
+rm -f "$out"/*.log
+soak_pid=
 cleanup() {
-  for pid in ${pids[@]+"${pids[@]}"}; do kill "$pid" 2>/dev/null || true; done
-  for pid in ${pids[@]+"${pids[@]}"}; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
+  # soak.py stops every part it started when it ends or is signalled; this covers an interrupt.
+  if [ -n "$soak_pid" ] && kill -0 "$soak_pid" 2>/dev/null; then
+    kill -TERM "$soak_pid" 2>/dev/null || true
+    wait "$soak_pid" 2>/dev/null || true
+  fi
 }
-trap cleanup EXIT
+trap cleanup EXIT INT TERM
 
-wait_for_port() { # log file, text before the URL
-  for _ in $(seq 1 200); do
-    port=$(grep -Eo "$2 https?://[^ ]*:[0-9]+" "$1" 2>/dev/null | head -1 | grep -Eo '[0-9]+$' || true)
-    [ -n "$port" ] && { echo "$port"; return 0; }
-    sleep 0.1
-  done
-  echo "soak: no '$2' line in $1" >&2; cat "$1" >&2; return 1
-}
-
-"$bin" demo --origin-only --test-controls --origin-listen 127.0.0.1:0 --threads 1 --log-level warning \
-  >"$out/origin.log" 2>&1 &
-pids+=($!)
-origin_port=$(wait_for_port "$out/origin.log" "demo origin listening on")
-
-cat >"$work/config.yaml" <<YAML
-persisted_queries:
-  max_entries: 2000
-  store: $work/registry.log
-cache:
-  max_bytes: 256KiB
-  stale_while_revalidate: 2s
-  stale_if_error: 10s
-  rules:
-    - operation: GetLaunches
-      ttl: 20s
-    - operation: GetLaunch
-      ttl: 5s
-YAML
-"$bin" run --config "$work/config.yaml" --listen 127.0.0.1:0 --origin "http://127.0.0.1:$origin_port/graphql" \
-  --threads 2 --admin-listen 127.0.0.1:0 --log-level warning >"$out/proxy.log" 2>&1 &
-proxy_pid=$!
-pids+=($proxy_pid)
-proxy_port=$(wait_for_port "$out/proxy.log" "listening on")
-admin_port=$(grep -Eo "admin listening on http://[^ ]*:[0-9]+" "$out/proxy.log" | grep -Eo '[0-9]+$')
-echo "soak: proxy pid $proxy_pid on :$proxy_port (admin :$admin_port), origin :$origin_port, $duration"
-
-python3 scripts/soak/drive.py --port "$proxy_port" --admin-port "$admin_port" --pid "$proxy_pid" \
-  --seconds "$seconds" --rate "${SOAK_RATE:-60}" --interval "${SOAK_INTERVAL:-5}" \
-  --csv "$out/soak.csv" --summary "$out/soak-summary.txt"
-
-gnuplot -e "csv='$out/soak.csv'; png='$out/soak.png'" scripts/soak/plot.gp
-echo "soak: $out/soak.csv, $out/soak.png"
-cat "$out/soak-summary.txt"
+echo "soak: $bin for $duration, output in $out"
+status=0
+PYTHONDONTWRITEBYTECODE=1 python3 scripts/soak/soak.py "$bin" --seconds "$seconds" --out "$out" --interval "${SOAK_INTERVAL:-5}" \
+  ${SOAK_ARGS:-} &
+soak_pid=$!
+wait "$soak_pid" || status=$?
+soak_pid=
+[ -s "$out/soak.csv" ] && gnuplot -e "csv='$out/soak.csv'; png='$out/soak.png'" scripts/soak/plot.gp && echo "soak: $out/soak.csv, $out/soak.png"
+exit $status

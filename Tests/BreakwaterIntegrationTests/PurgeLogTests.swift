@@ -182,6 +182,52 @@ import Testing
         print("figures: paused \(frozen): no purged copy served \(settled.map { "\($0)" } ?? "-") after SIGCONT; \(lines)")
     }
 
+    /// A failover to a replica that had not received the last purge, or a Redis restored from an
+    /// older copy: the purge's log entry and its deletion of the L2 entry are gone, the entry is
+    /// back. The proxies find the log short of the purge they applied; dropping their local caches
+    /// is not enough, since the next local miss reads the entry back from the L2 (served as fresh for
+    /// the rest of its TTL, found by the soak): they leave the whole fleet tier behind.
+    @Test func aRedisThatLostTheLastPurgeDoesNotServeTheEntriesItDeleted() throws {
+        let fleet = try FleetStack(proxies: 2)
+        try fleet.waitUntilConnected()
+        try Self.cacheEverywhere(fleet)
+        let keys = try fleet.entryKeys()
+        #expect(keys.count == 1, "the entry is in the L2")
+        let key = try #require(keys.first)
+        let kept = fleet.prefix + "kept"
+        #expect(try fleet.redis.cli("COPY", key, kept) == "1")
+        let purgedAt = ContinuousClock.now
+        #expect(try fleet.proxies[0].admin.post("/purge", json: #"{"type":"Launch","id":"7"}"#).status == 200)
+        #expect(
+            try eventually(within: .seconds(10), every: .milliseconds(50)) {
+                try Self.redisStats(fleet.proxies[0])["purges_pending"] as? Int == 0
+                    && (try Self.redisStats(fleet.proxies[1])["purges_applied"] as? Int ?? 0) >= 1
+                    && (try fleet.entryKeys()).isEmpty
+            })
+        // Past the time the purging proxy hides L2 entries stored before its purge.
+        Thread.sleep(forTimeInterval: 3)
+        // Redis loses the purge: its log entry and its deletion.
+        let last = try fleet.redis.cli("XREVRANGE", fleet.prefix + "purges", "+", "-", "COUNT", "1")
+        let id = try #require(last.split(separator: "\n").first.map(String.init))
+        #expect(try fleet.redis.cli("XDEL", fleet.prefix + "purges", id) == "1")
+        #expect(try fleet.redis.cli("COPY", kept, key) == "1")
+        let lost = ContinuousClock.now
+        let settled = try Self.waitUntilNoProxyServesThePurgedCopy(fleet, purgedAt: purgedAt, timeout: .seconds(10))
+        #expect(settled != nil)
+        // And it stays gone: the fleet moved to a generation where the entry is not.
+        for _ in 0..<10 {
+            for proxy in fleet.proxies {
+                let response = try FleetStack.post(proxy, FleetStack.detail, variables: Self.variables)
+                #expect(!Self.isPurgedCopyServedFresh(response, sincePurge: ContinuousClock.now - purgedAt), "\(response)")
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let leaving = "Redis lost purges applied here; leaving the fleet tier's entries behind"
+        #expect(fleet.proxies.contains { $0.process.output.contains { $0.contains(leaving) } })
+        #expect(try fleet.redis.cli("GET", "\(fleet.prefix)gen") != "", "a purge of everything moved the generation")
+        print("figures: lost purge: no purged copy served \(settled.map { "\($0)" } ?? "-") after Redis lost it (\(ContinuousClock.now - lost) until now)")
+    }
+
     @Test func aPurgeOfEverythingWorksAfterRedisRestartsEmptyBetweenTwo() throws {
         let fleet = try FleetStack(proxies: 2)
         try fleet.waitUntilConnected()

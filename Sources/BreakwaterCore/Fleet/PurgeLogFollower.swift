@@ -40,6 +40,18 @@ package struct PurgeLogFollower: Sendable {
         /// entries its cache snapshot brought back belong to the old one.
         case generationMoved(snapshot: UInt64, fleet: UInt64)
 
+        /// The last purge applied here, when the log no longer holds it. Redis itself may have
+        /// lost it then (a failover to a replica that had not received it, a Redis restored from
+        /// an older copy), and with it its deletions in the fleet tier: that is so when the log
+        /// still holds entries older than it, which neither a trimmed log nor a Redis that
+        /// started empty does.
+        package var missingApplied: PurgeLogID? {
+            switch self {
+            case .logTrimmed(_, let applied), .logLost(let applied): applied
+            case .neverFollowed, .generationMoved: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .logTrimmed(let first, let applied):

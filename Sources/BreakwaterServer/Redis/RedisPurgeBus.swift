@@ -233,6 +233,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
                 metadata: ["redis.reason": "\(reason)"])
             state.health.record(loop: loopIndex) { $0.cacheDrops += 1 }
             handler.withLock { $0 }?(PurgeRequest(selector: .all, soft: false))
+            if let applied = reason.missingApplied { leaveTheTierBehindIfPurgesWereLost(applied) }
         case .warnMissed(let applied, let logEnd):
             logger.warning(
                 "redis purge log: purges in the log did not arrive on the channel; replaying them",
@@ -242,6 +243,24 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
             logger.notice(
                 "redis purge log: caught up after a gap",
                 metadata: ["redis.replayed": "\(replayed)", "redis.gap_ms": "\(gap.wholeMilliseconds)"])
+        }
+    }
+
+    /// The log no longer holds `applied`, the last purge applied here: when it holds an older
+    /// entry, Redis lost purges (a failover to a replica that had not received them, a Redis
+    /// restored from an older copy) and their deletions of fleet-tier entries, which the next
+    /// local miss would read back as fresh. A purge of everything then moves the fleet to a new
+    /// generation, where none of them is. A trimmed log, or one Redis began anew after starting
+    /// empty, holds nothing older: what the L2 holds was purged as it should be.
+    private func leaveTheTierBehindIfPurgesWereLost(_ applied: PurgeLogID) {
+        let arguments = ["XREVRANGE", settings.keys.purgeLog, applied.description, "-", "COUNT", "1"]
+        connection.send(arguments.map { Array($0.utf8) }, deadline: max(settings.timeout, .seconds(1))) {
+            [self] reply in
+            guard case .array(let older)? = reply, !older.isEmpty else { return }
+            logger.warning(
+                "redis purge log: Redis lost purges applied here; leaving the fleet tier's entries behind",
+                metadata: ["redis.applied": "\(applied)"])
+            publish(PurgeRequest(selector: .all, soft: false))
         }
     }
 

@@ -106,6 +106,13 @@ struct PurgeLogFollowerTests {
         #expect(actions9 == [.dropLocalCache(.logLost(applied: Self.id(1))), .check])
     }
 
+    @Test func aDropForALogWithoutTheLastAppliedEntryNamesThatEntry() {
+        #expect(PurgeLogFollower.DropReason.logLost(applied: Self.id(1)).missingApplied == Self.id(1))
+        #expect(PurgeLogFollower.DropReason.logTrimmed(first: Self.id(4), applied: Self.id(2)).missingApplied == Self.id(2))
+        #expect(PurgeLogFollower.DropReason.neverFollowed.missingApplied == nil)
+        #expect(PurgeLogFollower.DropReason.generationMoved(snapshot: 1, fleet: 2).missingApplied == nil)
+    }
+
     @Test func aGapLongerThanASecondMarksLocalEntriesStaleOnce() {
         var follower = Self.following()
         _ = follower.subscriptionLost(now: Self.start)
