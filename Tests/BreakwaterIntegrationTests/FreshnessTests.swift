@@ -1,7 +1,8 @@
 // Freshness measured against the truth (docs/FRESHNESS.md): the demo origin changes fields at
 // known Poisson rates (`--churn`), traffic runs through the real proxy, and the suggestion at
-// target 0.99 must hold against the theory: its interval's lower end at most the TTL that keeps
-// 99 % of hits fresh, yet not absurdly below it; too fast to cache shown as such; the static
+// target 0.99 must hold against the theory: at its interval's lower end at most 2 % of hits are
+// stale (1 % is the target; the bound's confidence and the sampling's lateness take the rest),
+// yet it is not absurdly below the truth; too fast to cache shown as such; the static
 // operation certified up to its TTL; never more sampling fetches than `max_fetches_per_second`;
 // and `advise` reading it all without the admin token, its `--merge` output accepted by `validate`.
 
@@ -18,6 +19,12 @@ import Testing
     /// which blurs the ages the estimate rests on.)
     static let mean = 100.0
     static let truth = FreshnessEstimate.exponentialTTL(meanSeconds: mean, target: 0.99)
+
+    /// The share of hits served after their answer changed, at TTL `ttl` with hits at uniform ages:
+    /// 1 - (m / t)(1 - e^(-t / m)) for changes at mean interval m.
+    static func staleShare(atTTL ttl: Double) -> Double {
+        1 - (mean / ttl) * (1 - exp(-ttl / mean))
+    }
     /// Samples before the figures are read. On simulated Poisson changes with this many samples
     /// and ages up to the TTL below, the lower end never fell under 0.3 of the truth in 2,000 runs
     /// (under 0.5 once).
@@ -92,7 +99,10 @@ import Testing
         let low = try #require(Self.number(churning["suggested_ttl_low_s"]), "\(churning)")
         let high = try #require(Self.number(churning["suggested_ttl_high_s"]), "\(churning)")
         let report = "interval \(low) to \(high) s, truth \(Self.truth) s, after \(elapsed): \(churning)"
-        #expect(low <= Self.truth, "\(report)")
+        // At most twice the stale hits the target allows: the lower end may pass the truth by the
+        // 2.5 % its bound allows, and a sampling fetch's lateness on a loaded machine (seen up to
+        // 1.1 s past the TTL) gives ages past the truth to estimate from.
+        #expect(Self.staleShare(atTTL: low) <= 2 * (1 - Self.target), "\(report)")
         #expect(low >= 0.3 * Self.truth, "\(report)")
         #expect(high >= low, "\(report)")
         // The suggestion is the lower end, once it is a second or more; never "too fast" here.
