@@ -12,19 +12,24 @@ struct ClientAbortTests {
     /// Under the 16 outstanding requests at which a connection stops reading (docs/ARCHITECTURE.md).
     static let pipelined = 15
 
-    @Test func pipelinedMissesOfAClosedConnectionAreCancelled() throws {
-        let stack = try HTTP2Stack()
-        try stack.origin.setFaults(#"{"delayMs": 300}"#)
-        let before = try stack.origin.counters()["requests"] as? Int ?? 0
-        for connection in 0..<Self.connections {
-            let wire = (0..<Self.pipelined).map { index in
-                let target = HTTP2RapidResetTests.launchPath(id: "h1-\(connection)-\(index)")
+    /// Each of `connections` connections sends `count` distinct misses at once, then closes.
+    static func pipelineAndClose(_ count: Int, misses prefix: String, to stack: HTTP2Stack) throws {
+        for connection in 0..<connections {
+            let wire = (0..<count).map { index in
+                let target = HTTP2RapidResetTests.launchPath(id: "\(prefix)-\(connection)-\(index)")
                 return "GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n"
             }.joined()
             let client = try KeepAliveClient(port: stack.port, timeout: .seconds(10))
             try client.write(Array(wire.utf8))
             client.close()
         }
+    }
+
+    @Test func pipelinedMissesOfAClosedConnectionAreCancelled() throws {
+        let stack = try HTTP2Stack()
+        try stack.origin.setFaults(#"{"delayMs": 300}"#)
+        let before = try stack.origin.counters()["requests"] as? Int ?? 0
+        try Self.pipelineAndClose(Self.pipelined, misses: "h1", to: stack)
         // The origin's count settles once the fetches that were under way end.
         var last = -1
         var steady = 0
@@ -53,15 +58,7 @@ struct ClientAbortTests {
         try stack.origin.setFaults(#"{"delayMs": 1500}"#)
         let before = try stack.origin.counters()["requests"] as? Int ?? 0
         let pipelined = 100
-        for connection in 0..<Self.connections {
-            let wire = (0..<pipelined).map { index in
-                let target = HTTP2RapidResetTests.launchPath(id: "paused-\(connection)-\(index)")
-                return "GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n"
-            }.joined()
-            let client = try KeepAliveClient(port: stack.port, timeout: .seconds(10))
-            try client.write(Array(wire.utf8))
-            client.close()
-        }
+        try Self.pipelineAndClose(pipelined, misses: "paused", to: stack)
         // Each connection's outstanding misses are cancelled (most before their request is even
         // written), long before the origin's 1.5 s answer; the origin's count then settles.
         var fetches = -1
