@@ -238,6 +238,27 @@ func cachingProxy(
         #expect(line.contains("purged=1"), "\(line)")
     }
 
+    /// A purge applied while an answer is fetched reaches that answer too: it was read before the
+    /// change the purge announces, so it is not stored (else it would be a HIT for its whole TTL).
+    @Test func anAnswerFetchedAcrossAPurgeIsNotStored() throws {
+        let origin = try DemoOriginProcess()
+        let proxy = try cachingProxy(origin: origin)
+        let slow = #"{"query":"query Slow { slow(ms: 1500) }"}"#
+        let answer = Collected<HTTPClientResponse?>()
+        let fetching = Thread { answer.append(try? proxy.client.post("/graphql", json: slow)) }
+        fetching.start()
+        #expect(try eventually { try origin.requests("Slow") == 1 }, "the fetch is under way")
+        let purged = try proxy.admin.post("/purge", json: #"{"operation":"Slow"}"#)
+        #expect(purged.text == #"{"purged":0}"#, "nothing stored yet: \(purged.text)")
+        #expect(try eventually(within: .seconds(10)) { answer.all.count == 1 })
+        let first = try #require(answer.all.first ?? nil)
+        #expect(first.status == 200)
+        #expect(first.header("X-Cache") == "BYPASS", "\(first)")
+        let next = try proxy.client.post("/graphql", json: slow)
+        #expect(next.header("X-Cache") == "MISS", "the answer fetched across the purge was not stored")
+        #expect(try proxy.client.post("/graphql", json: slow).header("X-Cache") == "HIT")
+    }
+
     @Test func switchedOffAMutationPurgesNothing() throws {
         let origin = try DemoOriginProcess()
         let proxy = try cachingProxy(origin: origin, cache: "  invalidate_on_mutation: false")

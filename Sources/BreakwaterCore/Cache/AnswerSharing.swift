@@ -38,7 +38,8 @@ public enum AnswerSharing: Sendable, Equatable {
             self = .shared
         case .setCookie, .originNoStore, .originPrivate, .originVary, .perUserType, .unverifiedTypes:
             self = .fetcherOnly(remember: true)
-        case .originStatus, .notJSON, .graphQLErrors, .originFailure, .notAQuery, .privateRequest, .errorAnswer:
+        case .originStatus, .notJSON, .graphQLErrors, .originFailure, .notAQuery, .privateRequest, .errorAnswer,
+            .purgedWhileFetched:
             // Errors may name the user; they say nothing lasting about the key.
             self = .fetcherOnly(remember: false)
         }

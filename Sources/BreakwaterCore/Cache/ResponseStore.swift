@@ -21,6 +21,8 @@ package final class ResponseStore: Sendable {
     /// The longest a cache in front may keep an answer stored here since start (nanoseconds):
     /// `longestPublicLifetime`.
     private let longestLifetime = Atomic<Int64>(0)
+    /// The purges applied lately, for fetches that began before one (`PurgeHistory`).
+    package let purges = PurgeHistory()
 
     /// The fewest bytes a shard is given: below 2 × this a store is one shard.
     package static let minimumShardBytes = 4 << 20
@@ -95,7 +97,8 @@ package final class ResponseStore: Sendable {
     /// and within `stale_if_error` when the origin fails, then goes like any expired entry.
     @discardableResult
     package func purge(_ selector: PurgeSelector, soft: Bool, now: ContinuousClock.Instant) -> Int {
-        shards.reduce(0) { total, shard in
+        purges.record(selector)
+        return shards.reduce(0) { total, shard in
             total + shard.state.withLock { $0.purge(selector, soft: soft, now: now) }
         }
     }

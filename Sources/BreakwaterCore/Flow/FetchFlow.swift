@@ -48,10 +48,14 @@ package struct FetchFlow {
     /// The entry this fetch stored, for the `storeInTier` effect.
     package private(set) var storedEntry: CacheEntry?
 
+    /// The last purge applied when the fetch began (`PurgeHistory`).
+    private let purgesBefore: UInt64
+
     package init(plan: FetchPlan, environment: FlowEnvironment, sampledETag: String? = nil) {
         self.plan = plan
         self.environment = environment
         self.sampledETag = sampledETag
+        purgesBefore = environment.store.purges.current
     }
 
     /// The effects produced by the last step, once.
@@ -177,6 +181,14 @@ package struct FetchFlow {
             // A freshness sample that found the answer unchanged leaves the entry as it is.
             if let sampledETag, sampledETag == entry.etag {
                 return .finish(.stored(entry, originStatus: response.status))
+            }
+            // A purge that reaches it came while it was fetched: read before the change the purge
+            // announced, it would be served as fresh for its whole TTL.
+            if environment.store.purges.reaches(
+                since: purgesBefore, operationName: operation.operationName, digest: operation.document.digest,
+                tags: tags)
+            {
+                return .finish(.bypassed(response, .purgedWhileFetched))
             }
             environment.store.store(entry, now: now)
             storedEntry = entry

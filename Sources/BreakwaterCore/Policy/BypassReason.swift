@@ -39,6 +39,9 @@ package enum BypassReason: String, Sendable, Equatable, CaseIterable {
     /// A type of `cache.types` is per-user and the document was not checked against the origin's
     /// schema (none known, a field it lacks), so the answer's types are unseen: not stored.
     case unverifiedTypes = "unverified-types"
+    /// A purge that reaches the answer was applied while it was fetched: the answer may hold
+    /// what the purge removed, so it is not stored (each waiter fetches again for itself).
+    case purgedWhileFetched = "purged-while-fetched"
 
     /// `allCases` made once: the synthesized property builds a new array on every read.
     package static let ordered = allCases

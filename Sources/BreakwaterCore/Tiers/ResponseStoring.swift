@@ -12,6 +12,8 @@ package protocol ResponseStoring: AnyObject, Sendable {
     var statistics: StoreStatistics { get }
     /// The longest a cache in front may keep an answer stored here since start.
     var longestPublicLifetime: Duration { get }
+    /// The purges applied lately: a fetch that began before one does not store what it reaches.
+    var purges: PurgeHistory { get }
 }
 
 extension ResponseStore: ResponseStoring {}

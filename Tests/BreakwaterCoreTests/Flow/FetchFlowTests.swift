@@ -146,6 +146,43 @@ struct FetchFlowTests {
         guard case .send = loser.awaitedEntry(nil) else { Issue.record("then fetches itself"); return }
     }
 
+    @Test func anAnswerFetchedAcrossAPurgeThatReachesItIsNotStored() throws {
+        let fixture = FlowFixture()
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        let store = fixture.environment.store
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        _ = flow.start()
+        store.purge(.operation(try #require(plan.operation.operationName)), soft: false, now: fixture.clock.now)
+        guard case .bypassed(_, .purgedWhileFetched)? = flow.originAnswered(FlowFixture.answer()).outcome else {
+            Issue.record("stored across the purge")
+            return
+        }
+        #expect(store.lookup(key, now: fixture.clock.now).entry == nil)
+        #expect(AnswerSharing(.purgedWhileFetched) == .fetcherOnly(remember: false), "each waiter fetches again")
+
+        // A purge that does not reach it, or one before the fetch began, leaves it stored.
+        var unrelated = FetchFlow(plan: plan, environment: fixture.environment)
+        store.purge(.tag("Rocket:9"), soft: false, now: fixture.clock.now)
+        guard case .stored? = unrelated.originAnswered(FlowFixture.answer()).outcome else {
+            Issue.record("an unrelated purge kept it out")
+            return
+        }
+    }
+
+    @Test func aFetchOlderThanThePurgesKeptCountsAsReached() {
+        let history = PurgeHistory()
+        let digest = SHA256Digest(bytes: Array(repeating: 1, count: 32))
+        let since = history.current
+        #expect(!history.reaches(since: since, operationName: "A", digest: digest, tags: ["Launch:1"]))
+        for index in 0...PurgeHistory.capacity { history.record(.tag("Rocket:\(index)")) }
+        #expect(history.reaches(since: since, operationName: "A", digest: digest, tags: ["Launch:1"]))
+        let later = history.current
+        history.record(.tag("Launch:1"))
+        #expect(history.reaches(since: later, operationName: "A", digest: digest, tags: ["Launch:1"]))
+        #expect(!history.reaches(since: later, operationName: "A", digest: digest, tags: ["Launch:2"]))
+    }
+
     @Test func aCancelledFetchGivesItsLeaseBackOnce() throws {
         let fixture = FlowFixture(sharesResponses: true)
         let plan = try missPlan(fixture)
