@@ -411,6 +411,9 @@ class Soak:
             done = tally.get("fault " + kind)
             problems = tally.get("fault problem " + kind)
             row(f"faults: {kind}", f"{done}" + (f" ({problems} failed to inject)" if problems else ""))
+        floods = tally.prefixed("h2 flood ")
+        if floods:
+            row("h2 floods, what each got", ", ".join(f"{name} x{count}" for name, count in sorted(floods.items())))
         refused = tally.get("sentinel failover refused by the sentinel")
         if refused:
             row("faults: sentinel failover refused by the sentinel (not counted)", refused)
