@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -476,6 +477,7 @@ def main():
     for name in os.listdir(soak.run_folder):
         if name.endswith(".log"):
             os.replace(os.path.join(soak.run_folder, name), os.path.join(args.out, name))
+    shutil.rmtree(soak.run_folder, ignore_errors=True)
     return 0 if passed else 1
 
 
