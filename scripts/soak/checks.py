@@ -97,12 +97,15 @@ class Tally:
                 self.journal.write("%.3f fault %s ends\n" % (time.time(), self.faults[index][0]))
 
     def fault_near(self, kinds, start, end, margin=0.0):
-        """A fault of one of `kinds` whose window (+margin) overlaps [start, end]: its (start, end)."""
+        """Of the faults of `kinds` whose window (+margin) overlaps [start, end], the (start, end) of
+        the one that ends last (end None while it is under way); None when there is none."""
+        found = None
         with self.lock:
             for kind, began, ended in self.faults:
                 if kind in kinds and began - margin <= end and (ended is None or ended + margin >= start):
-                    return began, ended
-        return None
+                    if found is None or ended is None or (found[1] is not None and ended > found[1]):
+                        found = (began, ended)
+        return found
 
     def purge_acked(self, tags, proxy):
         now = time.time()

@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -411,6 +412,9 @@ class Soak:
             done = tally.get("fault " + kind)
             problems = tally.get("fault problem " + kind)
             row(f"faults: {kind}", f"{done}" + (f" ({problems} failed to inject)" if problems else ""))
+        floods = tally.prefixed("h2 flood ")
+        if floods:
+            row("h2 floods, what each got", ", ".join(f"{name} x{count}" for name, count in sorted(floods.items())))
         refused = tally.get("sentinel failover refused by the sentinel")
         if refused:
             row("faults: sentinel failover refused by the sentinel (not counted)", refused)
@@ -473,6 +477,7 @@ def main():
     for name in os.listdir(soak.run_folder):
         if name.endswith(".log"):
             os.replace(os.path.join(soak.run_folder, name), os.path.join(args.out, name))
+    shutil.rmtree(soak.run_folder, ignore_errors=True)
     return 0 if passed else 1
 
 

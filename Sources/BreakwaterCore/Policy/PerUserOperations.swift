@@ -24,11 +24,11 @@ package final class PerUserOperations: Sendable {
     }
 
     /// Called with each operation this process learned itself (not adopted): the fleet shares it.
-    private let learned = Mutex<(@Sendable (SHA256Digest, String?) -> Void)?>(nil)
+    private let learned = LockedCallback<@Sendable (SHA256Digest, String?) -> Void>()
 
     package func remember(_ digest: SHA256Digest, operationName: String?) {
         guard insert(Operation(digest: digest, operationName: operationName)) else { return }
-        learned.withLock { $0 }?(digest, operationName)
+        learned.current?(digest, operationName)
     }
 
     /// Takes an operation another proxy of the fleet learned; not announced again.
@@ -38,7 +38,7 @@ package final class PerUserOperations: Sendable {
 
     /// Calls `handler` (from any thread) with each operation `remember` learns from now on.
     package func onLearned(_ handler: @escaping @Sendable (SHA256Digest, String?) -> Void) {
-        learned.withLock { $0 = handler }
+        learned.set(handler)
     }
 
     /// How many operations are known now.

@@ -59,14 +59,14 @@ final class FreshnessSampling: Sendable {
             state.isTicking = true
             return true
         }
-        if wakes { startTicking.withLock { $0 }?() }
+        if wakes { startTicking.current?() }
     }
 
     /// Arms the timer that calls `tick` (set once by the proxy's assembly).
-    private let startTicking = Mutex<(@Sendable () -> Void)?>(nil)
+    private let startTicking = LockedCallback<@Sendable () -> Void>()
 
     func onStartTicking(_ start: @escaping @Sendable () -> Void) {
-        startTicking.withLock { $0 = start }
+        startTicking.set(start)
     }
 
     /// The samples to fetch now, each marked under way, and whether the timer should tick again
@@ -90,7 +90,7 @@ final class FreshnessSampling: Sendable {
             state.sampler.finished(candidate.key)
             if let sample { state.ledger.record(sample) }
         }
-        if let sample { publish.withLock { $0 }?(sample) }
+        if let sample { publish.current?(sample) }
         return sample
     }
 
@@ -98,14 +98,14 @@ final class FreshnessSampling: Sendable {
     var ledger: FreshnessLedger { state.withLock { $0.ledger } }
 
     /// With a fleet: where each sample goes besides the local ledger (the fleet's pool).
-    private let publish = Mutex<(@Sendable (FreshnessSample) -> Void)?>(nil)
+    private let publish = LockedCallback<@Sendable (FreshnessSample) -> Void>()
     /// The fleet's pool as last read, and when.
     private let pooled = Mutex<(ledger: FreshnessLedger, readAt: ContinuousClock.Instant)?>(nil)
     /// A pool read older than this no longer counts (Redis is down or slow): local samples are shown.
     static let poolLifetime = Duration.seconds(10)
 
     func onSample(_ publish: @escaping @Sendable (FreshnessSample) -> Void) {
-        self.publish.withLock { $0 = publish }
+        self.publish.set(publish)
     }
 
     /// The fleet's pool was read at `readAt`.

@@ -16,8 +16,8 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
     /// is not locked is touched on loop 0 only.
     private let connection: RedisConnection
     private let logger: Logger
-    private let handler = Mutex<(@Sendable (PurgeRequest) -> Void)?>(nil)
-    private let localEntries = Mutex<(@Sendable () -> Int)?>(nil)
+    private let handler = LockedCallback<@Sendable (PurgeRequest) -> Void>()
+    private let localEntries = LockedCallback<@Sendable () -> Int>()
     /// Nil when `redis.purge_log` is 0: purges then travel on the channel only.
     private var follower: PurgeLogFollower?
     /// The follower's last applied log entry, readable from any thread (the cache snapshot's header).
@@ -64,12 +64,12 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
 
     /// Calls `handler` with each purge another proxy announced (on loop 0's thread).
     package func setRemotePurgeHandler(_ handler: @escaping @Sendable (PurgeRequest) -> Void) {
-        self.handler.withLock { $0 = handler }
+        self.handler.set(handler)
     }
 
     /// Tells the bus how many entries the local cache holds (whether a drop would drop anything).
     package func setLocalEntryCount(_ count: @escaping @Sendable () -> Int) {
-        localEntries.withLock { $0 = count }
+        localEntries.set(count)
     }
 
     /// Queues `purge` (already applied locally) for Redis and the fleet; from any thread. Until
@@ -193,7 +193,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
             state.updateOutbox { $0.prune(now: .now) }
             var actions = follower.tick(now: .now)
             if answered {
-                let isEmpty = (localEntries.withLock { $0 }?() ?? 0) == 0
+                let isEmpty = (localEntries.current?() ?? 0) == 0
                 actions += follower.checked(logEnd: logEnd, localCacheIsEmpty: isEmpty, now: .now)
             } else {
                 actions += follower.checkFailed(now: .now)
@@ -226,13 +226,13 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
                 Logger.Message(
                     stringLiteral: "redis purge log: purges may have been missed (no subscription, or Redis not "
                         + "answering); local entries are served STALE until refreshed"))
-            handler.withLock { $0 }?(PurgeRequest(selector: .all, soft: true))
+            handler.current?(PurgeRequest(selector: .all, soft: true))
         case .dropLocalCache(let reason):
             logger.warning(
                 "redis purge log: dropping the whole local cache: purges may have been missed",
                 metadata: ["redis.reason": "\(reason)"])
             state.health.record(loop: loopIndex) { $0.cacheDrops += 1 }
-            handler.withLock { $0 }?(PurgeRequest(selector: .all, soft: false))
+            handler.current?(PurgeRequest(selector: .all, soft: false))
             if let applied = reason.missingApplied { leaveTheTierBehindIfPurgesWereLost(applied) }
         case .warnMissed(let applied, let logEnd):
             logger.warning(
@@ -269,7 +269,7 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
             $0.purgesApplied += 1
             if replayed { $0.purgesReplayed += 1 }
         }
-        handler.withLock { $0 }?(purge)
+        handler.current?(purge)
     }
 
     /// Reads a page of the log from `id`, inclusive.

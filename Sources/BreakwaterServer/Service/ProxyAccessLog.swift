@@ -85,7 +85,7 @@ private struct AccessLogSpelling: ~Copyable {
 final class ProxyLogControl: Sendable {
     /// 0 off, 1 text, 2 JSON: read for every answer, set on reload.
     private let mode: Atomic<UInt8>
-    private let writer = Mutex<(@Sendable () -> Void)?>(nil)
+    private let writer = LockedCallback<@Sendable () -> Void>()
     /// The writer sleeps until woken (it found no line last time); false while it polls.
     private let parked = Atomic<Bool>(true)
 
@@ -107,13 +107,13 @@ final class ProxyLogControl: Sendable {
     }
 
     func attach(_ wake: @escaping @Sendable () -> Void) {
-        writer.withLock { $0 = wake }
+        writer.set(wake)
     }
 
     /// Wakes the writer if it parked (it then polls on its own while lines keep coming).
     func wakeWriterIfParked() {
         guard parked.load(ordering: .relaxed), parked.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        writer.withLock { $0 }?()
+        writer.current?()
     }
 
     func setParked(_ value: Bool) {
