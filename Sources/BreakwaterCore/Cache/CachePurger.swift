@@ -38,10 +38,7 @@ package final class CachePurger: Sendable {
     package func purge(_ purge: PurgeRequest) -> Int {
         let count = applyLocally(purge)
         bus.withLock { $0 }?.publish(purge)
-        if var forwarded = CDNPurge(purge, origin: .admin) {
-            forwarded.mayBeHeldFor = store.longestPublicLifetime
-            forwarding.withLock { $0 }?.forward(forwarded)
-        }
+        forward(CDNPurge(purge, origin: .admin))
         return count
     }
 
@@ -58,13 +55,15 @@ package final class CachePurger: Sendable {
             count += applyLocally(purge)
             bus?.publish(purge)
         }
-        defer {
-            if var forwarded = CDNPurge.entities(tags) {
-                forwarded.mayBeHeldFor = store.longestPublicLifetime
-                forwarding.withLock { $0 }?.forward(forwarded)
-            }
-        }
+        forward(CDNPurge.entities(tags))
         return count
+    }
+
+    /// Hands `purge` to the caches in front, with how long they may still hold what it reaches.
+    private func forward(_ purge: CDNPurge?) {
+        guard var purge, let forwarding = forwarding.withLock({ $0 }) else { return }
+        purge.mayBeHeldFor = store.longestPublicLifetime
+        forwarding.forward(purge)
     }
 
     /// Applies a purge another proxy announced (not announced again).

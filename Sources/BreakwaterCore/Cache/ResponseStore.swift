@@ -73,15 +73,11 @@ package final class ResponseStore: Sendable {
     private func noteLifetime(of entry: CacheEntry) {
         guard !entry.isPerUser else { return }
         let lifetime = entry.ttl + max(entry.staleWhileRevalidate, entry.staleIfError)
-        let (seconds, attoseconds) = lifetime.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !nanoseconds.overflow else { return longestLifetime.store(.max, ordering: .relaxed) }
-        let total = nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000)
-        let value = total.overflow ? Int64.max : total.partialValue
+        let nanoseconds = Int64(min(lifetime / .nanoseconds(1), Double(Int64.max)))
         var current = longestLifetime.load(ordering: .relaxed)
-        while value > current {
+        while nanoseconds > current {
             let (exchanged, original) = longestLifetime.compareExchange(
-                expected: current, desired: value, ordering: .relaxed)
+                expected: current, desired: nanoseconds, ordering: .relaxed)
             if exchanged { return }
             current = original
         }

@@ -129,8 +129,7 @@ package final class ProxyStack: @unchecked Sendable {
     /// failed, at most `bound`: answers given before it would be stored unchecked (and dropped
     /// when the schema arrives), so the ready lines wait for it. Whether it came in time.
     package func waitForSchema(upTo bound: Duration) -> Bool {
-        let milliseconds = Int(bound.components.seconds * 1000 + bound.components.attoseconds / 1_000_000_000_000_000)
-        return schemaSettled.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
+        schemaSettled.wait(timeout: .now() + .milliseconds(Int(bound / .milliseconds(1)))) == .success
     }
 
     /// The longest the ready lines wait for the origin's schema: an origin that does not answer
