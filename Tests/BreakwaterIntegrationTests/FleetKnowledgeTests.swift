@@ -111,9 +111,13 @@ import Testing
         #expect(onB.header("X-Cache") == "BYPASS")
         #expect(onB.header("Cache-Control") == "private, no-store")
         #expect((try b.stats()["redis"] as? [String: Any])?["l2_misses"] as? Int == misses)
-        // The genuine member in Redis carries its code: longer than the plain text.
-        let members = try redis.cli("SMEMBERS", "\(prefix)peruser")
-        #expect(members.split(separator: "\n").count == 2, "\(members)")
+        // Two members: the forged one, and A's carrying its code, so not its plain text. (Counted
+        // by Redis: a member's 32 code bytes may hold a newline, so `SMEMBERS` output is not
+        // split into lines.)
+        let siteQuery = #"query GetLaunchSite { launch(id: "33") { site rocket { name } } }"#
+        #expect(try redis.cli("SCARD", "\(prefix)peruser") == "2")
+        #expect(try redis.cli("SISMEMBER", "\(prefix)peruser", "\(APQ.hash(publicQuery)) GetLaunchSite") == "1")
+        #expect(try redis.cli("SISMEMBER", "\(prefix)peruser", "\(APQ.hash(siteQuery)) GetLaunchSite") == "0")
     }
 
     /// Polls `condition` every 20 ms until it holds or `timeout` passes.
