@@ -89,7 +89,7 @@ struct RedisTierTests {
         }
         #expect(await members[0].waitUntil(.seconds(60)) { waitersStarted.load() == 2 })
         await members[0].onLoop { (m, done: @escaping (Bool) -> Void) in
-            m.responseTier.store(RedisTestEntries.entry("burst"))
+            m.responseTier.store(RedisTestEntries.entry("burst"), unlessPurgedSince: FleetPurgeCount(0))
             m.responseTier.releaseLease(key)
             done(true)
         }
@@ -170,7 +170,7 @@ struct RedisTierTests {
         #expect(try redis.cli("EXISTS", leaseKey) == "1")
         #expect(finished.load() == false)
         await a.onLoop { (m, done: @escaping (Bool) -> Void) in
-            m.responseTier.store(RedisTestEntries.entry("renewed"))
+            m.responseTier.store(RedisTestEntries.entry("renewed"), unlessPurgedSince: FleetPurgeCount(0))
             m.responseTier.releaseLease(key)
             done(true)
         }
@@ -291,6 +291,56 @@ struct RedisTierTests {
         #expect(try redis.cli("GET", "bwtest:gen") == "1")
     }
 
+    /// A fetch on one proxy that looked in the L2 before another proxy's purge, and ends after
+    /// it, does not write its answer (read before the purge) back into the L2 the purge cleared:
+    /// a purge of a tag it holds, a soft purge, a purge of everything. A bystander written with
+    /// the same count lands, and so does the answer of a fetch that looked after the purge.
+    @Test func anAnswerFetchedAcrossAnotherProxysPurgeIsNotWrittenToTheL2() async throws {
+        let redis = try RedisServerProcess()
+        let a = try RedisFleetMember(url: redis.url)
+        let b = try RedisFleetMember(url: redis.url)
+        #expect(await a.waitUntilUp())
+        #expect(await b.waitUntilUp())
+        let cases: [(PurgeRequest, String)] = [
+            (PurgeRequest(selector: .tag("Launch:92"), soft: false), "tag"),
+            (PurgeRequest(selector: .tag("Launch"), soft: true), "soft"),
+            (PurgeRequest(selector: .all, soft: false), "all"),
+        ]
+        for (purge, name) in cases {
+            let entry = RedisTestEntries.entry("across-\(name)")
+            let bystander = RedisTestEntries.entry("bystander-\(name)", tags: ["Rocket:1"], operationName: "Other")
+            // A's fetch begins: its lookup misses and reads the count.
+            let lookedUp = await a.lookupCounting(entry.key)
+            #expect(lookedUp.entry == nil, "\(name)")
+            let seen = try #require(lookedUp.purges, "\(name)")
+            // B purges while it runs; Redis has applied it once the count moved.
+            b.fleet.purgeBus.publish(purge)
+            #expect(await b.waitUntil(.seconds(5)) {
+                (try? redis.cli("GET", "bwtest:purges:n")).flatMap { UInt64($0) }.map { $0 > seen.value } ?? false
+            }, "\(name)")
+            // A's answer arrives. Writes on one connection are applied in order: once the
+            // bystander is readable, the entry's write was decided.
+            await a.store(entry, unlessPurgedSince: seen)
+            await a.store(bystander, unlessPurgedSince: seen)
+            let generation = name == "all"
+            if generation {
+                // The generation moved: A writes under the new one once it has heard of it.
+                #expect(await a.waitUntil(.seconds(5)) { a.fleet.purgeLogPosition.generation == b.fleet.purgeLogPosition.generation })
+                await a.store(entry, unlessPurgedSince: seen)
+                await a.store(bystander, unlessPurgedSince: seen)
+            }
+            var landed = false
+            for _ in 0..<200 where !landed {
+                landed = await b.lookup(bystander.key) != nil
+                if !landed { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(landed == !generation, "\(name): the bystander is refused only after a purge of everything")
+            #expect(await b.lookup(entry.key) == nil, "\(name): the answer read before the purge is not in the L2")
+            // A fetch that looks after the purge writes its answer.
+            #expect(await a.storeAndWait(entry), "\(name)")
+        }
+    }
+
     @Test func softPurgesTurnL2EntriesStaleInsteadOfRemovingThem() async throws {
         let redis = try RedisServerProcess()
         let a = try RedisFleetMember(url: redis.url)
@@ -333,7 +383,7 @@ struct RedisTierTests {
         #expect(await a.waitUntil(.seconds(5)) { log.all.contains { $0.message.hasPrefix("redis unreachable") } })
         #expect(!a.fleet.health.isUp)
         let (entry, lookupTime): (CacheEntry?, Duration) = await a.onLoopTimed { m, done in
-            m.responseTier.lookup(RedisTestEntries.key("x"), completion: done)
+            m.responseTier.lookup(RedisTestEntries.key("x")) { entry, _ in done(entry) }
         }
         #expect(entry == nil)
         let (won, leaseTime): (Bool, Duration) = await a.onLoopTimed { m, done in
@@ -357,7 +407,7 @@ struct RedisTierTests {
         let waitStarted = ContinuousClock.now
         while !missed, ContinuousClock.now - waitStarted < .milliseconds(900) {
             let (read, time): (CacheEntry?, Duration) = await a.onLoopTimed { m, done in
-                m.responseTier.lookup(entry.key, completion: done)
+                m.responseTier.lookup(entry.key) { entry, _ in done(entry) }
             }
             missed = read == nil
             elapsed = time
@@ -384,7 +434,7 @@ struct RedisTierTests {
         #expect(await a.waitUntilUp())
         redis.kill()
         let (entry, elapsed): (CacheEntry?, Duration) = await a.onLoopTimed { m, done in
-            m.responseTier.lookup(RedisTestEntries.key("k"), completion: done)
+            m.responseTier.lookup(RedisTestEntries.key("k")) { entry, _ in done(entry) }
         }
         #expect(entry == nil)
         #expect(elapsed < .milliseconds(450), "a miss by redis.timeout (200 ms) plus scheduling: \(elapsed)")

@@ -16,6 +16,10 @@ package struct RedisKeyLayout: Sendable, Equatable {
     package var generation: String { prefix + "gen" }
     /// The pub/sub channel purges travel on.
     package var purgeChannel: String { prefix + "purge" }
+    /// How many purges the fleet has applied in Redis (`FleetPurgeCount`).
+    package var purgeCount: String { prefix + "purges:n" }
+    /// The purge count of the last purge of everything (hard or soft), for a while after it.
+    package var allPurgedAt: String { prefix + "purges:all" }
     /// The purge log, a stream every purge is appended to (`redis.purge_log` entries).
     package var purgeLog: String { prefix + "purges" }
     /// A random token set once per Redis lifetime: a new one means Redis started empty.
@@ -45,6 +49,9 @@ package struct RedisKeyLayout: Sendable, Equatable {
     package func softMark(ofEntry entryKey: String) -> String { entryKey + ":soft" }
     /// A soft purge of everything: entries stored before this wall-clock ms are stale.
     package func softAll(generation: UInt64) -> String { cachePrefix(generation) + "softall" }
+
+    /// The purge count of the last purge of an index set, for a while after it.
+    package func purgedAt(index: String) -> String { index + ":at" }
 
     /// The set of entry keys a purge by `selector` reaches; nil for `.all` (a generation bump).
     package func index(_ selector: PurgeSelector, generation: UInt64) -> String? {

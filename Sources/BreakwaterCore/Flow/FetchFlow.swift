@@ -29,8 +29,8 @@ package struct FetchFlow {
 
     /// Work the server layer performs right after a step.
     package enum Effect: Equatable {
-        /// Write the entry to the fleet tier.
-        case storeInTier(CacheKey)
+        /// Write the entry to the fleet tier, unless a purge counted after this count reached it.
+        case storeInTier(CacheKey, unlessPurgedSince: FleetPurgeCount)
         /// Give the fleet-wide lease back.
         case releaseLease(CacheKey)
         /// Purge the entries tagged with these entities (a mutation named them).
@@ -50,6 +50,9 @@ package struct FetchFlow {
 
     /// The last purge applied when the fetch began (`PurgeHistory`).
     private let purgesBefore: UInt64
+    /// The fleet's purge count when the fetch looked in the tier; nil when it did not (a
+    /// freshness sample) or the tier did not answer: the answer is then not written there.
+    private var fleetPurgesBefore: FleetPurgeCount?
 
     package init(plan: FetchPlan, environment: FlowEnvironment, sampledETag: String? = nil) {
         self.plan = plan
@@ -71,9 +74,11 @@ package struct FetchFlow {
         return .lookupTier(key)
     }
 
-    /// The fleet tier answered `lookupTier` (nil: miss, timeout or down).
-    package mutating func tierLookedUp(_ entry: CacheEntry?) -> Step {
+    /// The fleet tier answered `lookupTier` (nil: miss, timeout or down), with the fleet's purge
+    /// count (nil when it did not answer).
+    package mutating func tierLookedUp(_ entry: CacheEntry?, purges: FleetPurgeCount?) -> Step {
         guard let key = plan.key else { return .send }
+        fleetPurgesBefore = purges
         if let outcome = fleetHit(entry) { return .finish(outcome) }
         // A fetch for one client alone makes no one else wait for it.
         if plan.isHitForMiss { return .send }
@@ -192,7 +197,9 @@ package struct FetchFlow {
             }
             environment.store.store(entry, now: now)
             storedEntry = entry
-            if environment.sharesResponses && !isUnchecked { effects.append(.storeInTier(key)) }
+            if environment.sharesResponses && !isUnchecked, let fleetPurgesBefore {
+                effects.append(.storeInTier(key, unlessPurgedSince: fleetPurgesBefore))
+            }
             return .finish(.stored(entry, originStatus: response.status))
         }
     }

@@ -209,8 +209,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         for effect in run.flow.takeEffects() { perform(effect, of: run) }
         switch step {
         case .lookupTier(let key):
-            guard let responses = tiers.responses else { return advance(run, run.flow.tierLookedUp(nil)) }
-            responses.lookup(key) { [self] entry in advance(run, run.flow.tierLookedUp(entry)) }
+            guard let responses = tiers.responses else { return advance(run, run.flow.tierLookedUp(nil, purges: nil)) }
+            responses.lookup(key) { [self] entry, purges in advance(run, run.flow.tierLookedUp(entry, purges: purges)) }
         case .acquireLease(let key, let ttl):
             guard let responses = tiers.responses else { return advance(run, run.flow.leaseAnswered(true)) }
             responses.acquireLease(key, ttl: ttl) { [self] acquired in advance(run, run.flow.leaseAnswered(acquired)) }
@@ -272,8 +272,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     private func perform(_ effect: FetchFlow.Effect, of run: FetchRun) {
         switch effect {
-        case .storeInTier:
-            if let entry = run.flow.storedEntry { tiers.responses?.store(entry) }
+        case .storeInTier(_, let purges):
+            if let entry = run.flow.storedEntry { tiers.responses?.store(entry, unlessPurgedSince: purges) }
         case .releaseLease(let key):
             tiers.responses?.releaseLease(key)
         case .purgeEntities(let tags):

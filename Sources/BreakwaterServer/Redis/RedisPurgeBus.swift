@@ -28,7 +28,8 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
 
     /// How long a purge script may take before it is retried (a retry is applied once in Redis).
     private static let purgeDeadline = Duration.seconds(2)
-    /// How long a purge's done mark stays in Redis: retries come well within it.
+    /// How long a purge's done mark stays in Redis: retries come well within it. Its count stays
+    /// on what it reached as long, longer than any fetch that began before it lasts.
     private static let doneMarkLifetime = Duration.seconds(600)
     /// Between two tries of a purge Redis did not confirm.
     private static let retryInterval = Duration.milliseconds(250)
@@ -137,9 +138,9 @@ package final class RedisPurgeBus: PurgeBus, @unchecked Sendable {
         // "v1 <sender> <soft> <generation> <kind> <argument>": the script puts in its own generation.
         let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: false)
         let strings: [String] = [
-            "EVAL", RedisScripts.purge, "4",
+            "EVAL", RedisScripts.purge, "6",
             keys.purgeDone(sender: state.instanceID, sequence: pending.sequence), keys.generation, keys.purgeLog,
-            target,
+            target, keys.purgeCount, keys.allPurgedAt,
             mode, String(generation), String(pending.madeAt.millisecondsSinceEpoch), state.instanceID,
             purge.soft ? "1" : "0",
         ]

@@ -39,17 +39,18 @@ package final class RedisResponseTier: ResponseTier {
     private var loopIndex: Int { connection.loop.index }
 
     /// The entry for `key`, or nil on a miss, a timeout, an undecodable or wrongly signed value, or
-    /// Redis down.
-    package func lookup(_ key: CacheKey, completion: @escaping (CacheEntry?) -> Void) {
-        read(key, withLease: false) { [state, loopIndex] entry, _ in
+    /// Redis down; with the fleet's purge count (nil when Redis did not answer).
+    package func lookup(_ key: CacheKey, completion: @escaping (CacheEntry?, FleetPurgeCount?) -> Void) {
+        read(key, withLease: false) { [state, loopIndex] entry, seen in
             state.health.record(loop: loopIndex) { entry == nil ? ($0.l2Misses += 1) : ($0.l2Hits += 1) }
-            completion(entry)
+            completion(entry, seen?.purges)
         }
     }
 
     /// Writes `entry` for what remains of its lifetime (TTL and stale windows), with its purge
-    /// indexes; answers larger than `redis.l2_max_entry_bytes` stay local. Fire and forget.
-    package func store(_ entry: CacheEntry) {
+    /// indexes, unless a purge counted after `purges` reached them (RedisScripts.store); answers
+    /// larger than `redis.l2_max_entry_bytes` stay local. Fire and forget.
+    package func store(_ entry: CacheEntry, unlessPurgedSince purges: FleetPurgeCount) {
         let remaining = entry.remainingLifetimeMilliseconds(at: wallClockNow())
         guard remaining > 0 else { return }
         let generation = state.generation
@@ -59,12 +60,14 @@ package final class RedisResponseTier: ResponseTier {
         guard value.count <= settings.l2MaxEntryBytes else { return }
         let sets = keys.indexes(of: entry, generation: generation)
         var arguments: [[UInt8]] = [
-            Array("EVAL".utf8), Array(RedisScripts.store.utf8), Array(String(1 + sets.count).utf8), Array(entryKey.utf8),
+            Array("EVAL".utf8), Array(RedisScripts.store.utf8), Array(String(3 + sets.count).utf8), Array(entryKey.utf8),
+            Array(keys.purgeCount.utf8), Array(keys.allPurgedAt.utf8),
         ]
-        arguments.reserveCapacity(arguments.count + sets.count + 2)
+        arguments.reserveCapacity(arguments.count + sets.count + 3)
         for set in sets { arguments.append(Array(set.utf8)) }
         arguments.append(value)
         arguments.append(Array(String(remaining).utf8))
+        arguments.append(Array(String(purges.value).utf8))
         connection.send(arguments) { _ in }
     }
 
@@ -163,8 +166,9 @@ package final class RedisResponseTier: ResponseTier {
 
     private func poll(_ key: CacheKey, wait: RedisWait) {
         guard !wait.isFinished else { return }
-        read(key, withLease: true) { [weak self] entry, lease in
+        read(key, withLease: true) { [weak self] entry, seen in
             guard let self, !wait.isFinished else { return }
+            let lease = seen?.lease
             if let entry {
                 self.state.health.record(loop: self.loopIndex) { $0.l2Hits += 1 }
                 return wait.finish(entry)
@@ -191,18 +195,28 @@ package final class RedisResponseTier: ResponseTier {
         case held(LeaseValue?)
     }
 
-    /// One round trip: the entry, its soft-purge mark, the generation's soft purge-all mark and,
-    /// when asked, the lease (nil when Redis did not answer).
-    private func read(_ key: CacheKey, withLease: Bool, completion: @escaping (CacheEntry?, LeaseSeen?) -> Void) {
+    /// What a read saw besides the entry: the fleet's purge count and, when asked, the lease.
+    private struct Seen {
+        let purges: FleetPurgeCount
+        let lease: LeaseSeen?
+    }
+
+    /// One round trip: the entry, its soft-purge mark, the generation's soft purge-all mark, the
+    /// fleet's purge count and, when asked, the lease (nil when Redis did not answer).
+    private func read(_ key: CacheKey, withLease: Bool, completion: @escaping (CacheEntry?, Seen?) -> Void) {
         let entryKey = keys.entry(key, generation: state.generation)
-        var names = [entryKey, keys.softMark(ofEntry: entryKey), keys.softAll(generation: state.generation)]
+        var names = [
+            entryKey, keys.softMark(ofEntry: entryKey), keys.softAll(generation: state.generation), keys.purgeCount,
+        ]
         if withLease { names.append(keys.lease(key)) }
         connection.send([Array("MGET".utf8)] + names.map { Array($0.utf8) }) {
             [state, loopIndex, signer, logger] reply in
             guard case .array(let values)? = reply, values.count == names.count else { return completion(nil, nil) }
-            let leaseHeld: LeaseSeen? =
-                withLease ? (values[3].bytes.map { .held(LeaseValue($0)) } ?? .absent) : nil
-            guard let bytes = values[0].bytes else { return completion(nil, leaseHeld) }
+            // No count yet: no purge was ever applied.
+            let purges = FleetPurgeCount(values[3].bytes.flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0)
+            let seen = Seen(
+                purges: purges, lease: withLease ? (values[4].bytes.map { .held(LeaseValue($0)) } ?? .absent) : nil)
+            guard let bytes = values[0].bytes else { return completion(nil, seen) }
             do throws(CacheEntryCodecError) {
                 var entry = try CacheEntryCodec.decode(
                     bytes, signedBy: signer, storedUnder: entryKey, now: .now, wallNow: wallClockNow())
@@ -210,19 +224,19 @@ package final class RedisResponseTier: ResponseTier {
                 entry = Self.applyingSoftPurges(to: entry, mark: values[1].bytes, markForAll: values[2].bytes)
                 // Purged here, and Redis may not have applied it yet: a miss, or stale from the purge.
                 switch state.pendingPurgeVerdict(on: entry) {
-                case .hidden?: return completion(nil, leaseHeld)
+                case .hidden?: return completion(nil, seen)
                 case .staleFrom(let madeAt)?:
                     let mark = Array(String(madeAt.millisecondsSinceEpoch).utf8)
                     entry = Self.applyingSoftPurges(to: entry, mark: mark, markForAll: nil)
                 case nil: break
                 }
-                completion(entry, leaseHeld)
+                completion(entry, seen)
             } catch .signatureMismatch {
                 state.health.recordRejected(loop: loopIndex, redisKey: entryKey, logger: logger)
-                completion(nil, leaseHeld)
+                completion(nil, seen)
             } catch {
                 state.health.record(loop: loopIndex) { $0.errors += 1 }
-                completion(nil, leaseHeld)
+                completion(nil, seen)
             }
         }
     }

@@ -2,14 +2,23 @@
 // consistent in one round trip, without KEYS or SCAN.
 
 enum RedisScripts {
-    /// KEYS[1] an entry, KEYS[2...] its index sets; ARGV[1] the encoded entry, ARGV[2] its
-    /// lifetime in ms. Writes the entry, clears an old soft-purge mark, adds the entry to each
-    /// index and keeps every index at least as long-lived as the entries it lists.
+    /// KEYS[1] an entry, KEYS[2] the purge count, KEYS[3] the last purge of everything's count,
+    /// KEYS[4...] its index sets; ARGV[1] the encoded entry, ARGV[2] its lifetime in ms, ARGV[3]
+    /// the purge count its fetch saw when it began. Refuses the write (0) when a purge counted
+    /// since reached one of its index sets or everything, or when the count went backwards (Redis
+    /// lost its data). Otherwise writes the entry, clears an old soft-purge mark, adds the entry
+    /// to each index and keeps every index at least as long-lived as the entries it lists.
     static let store = """
+        local seen = tonumber(ARGV[3])
+        if tonumber(redis.call('GET', KEYS[2]) or '0') < seen then return 0 end
+        if tonumber(redis.call('GET', KEYS[3]) or '0') > seen then return 0 end
+        for i = 4, #KEYS do
+          if tonumber(redis.call('GET', KEYS[i] .. ':at') or '0') > seen then return 0 end
+        end
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
         redis.call('DEL', KEYS[1] .. ':soft')
         local px = tonumber(ARGV[2])
-        for i = 2, #KEYS do
+        for i = 4, #KEYS do
           redis.call('SADD', KEYS[i], KEYS[1])
           if redis.call('PTTL', KEYS[i]) < px then redis.call('PEXPIRE', KEYS[i], px) end
         end
@@ -62,18 +71,27 @@ enum RedisScripts {
     /// the L2, the generation, its entry in the purge log and its message on the channel.
     ///
     /// KEYS[1] the purge's done mark, KEYS[2] the generation, KEYS[3] the purge log, KEYS[4] the
-    /// index set (`hard`, `soft`) or the soft purge-all mark (`softall`). ARGV[1] the mode (`hard`,
+    /// index set (`hard`, `soft`) or the soft purge-all mark (`softall`), KEYS[5] the purge count,
+    /// KEYS[6] the last purge of everything's count. ARGV[1] the mode (`hard`,
     /// `soft`, `all`, `softall`), ARGV[2] the proxy's generation, ARGV[3] the purge's wall-clock
     /// ms, ARGV[4] the sender, ARGV[5] soft 0/1, ARGV[6] the kind, ARGV[7] its argument, ARGV[8]
     /// the log's length (0: no log), ARGV[9] the channel, ARGV[10] the done mark's lifetime in ms.
     /// Returns the generation after the purge. The generation never goes backwards: Redis is
-    /// raised to the proxy's when behind, and a purge of everything moves past both.
+    /// raised to the proxy's when behind, and a purge of everything moves past both. The purge
+    /// is counted, and the count kept on what it reached (`<index>:at`, or KEYS[6]) as long as
+    /// the done mark, so that a fetch that began before it does not write its answer back.
     static let purge = """
         local done = redis.call('GET', KEYS[1])
         if done then return tonumber(done) end
         local shared = tonumber(redis.call('GET', KEYS[2]) or '0')
         local gen = math.max(shared, tonumber(ARGV[2]))
         local mode = ARGV[1]
+        local count = redis.call('INCR', KEYS[5])
+        if mode == 'all' or mode == 'softall' then
+          redis.call('SET', KEYS[6], count, 'PX', ARGV[10])
+        else
+          redis.call('SET', KEYS[4] .. ':at', count, 'PX', ARGV[10])
+        end
         if mode == 'all' then
           gen = gen + 1
         elseif mode == 'softall' then

@@ -132,13 +132,13 @@ struct FetchFlowTests {
         let key = try #require(plan.key)
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
         guard case .lookupTier(key) = flow.start() else { Issue.record("expected a tier lookup"); return }
-        guard case .acquireLease(key, _) = flow.tierLookedUp(nil) else { Issue.record("expected a lease"); return }
+        guard case .acquireLease(key, _) = flow.tierLookedUp(nil, purges: FleetPurgeCount(0)) else { Issue.record("expected a lease"); return }
         guard case .send = flow.leaseAnswered(true) else { Issue.record("the lease holder fetches"); return }
         #expect(flow.originAnswered(FlowFixture.answer()).outcome != nil)
-        #expect(flow.takeEffects() == [.storeInTier(key), .releaseLease(key)], "the entry is in the tier before the lease goes")
+        #expect(flow.takeEffects() == [.storeInTier(key, unlessPurgedSince: FleetPurgeCount(0)), .releaseLease(key)], "the entry is in the tier before the lease goes")
 
         var loser = FetchFlow(plan: plan, environment: fixture.environment)
-        _ = loser.tierLookedUp(nil)
+        _ = loser.tierLookedUp(nil, purges: FleetPurgeCount(0))
         guard case .awaitTierEntry(key, .seconds(5)) = loser.leaseAnswered(false) else {
             Issue.record("a proxy that lost the lease waits up to origin.timeout")
             return
@@ -183,20 +183,50 @@ struct FetchFlowTests {
         #expect(!history.reaches(since: later, operationName: "A", digest: digest, tags: ["Launch:2"]))
     }
 
+    /// The tier's write names the fleet's purge count the lookup saw, so that a purge another
+    /// proxy makes while this fetch runs keeps its answer out of the tier (docs/FLEET.md). With no
+    /// count (the tier did not answer, or a freshness sample, which does not look there) the
+    /// answer is stored here only.
+    @Test func theTierWriteNamesThePurgeCountItsLookupSawAndNoneIsWrittenWithoutOne() throws {
+        let fixture = FlowFixture(sharesResponses: true)
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        _ = flow.start()
+        _ = flow.tierLookedUp(nil, purges: FleetPurgeCount(41))
+        _ = flow.leaseAnswered(true)
+        #expect(flow.originAnswered(FlowFixture.answer()).outcome != nil)
+        #expect(flow.takeEffects() == [.storeInTier(key, unlessPurgedSince: FleetPurgeCount(41)), .releaseLease(key)])
+
+        var unanswered = FetchFlow(plan: plan, environment: fixture.environment)
+        _ = unanswered.start()
+        _ = unanswered.tierLookedUp(nil, purges: nil)
+        _ = unanswered.leaseAnswered(true)
+        #expect(unanswered.originAnswered(FlowFixture.answer(#"{"data":{"launch":{"id":"2"}}}"#)).outcome != nil)
+        #expect(unanswered.takeEffects() == [.releaseLease(key)], "stored here, not in the tier")
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry != nil)
+
+        let stored = try #require(fixture.store.lookup(key, now: fixture.clock.now).entry)
+        var sample = FetchFlow(plan: plan, environment: fixture.environment, sampledETag: stored.etag)
+        guard case .send = sample.start() else { Issue.record("a sample goes straight to the origin"); return }
+        #expect(sample.originAnswered(FlowFixture.answer(#"{"data":{"launch":{"id":"3"}}}"#)).outcome != nil)
+        #expect(sample.takeEffects() == [])
+    }
+
     @Test func aCancelledFetchGivesItsLeaseBackOnce() throws {
         let fixture = FlowFixture(sharesResponses: true)
         let plan = try missPlan(fixture)
         let key = try #require(plan.key)
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
         _ = flow.start()
-        _ = flow.tierLookedUp(nil)
+        _ = flow.tierLookedUp(nil, purges: FleetPurgeCount(0))
         #expect(flow.cancel() == [], "no lease is held before the fleet answers")
         _ = flow.leaseAnswered(true)
         #expect(flow.cancel() == [.releaseLease(key)])
         #expect(flow.cancel() == [], "given back once")
 
         var loser = FetchFlow(plan: plan, environment: fixture.environment)
-        _ = loser.tierLookedUp(nil)
+        _ = loser.tierLookedUp(nil, purges: FleetPurgeCount(0))
         _ = loser.leaseAnswered(false)
         #expect(loser.cancel() == [], "a proxy waiting on another's lease holds none")
     }
@@ -211,7 +241,7 @@ struct FetchFlowTests {
             now: fixture.clock.now, wallNow: fixture.clock.wallNow, hasher: FlowFixture.hasher)
         fixture.clock.advance(by: .seconds(3))
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
-        let reply = try #require(flow.tierLookedUp(entry).outcome).reply(for: Self.client)
+        let reply = try #require(flow.tierLookedUp(entry, purges: FleetPurgeCount(0)).outcome).reply(for: Self.client)
         #expect(reply.cache == .hit)
         #expect(reply.response.headers["Age"] == "3")
         #expect(fixture.store.lookup(key, now: fixture.clock.now).entry != nil)

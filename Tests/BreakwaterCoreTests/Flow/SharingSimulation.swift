@@ -149,7 +149,7 @@ final class SharingSimulation {
     private func advance(_ run: Run, _ step: FetchFlow.Step) {
         for effect in run.flow.takeEffects() {
             switch effect {
-            case .storeInTier(let key):
+            case .storeInTier(let key, _):
                 tier[key] = run.flow.storedEntry
             case .releaseLease(let key):
                 leases.remove(key)
@@ -162,7 +162,7 @@ final class SharingSimulation {
         }
         switch step {
         case .lookupTier(let key):
-            advance(run, run.flow.tierLookedUp(tier[key]))
+            advance(run, run.flow.tierLookedUp(tier[key], purges: FleetPurgeCount(0)))
         case .acquireLease(let key, _):
             advance(run, run.flow.leaseAnswered(leases.insert(key).inserted))
         case .awaitTierEntry(let key, _):

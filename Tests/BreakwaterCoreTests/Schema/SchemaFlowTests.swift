@@ -288,7 +288,7 @@ struct UncheckedEntryTests {
         let plan = try #require(step.joinedPlan)
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
         _ = flow.start()
-        _ = flow.tierLookedUp(nil)
+        _ = flow.tierLookedUp(nil, purges: FleetPurgeCount(0))
         _ = flow.leaseAnswered(true)
         _ = flow.originAnswered(FlowFixture.answer(answer))
         let key = try #require(plan.key)
@@ -370,18 +370,18 @@ struct UncheckedEntryTests {
         #expect(plan.key == written.key)
         var flow = FetchFlow(plan: plan, environment: here.environment)
         guard case .lookupTier = flow.start() else { return #expect(Bool(false), "the tier is asked first") }
-        let step = flow.tierLookedUp(written)
+        let step = flow.tierLookedUp(written, purges: FleetPurgeCount(0))
         guard case .acquireLease = step else { return #expect(Bool(false), "served from the tier: \(step)") }
         #expect(here.store.lookup(written.key, now: here.clock.now).entry == nil, "not kept locally either")
         _ = flow.leaseAnswered(true)
         _ = flow.originAnswered(FlowFixture.answer())
-        #expect(flow.takeEffects().contains(.storeInTier(written.key)), "the fetched answer overwrites it")
+        #expect(flow.takeEffects().contains(.storeInTier(written.key, unlessPurgedSince: FleetPurgeCount(0))), "the fetched answer overwrites it")
 
         // The same entry stored checked is a hit from the tier.
         let there = Self.fixture(rewrites)
         var shared = FetchFlow(plan: try #require(there.start(FlowFixture.register()).1.joinedPlan), environment: there.environment)
         _ = shared.start()
-        guard case .fleetHit? = shared.tierLookedUp(good).outcome else {
+        guard case .fleetHit? = shared.tierLookedUp(good, purges: FleetPurgeCount(0)).outcome else {
             return #expect(Bool(false), "a checked entry is served from the tier")
         }
     }

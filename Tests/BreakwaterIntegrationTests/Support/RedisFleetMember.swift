@@ -89,12 +89,23 @@ final class RedisFleetMember: @unchecked Sendable {
     }
 
     func lookup(_ key: CacheKey) async -> CacheEntry? {
-        await onLoop { member, done in member.responseTier.lookup(key, completion: done) }
+        await lookupCounting(key).entry
     }
 
+    /// The entry for `key` and the fleet's purge count the same read saw.
+    func lookupCounting(_ key: CacheKey) async -> (entry: CacheEntry?, purges: FleetPurgeCount?) {
+        await onLoop { member, done in member.responseTier.lookup(key) { done(($0, $1)) } }
+    }
+
+    /// Stores `entry` as a fetch that begins now would: unless a purge comes after this moment.
     func store(_ entry: CacheEntry) async {
+        let purges = await lookupCounting(entry.key).purges ?? FleetPurgeCount(0)
+        await store(entry, unlessPurgedSince: purges)
+    }
+
+    func store(_ entry: CacheEntry, unlessPurgedSince purges: FleetPurgeCount) async {
         await onLoop { member, done in
-            member.responseTier.store(entry)
+            member.responseTier.store(entry, unlessPurgedSince: purges)
             done(())
         }
     }
