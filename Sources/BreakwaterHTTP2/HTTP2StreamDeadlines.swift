@@ -28,6 +28,8 @@ public struct HTTP2StreamDeadlines: Sendable {
         case answer
         /// The client's flow-control window, with answer bytes to send.
         case window(since: Int64)
+        /// The end of a body refused with 413, read and dropped (`HTTP2RefusedBody`).
+        case discard(since: Int64)
     }
 
     /// What the connection must do now.
@@ -36,6 +38,8 @@ public struct HTTP2StreamDeadlines: Sendable {
         case resetStream(Int32)
         /// Answer 408 on the stream: its body did not arrive in time.
         case requestTimeout(Int32)
+        /// Reset the stream (NO_ERROR): the rest of its refused body took too long.
+        case stopDiscarding(Int32)
         /// GOAWAY and close: no stream for `idle_timeout`.
         case closeIdle
     }
@@ -87,6 +91,13 @@ public struct HTTP2StreamDeadlines: Sendable {
         waits[at] = .window(since: now)
     }
 
+    /// The stream's 413 is sent and the rest of its body is read and dropped, for at most
+    /// `body_timeout`.
+    public mutating func discarding(_ stream: Int32, now: Int64) {
+        guard let at = index(of: stream) else { return }
+        waits[at] = .discard(since: now)
+    }
+
     /// The window opened again (bytes were sent).
     public mutating func windowOpened(_ stream: Int32) {
         guard let at = index(of: stream), case .window = waits[at] else { return }
@@ -119,6 +130,7 @@ public struct HTTP2StreamDeadlines: Sendable {
             switch waits[at] {
             case .head, .window: due.append(.resetStream(ids[at]))
             case .body: due.append(.requestTimeout(ids[at]))
+            case .discard: due.append(.stopDiscarding(ids[at]))
             case .answer: break
             }
             waits[at] = .answer
@@ -134,7 +146,7 @@ public struct HTTP2StreamDeadlines: Sendable {
         switch wait {
         case .head(let since): since + configuration.headerTimeout
         case .body(let since): since + configuration.bodyTimeout
-        case .window(let since): since + configuration.bodyTimeout
+        case .window(let since), .discard(let since): since + configuration.bodyTimeout
         case .answer: nil
         }
     }

@@ -91,6 +91,16 @@ import Testing
         #expect(deadlines.expired(now: 70 * seconds) == [.resetStream(7)])
     }
 
+    @Test func theRestOfARefusedBodyIsDroppedForAtMostTheBodyTimeout() {
+        var deadlines = HTTP2StreamDeadlines(configuration: configuration, now: 0)
+        deadlines.opened(11, now: 0)
+        deadlines.headComplete(11, expectsBody: true, now: 0)
+        deadlines.discarding(11, now: 4 * seconds)
+        #expect(deadlines.nextDeadline() == 34 * seconds)
+        #expect(deadlines.expired(now: 33 * seconds).isEmpty)
+        #expect(deadlines.expired(now: 34 * seconds) == [.stopDiscarding(11)])
+    }
+
     @Test func onlyTheExpiredStreamsAreNamedInStreamOrder() {
         var deadlines = HTTP2StreamDeadlines(configuration: configuration, now: 0)
         for stream: Int32 in [9, 1, 5] { deadlines.opened(stream, now: 0) }
@@ -114,6 +124,20 @@ import Testing
 
     @Test func aFieldCountsAsItsHTTP1Line() {
         #expect(HTTP2HeadLimits.fieldBytes(nameCount: 4, valueCount: 9) == "host: localhost\r\n".utf8.count)
+    }
+}
+
+@Suite struct HTTP2RefusedBodyTests {
+    @Test func bytesAreDroppedUpToTheLimitAndNotOneMore() {
+        var body = HTTP2RefusedBody()
+        let first = body.dropped(HTTP2RefusedBody.discardLimit - 1)
+        let last = body.dropped(1)
+        #expect(first && last)
+        #expect(body.isWithinBound)
+        let past = body.dropped(1)
+        #expect(!past)
+        #expect(!body.isWithinBound)
+        #expect(body.discarded == HTTP2RefusedBody.discardLimit + 1)
     }
 }
 

@@ -232,6 +232,8 @@ final class HTTP2Session {
                 guard let state = streams[stream] else { continue }
                 state.isRefused = true
                 events.append(.refusal(stream, timeout()))
+            case .stopDiscarding(let stream):
+                reset(stream, code: NGHTTP2_NO_ERROR)
             case .closeIdle:
                 goAway()
             }
@@ -365,11 +367,20 @@ final class HTTP2Session {
             case .headTooLarge(let length, let limit): .headersTooLarge(length: length, limit: limit)
             case .bodyTooLarge(let length, let limit): .bodyTooLarge(length: length, limit: limit)
             }
+        if case .bodyTooLarge = refusal { state.refusedBody = HTTP2RefusedBody() }
         pending.append(.refusal(state.id, answer.response))
     }
 
     fileprivate func dataReceived(stream: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let state = self.stream(stream), !state.isRefused else { return }
+        guard let state = self.stream(stream) else { return }
+        if state.isRefused {
+            // The rest of a body refused with 413 is dropped, up to its bound.
+            guard var refused = state.refusedBody else { return }
+            let goesOn = refused.dropped(bytes.count)
+            state.refusedBody = refused
+            if !goesOn, state.answerEnded { reset(stream, code: NGHTTP2_NO_ERROR) }
+            return
+        }
         let total = state.requestBody.count + bytes.count
         if let refusal = settings.headLimits.check(bodyBytes: total) { return refuse(state, refusal) }
         state.requestBody.append(contentsOf: bytes)
@@ -382,12 +393,19 @@ final class HTTP2Session {
     }
 
     /// After the last frame of an answer to a request whose body still comes (a refusal): the
-    /// rest is not wanted (RFC 9113 8.1, RST_STREAM NO_ERROR).
+    /// rest is not wanted (RFC 9113 8.1, RST_STREAM NO_ERROR), but the rest of a body refused
+    /// with 413 is read and dropped first, within its bounds (`HTTP2RefusedBody`), so that a
+    /// client still sending reads its answer.
     fileprivate func frameSent(_ frame: nghttp2_frame) {
         guard frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
             let state = stream(frame.hd.stream_id), state.isRefused,
             nghttp2_session_get_stream_remote_close(codec, state.id) == 0
         else { return }
+        state.answerEnded = true
+        if let refused = state.refusedBody, refused.isWithinBound {
+            deadlines.discarding(state.id, now: now)
+            return
+        }
         reset(state.id, code: NGHTTP2_NO_ERROR)
     }
 

@@ -4,6 +4,7 @@
 // every handler sees the same `HTTPRequest` on either protocol.
 
 import BreakwaterCore
+import BreakwaterHTTP2
 import Glibc
 
 /// A stream of an `HTTP2Session`; used only on its loop's thread.
@@ -22,6 +23,10 @@ final class HTTP2Stream {
     var headComplete = false
     /// The engine answered the stream itself: nothing more of it is read or dispatched.
     var isRefused = false
+    /// Refused with 413: the rest of its body is read and dropped, within a bound.
+    var refusedBody: HTTP2RefusedBody?
+    /// The last frame of its answer is sent.
+    var answerEnded = false
     var isDispatched = false
     /// When its HEADERS began (monotonic nanoseconds): a reset soon after is premature.
     var openedAt: Int64 = 0
