@@ -40,11 +40,11 @@ import Glibc
         let detail = #"{"query":"query GetLaunchDetail { launch(id: \"92\") { __typename id site } }"}"#
         let connection = try KeepAliveClient(port: proxy.port)
         defer { connection.close() }
-        // Long client texts (each kept whole at 256 bytes) make records of about 1 KB: about 1.6 ×
-        // (4 MiB of buffered records + the pipe's 64 KiB of lines + one batch in the writer).
+        // Long client texts (each kept whole at 256 bytes) make lines of about 1 KB: about 1.6 × the
+        // 9,800 or so that fit in the loop's 8 MiB, the pipe's 64 KiB and the writer's batch.
         let long = String(repeating: "x", count: 256)
         let headers = [("User-Agent", long), ("apollographql-client-name", long), ("apollographql-client-version", long)]
-        let total = 7_000
+        let total = 16_000
         let started = ContinuousClock.now
         var slowest = Duration.zero
         for _ in 0..<total {

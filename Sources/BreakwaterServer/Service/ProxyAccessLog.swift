@@ -1,7 +1,8 @@
-// The access log of the proxy (README "Watching it: the admin endpoints") as the event loops see it: one ProxyLogBuffer per
-// loop, the format (or off) as the last reload set it, and a way to wake the log writer thread
-// (BreakwaterService's LogWriter), which takes the buffers' records in batches, has them spelled
-// as lines here and writes them to `logging.access_log`'s destination.
+// The access log of the proxy (README "Watching it: the admin endpoints") as the event loops see
+// it: one ProxyLogBuffer per loop, which spells each answer's line as it is logged, the format (or
+// off) as the last reload set it, and a way to wake the log writer thread (BreakwaterService's
+// LogWriter), which takes the buffers' lines in batches and writes them to
+// `logging.access_log`'s destination.
 
 import BreakwaterCore
 import Synchronization
@@ -10,17 +11,15 @@ import Synchronization
 package final class ProxyAccessLog: Sendable {
     /// Bytes a loop may buffer before the writer takes them; beyond, lines are dropped and counted
     /// (a stalled destination costs lines, never a loop's time or unbounded memory).
-    /// 4 MiB: about 22,000 records, 300 ms of a saturated loop, three of the writer's batches.
-    package static let maxBufferedBytes = 4 << 20
+    /// 8 MiB: about 28,000 lines of a hit (about 300 bytes each in text), 280 ms of a saturated
+    /// loop, nearly three of the writer's batches.
+    package static let maxBufferedBytes = 8 << 20
 
     /// One per loop, in loop order.
     package let buffers: [ProxyLogBuffer]
     private let control: ProxyLogControl
     /// Lines dropped since the start, over every loop (counted when the writer takes them).
     private let droppedTotal = Atomic<Int>(0)
-    /// The writer's side: the lines spelled from one loop's records, and what it remembers from
-    /// one line to the next (the second's text, the last digest's hex). Only the writer takes it.
-    private let spelling = Mutex(AccessLogSpelling())
 
     /// One buffer per loop of `loopCount`, logging as `logging` says.
     package init(loopCount: Int, logging: Configuration.Logging) {
@@ -42,20 +41,14 @@ package final class ProxyAccessLog: Sendable {
         control.attach(wake)
     }
 
-    /// Takes every loop's records in loop order, spells them as lines and hands each loop's
-    /// lines to `write`. Returns the lines taken and the lines dropped since the last take.
+    /// Takes every loop's lines in loop order and hands each loop's bytes to `write`. Returns the
+    /// lines taken and the lines dropped since the last take.
     package func take(_ write: (UnsafeRawBufferPointer) -> Void) -> (lines: Int, dropped: Int) {
         var lines = 0, dropped = 0
-        spelling.withLock { spelling in
-            for buffer in buffers {
-                let counts = buffer.take { records in
-                    AccessLogLine.append(records: records, to: &spelling.lines, memory: &spelling.memory)
-                    spelling.lines.withUnsafeBytes(write)
-                    spelling.lines.removeAll(keepingAtMost: ProxyLogBuffer.roomKept)
-                }
-                lines += counts.lines
-                dropped += counts.dropped
-            }
+        for buffer in buffers {
+            let counts = buffer.take(write)
+            lines += counts.lines
+            dropped += counts.dropped
         }
         if dropped > 0 { droppedTotal.add(dropped, ordering: .relaxed) }
         return (lines, dropped)
@@ -73,12 +66,6 @@ package final class ProxyAccessLog: Sendable {
         }
         return true
     }
-}
-
-/// The log writer's buffer of spelled lines and its memory between lines.
-private struct AccessLogSpelling: ~Copyable {
-    var lines = LogLineBuffer(capacity: 4096)
-    var memory = LogLineMemory()
 }
 
 /// What every loop's buffer reads: the format (or off), and the writer to wake when it parked.

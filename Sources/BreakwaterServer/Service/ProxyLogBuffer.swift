@@ -1,8 +1,11 @@
-// One event loop's access-log buffer: each answered request's fields are packed straight into it
-// as a compact record (AccessLogRecord: fixed-width numbers and the strings' bytes, no entry, no
-// swift-log record), and the log writer thread swaps it for its emptied spare once per batch,
-// spells the records as lines and writes them. A loop never waits for the output: past
-// `ProxyAccessLog.maxBufferedBytes` of records not yet taken, lines are dropped and counted.
+// One event loop's access-log buffer: each answered request's fields are packed as a compact
+// record (AccessLogRecord: fixed-width numbers and the strings' bytes, no entry, no swift-log
+// record) and spelled at once, on the loop that answered, as a line into the buffer (the time's
+// text made once a second, LogLineMemory). The log writer thread swaps the buffer for its emptied
+// spare once per batch and only writes the bytes: spelling a batch of lines at once there took the
+// CPU from the loop for milliseconds at a time, and lengthened the tail of the requests it held
+// up (BENCHMARKS.md, "What logging costs"). A loop never waits for the output: past
+// `ProxyAccessLog.maxBufferedBytes` of lines not yet taken, lines are dropped and counted.
 
 import BreakwaterCore
 import Synchronization
@@ -14,9 +17,14 @@ import Glibc
 /// The access-log lines one loop wrote since the writer last took them.
 package final class ProxyLogBuffer: Sendable {
     private struct State: ~Copyable {
+        /// The lines spelled since the writer last took them.
         var bytes = LogLineBuffer(capacity: 4096)
         var lines = 0
         var dropped = 0
+        /// One record at a time, spelled into `bytes` at once.
+        var record = LogLineBuffer(capacity: 1024)
+        /// What the spelling remembers from one line to the next.
+        var memory = LogLineMemory()
     }
 
     /// Taken by the loop for one line and by the writer for one swap: an uncontended lock is two
@@ -27,9 +35,11 @@ package final class ProxyLogBuffer: Sendable {
     private let taken = Mutex(LogLineBuffer(capacity: 4096))
     private let control: ProxyLogControl
 
-    /// Room a buffer keeps once written: a busy loop's 100 ms of records or lines (about 70k
-    /// requests a second), not a freak line's.
+    /// Room a buffer keeps once written: a busy loop's 100 ms of lines (about 70k requests a
+    /// second), not a freak line's.
     static let roomKept = 4 << 20
+    /// Room the record buffer keeps: a record with every string at its longest.
+    private static let recordRoomKept = 4096
 
     init(control: ProxyLogControl) {
         self.control = control
@@ -38,8 +48,8 @@ package final class ProxyLogBuffer: Sendable {
     /// Whether answers should be logged at all (`logging.access_log` is not `off`).
     package var isOn: Bool { control.format != nil }
 
-    /// Appends one record that `write` writes (with `AccessLogRecord.append`) into the loop's
-    /// buffer, for a line in the format the last reload set.
+    /// Appends the line of one record that `write` writes (with `AccessLogRecord.append`) to the
+    /// loop's buffer, in the format the last reload set.
     func append(_ write: (inout LogLineBuffer, Configuration.LogFormat) -> Void) {
         guard let format = control.format else { return }
         let becameNonEmpty = state.withLock { state -> Bool in
@@ -48,7 +58,11 @@ package final class ProxyLogBuffer: Sendable {
                 return false
             }
             let wasEmpty = state.bytes.isEmpty
-            write(&state.bytes, format)
+            write(&state.record, format)
+            state.record.withUnsafeBytes {
+                AccessLogLine.append(records: $0, to: &state.bytes, memory: &state.memory)
+            }
+            state.record.removeAll(keepingAtMost: Self.recordRoomKept)
             state.lines += 1
             return wasEmpty
         }
@@ -64,7 +78,7 @@ package final class ProxyLogBuffer: Sendable {
     /// Whether no line waits.
     var isEmpty: Bool { state.withLock { $0.bytes.isEmpty } }
 
-    /// Takes the buffered records (an exchange of buffers under the lock) and hands them to
+    /// Takes the buffered lines (an exchange of buffers under the lock) and hands their bytes to
     /// `write`; returns their count and the lines dropped since the last take. Only the writer
     /// calls this.
     func take(_ write: (UnsafeRawBufferPointer) -> Void) -> (lines: Int, dropped: Int) {

@@ -1,7 +1,7 @@
 // The one thread that writes log lines. Event loops never wait for a terminal, a pipe or a disk:
 // a swift-log record is appended to a bounded queue under a short lock (rendered and written
-// here, in order), and access-log lines are compact records in per-loop buffers (ProxyAccessLog),
-// taken here whole and spelled as lines, one write per loop every `accessBatchInterval` while
+// here, in order), and access-log lines, spelled by the loops into per-loop buffers
+// (ProxyAccessLog), are taken here whole, one write per loop every `accessBatchInterval` while
 // lines keep coming (the writer polls then, and parks when a take finds nothing: the first line
 // after wakes it). A full queue or buffer drops lines and says how many, rather than block.
 
