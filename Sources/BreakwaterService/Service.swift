@@ -96,6 +96,7 @@ package final class Service: @unchecked Sendable {
         if let drainTimeout { stopTimes.drainTimeout = drainTimeout }
         group.start()
         started()
+        readiness.markStarted()
         group.wait()
         // After a handover the snapshot was written for the new process, which has loaded it.
         if !handedOver { proxy?.writeSnapshot().log(logger) }

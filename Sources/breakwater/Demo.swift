@@ -132,6 +132,7 @@ struct Demo: ParsableCommand {
                 let adminURL = "http://\(adminAddress.withPort(proxy.adminServer.port))"
                 Console.line("Suggested TTLs, once an operation has 100 freshness samples:\n  breakwater advise --admin \(adminURL)\n")
             }
+            LogSetup.flush()
         }
     }
 }

@@ -108,6 +108,9 @@ struct Run: ParsableCommand {
                 "listening on \(scheme)://\(settings.server.listen.withPort(servers.proxyServer.port))\(settings.server.graphqlPath)")
             Console.ready("admin listening on http://\(settings.admin.listen.withPort(servers.adminServer.port))")
             Console.ready("origin \(settings.origin.url)")
+            // `/readyz` answers 200 once these lines are written: a script that waits for it
+            // then finds them in the log.
+            LogSetup.flush()
         }
         handover.listener?.close()
         // The stop line is the last: every line before it (the drain's access lines included) is

@@ -87,7 +87,7 @@ import Testing
         #expect(!process.output.contains { $0.contains("not the configured") }, "the socket's address is the configured one")
         let adminLine = try process.waitForLine(containing: "admin listening on", timeout: .seconds(5))
         let adminPort = try #require(ManagedProcess.listeningPort(in: adminLine))
-        #expect(try HTTPClient(port: adminPort).get("/readyz").status == 200)
+        #expect(try eventually(within: .seconds(5)) { try HTTPClient(port: adminPort).get("/readyz").status == 200 })
         process.signal(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(10)) == 0)
     }
@@ -109,7 +109,9 @@ import Testing
         }
         _ = try holder.waitForLine(containing: "breakwater: listening on http://127.0.0.1:\(graphqlPort)", timeout: .seconds(20))
         _ = try holder.waitForLine(containing: "serving 2 listening sockets from systemd", timeout: .seconds(10))
-        #expect(try HTTPClient(port: adminPort).get("/readyz").status == 200, "the admin socket was passed too")
+        #expect(
+            try eventually(within: .seconds(5)) { try HTTPClient(port: adminPort).get("/readyz").status == 200 },
+            "the admin socket was passed too")
         let load = ContinuousLoad(port: graphqlPort)
         Thread.sleep(forTimeInterval: 1)
         for restart in 1...2 {
@@ -145,8 +147,7 @@ import Testing
         #expect(old.waitForExit(timeout: .seconds(15)) == 0, "the old process drained and exited")
         #expect(old.output.contains { $0.contains("takeover: handing over 4 listening sockets to pid \(new.processIdentifier ?? 0)") })
         _ = try new.waitForLine(containing: "takeover: serving on inherited sockets from pid", timeout: .seconds(10))
-        Thread.sleep(forTimeInterval: 1)
-        #expect(try HTTPClient(port: adminPort).get("/readyz").status == 200)
+        #expect(try eventually(within: .seconds(5)) { try HTTPClient(port: adminPort).get("/readyz").status == 200 })
 
         // A further takeover through the socket the new process made.
         #expect(try eventually(within: .seconds(5)) { FileManager.default.fileExists(atPath: socket) })

@@ -12,7 +12,8 @@ import Testing
     @Test func readinessTurns503AtOnceWhileLivenessStays200AndInFlightWorkFinishes() throws {
         let origin = try DemoOriginProcess()
         let proxy = try cachingProxy(origin: origin)
-        #expect(try proxy.admin.get("/readyz").status == 200)
+        // Ready a moment after its ready lines are written.
+        #expect(try eventually(within: .seconds(5)) { try proxy.admin.get("/readyz").status == 200 })
         let client = proxy.client
         let done = DispatchSemaphore(value: 0)
         let slowStatus = Collected<Int>()
@@ -31,6 +32,48 @@ import Testing
         #expect(done.wait(timeout: .now() + 5) == .success)
         #expect(slowStatus.all == [200])
         #expect(proxy.process.waitForExit(timeout: .seconds(5)) == 0)
+    }
+
+    /// Not ready before it has started: while the proxy waits for the schema's first outcome,
+    /// `/readyz` answers 503 `starting`; once it answers 200 the ready lines are written, so a
+    /// script that waits for it finds them in the log (docs/GETTING-STARTED.md does).
+    @Test func readinessWaitsForTheStartAndItsLines() throws {
+        let origin = try DemoOriginProcess()
+        try origin.setFaults(#"{"delayMs": 2000}"#)
+        let adminPort = FreePort.allocate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("config.yaml")
+        try "persisted_queries:\n  store: \"\"\norigin:\n  schema: auto\n".write(to: config, atomically: true, encoding: .utf8)
+        let log = directory.appendingPathComponent("breakwater.log")
+        let process = ManagedProcess(
+            executable: "/bin/sh",
+            arguments: [
+                "-c", "exec \"$0\" run --config \"$1\" --listen 127.0.0.1:0 --origin \"$2\" --admin-listen 127.0.0.1:\"$3\" >\"$4\" 2>&1",
+                try BreakwaterBinary.path(), config.path, origin.url, String(adminPort), log.path,
+            ])
+        try process.start()
+        defer { _ = process.terminate() }
+        let admin = HTTPClient(port: adminPort)
+        var answers: [String] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            guard let answer = try? admin.get("/readyz") else {
+                Thread.sleep(forTimeInterval: 0.02)
+                continue
+            }
+            answers.append("\(answer.status) \(answer.text)")
+            if answer.status == 200 {
+                let written = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                #expect(written.contains("breakwater: listening on"), "ready, and the line is written: \(written)")
+                #expect(written.contains("breakwater: admin listening on"), "\(written)")
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(answers.first == "503 starting\n", "\(answers.prefix(3))")
+        #expect(answers.last == "200 ready\n", "\(answers.suffix(3))")
     }
 
     @Test func shutdownDelayKeepsServingNewConnectionsWhileNotReady() throws {

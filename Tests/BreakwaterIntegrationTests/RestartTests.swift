@@ -66,8 +66,9 @@ import Testing
             _ = holder.terminate()
         }
         _ = try holder.waitForLine(containing: "Listening on 127.0.0.1:\(port)", timeout: .seconds(10))
-        // The first connection starts the service, as a socket unit's does.
-        #expect(try HTTPClient(port: adminPort).get("/readyz").status == 200)
+        // The first connection starts the service, as a socket unit's does (answered 503
+        // `starting` until the service has started).
+        #expect(try eventually(within: .seconds(10)) { try HTTPClient(port: adminPort).get("/readyz").status == 200 })
         _ = try holder.waitForLine(containing: "serving 2 listening sockets from systemd", timeout: .seconds(10))
 
         let load = try CheckingLoad(port: port)

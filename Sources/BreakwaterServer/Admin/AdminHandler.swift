@@ -120,9 +120,11 @@ final class AdminHandler: HTTPHandler, Sendable {
             // Liveness: the process serves, draining or not.
             return HTTPResponse(status: 200, headers: Self.headers("text/plain"), body: "ok\n")
         case (.get, "/readyz"):
-            return state.readiness.isReady
-                ? HTTPResponse(status: 200, headers: Self.headers("text/plain"), body: "ready\n")
-                : HTTPResponse(status: 503, headers: Self.headers("text/plain"), body: "stopping\n")
+            if state.readiness.isReady {
+                return HTTPResponse(status: 200, headers: Self.headers("text/plain"), body: "ready\n")
+            }
+            let reason = state.readiness.isStopping ? "stopping\n" : "starting\n"
+            return HTTPResponse(status: 503, headers: Self.headers("text/plain"), body: reason)
         case (.post, "/purge"):
             if let refusal = authorize(request, token: access.token) { return refusal }
             return purge(request)
