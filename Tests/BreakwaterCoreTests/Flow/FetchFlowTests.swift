@@ -216,4 +216,33 @@ struct FetchFlowTests {
         #expect(reply.response.headers["Age"] == "3")
         #expect(fixture.store.lookup(key, now: fixture.clock.now).entry != nil)
     }
+
+    /// An entry another proxy stored under a longer TTL (its configuration not yet reloaded) is
+    /// read under this proxy's rule (30 s): past it, a miss; within it, a hit that keeps the cut.
+    @Test func aSharedEntryIsCutToThisProxysShorterTTL() throws {
+        let fixture = FlowFixture(sharesResponses: true)
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        let entry = CacheEntry.make(
+            key: key, answer: HTTPResponse(status: 200, body: #"{"data":{}}"#), ttl: .seconds(300), tags: [],
+            operation: plan.operation, isPerUser: false, settings: fixture.environment.policy.settings,
+            now: fixture.clock.now, wallNow: fixture.clock.wallNow, hasher: FlowFixture.hasher)
+        fixture.clock.advance(by: .seconds(40))
+        var old = FetchFlow(plan: plan, environment: fixture.environment)
+        guard case .acquireLease = old.tierLookedUp(entry) else {
+            Issue.record("an entry past this proxy's TTL was served from the tier")
+            return
+        }
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry == nil)
+
+        let young = CacheEntry.make(
+            key: key, answer: HTTPResponse(status: 200, body: #"{"data":{}}"#), ttl: .seconds(300), tags: [],
+            operation: plan.operation, isPerUser: false, settings: fixture.environment.policy.settings,
+            now: fixture.clock.now, wallNow: fixture.clock.wallNow, hasher: FlowFixture.hasher)
+        fixture.clock.advance(by: .seconds(3))
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        let reply = try #require(flow.tierLookedUp(young).outcome).reply(for: Self.client)
+        #expect(reply.cache == .hit)
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry?.ttl == .seconds(30))
+    }
 }
