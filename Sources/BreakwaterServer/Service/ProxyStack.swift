@@ -59,7 +59,8 @@ package final class ProxyStack: @unchecked Sendable {
         rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
         let settings = ProxySettings(
             configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
-        let cache = ProcessCache(maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness)
+        let cache = ProcessCache(
+            maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness, policy: settings.policy)
         if !configuration.cache.snapshot.isEmpty { cache.snapshotFigures.withLock { $0 = SnapshotFigures() } }
         let statistics = group.loops.map { _ in LoopStatistics() }
         let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
@@ -288,7 +289,7 @@ package final class ProxyStack: @unchecked Sendable {
         if let keeper = schemaKeeper {
             keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
-        cache.freshness.apply(configuration.cache.freshness)
+        cache.freshness.apply(configuration.cache.freshness, policy: settings.policy)
         // The next write goes to the new path; the figures follow whether a snapshot is kept.
         snapshotPath.withLock { $0 = configuration.cache.snapshot }
         cache.snapshotFigures.withLock { figures in
