@@ -13,14 +13,13 @@ DevTools protocol (scripts/chromium_devtools.py).
 
 import base64
 import hashlib
-import json
 import os
 import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chromium_devtools import chromium_page, evaluate  # noqa: E402
+from chromium_devtools import chromium_page, evaluate, run  # noqa: E402
 
 
 def spki_hash(certificate):
@@ -53,8 +52,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except RuntimeError as error:
-        print(json.dumps({"error": str(error)}))
-        sys.exit(1)
+    run(main)

@@ -12,6 +12,7 @@ import os
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -139,3 +140,13 @@ def chromium_page(url, flags=()):
             browser.kill()
             browser.wait()
         subprocess.run(["rm", "-rf", profile])
+
+
+def run(main):
+    """Exits with `main(arguments)`'s status; a failure to drive Chromium is printed as one JSON
+    line, {"error": ...}, and exits 1."""
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except RuntimeError as error:
+        print(json.dumps({"error": str(error)}))
+        sys.exit(1)

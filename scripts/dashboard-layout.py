@@ -10,13 +10,12 @@ is larger than its box with overflow hidden) without its whole text in a `title`
 scroll) and the chart (which scales) are left out.
 """
 
-import json
 import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chromium_devtools import chromium_page, evaluate  # noqa: E402
+from chromium_devtools import chromium_page, evaluate, run  # noqa: E402
 
 CHECK = """(async () => {
     const live = () => document.getElementById("status").textContent === "live";
@@ -55,8 +54,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except RuntimeError as error:
-        print(json.dumps({"error": str(error)}))
-        sys.exit(1)
+    run(main)

@@ -162,19 +162,7 @@ import Testing
     @Test func aReloadedTTLIsTheCurrentOneAtOnce() throws {
         let origin = try DemoOriginProcess()
         func yaml(_ ttl: String) -> String {
-            """
-            persisted_queries:
-              store: ""
-            cache:
-              freshness:
-                sample: 1
-                max_fetches_per_second: 100
-              rules:
-                - operation: GetSite
-                  ttl: \(ttl)
-            logging:
-              access_log: "off"
-            """
+            Self.samplingConfig(rules: [("GetSite", ttl)], logging: [#"access_log: "off""#])
         }
         let proxy = try ProxyProcess(origin: origin.url, yaml: yaml("1s"), logLevel: "notice")
         func row() throws -> [String: Any]? {
@@ -252,6 +240,18 @@ import Testing
         let response = try connection.post(
             "/graphql", json: #"{"query":\#(query),"operationName":"GetSite","variables":{"id":"1"}}"#)
         #expect(response.status == 200)
+    }
+
+    /// A proxy configuration that samples every entry for freshness (at most 100 fetches a
+    /// second), with a `cache.rules` entry per `(operation, ttl)` and `logging` keys as given.
+    static func samplingConfig(rules: [(operation: String, ttl: String)], logging: [String]) -> String {
+        var lines = [
+            "persisted_queries:", #"  store: """#, "cache:", "  freshness:", "    sample: 1",
+            "    max_fetches_per_second: 100", "  rules:",
+        ]
+        for rule in rules { lines += ["    - operation: \(rule.operation)", "      ttl: \(rule.ttl)"] }
+        lines += ["logging:"] + logging.map { "  " + $0 }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// A JSON number as decoded (an integer-valued one comes back as `Int`).

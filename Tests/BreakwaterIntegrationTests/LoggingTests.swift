@@ -125,22 +125,8 @@ import Testing
     @Test(arguments: ["text", "json"])
     func aSampleLineSaysWhetherTheAnswerChangedAndTheStoredAnswersAge(format: String) throws {
         let origin = try DemoOriginProcess(extraArguments: ["--churn", "Launch.site=20ms"])
-        let yaml = """
-            persisted_queries:
-              store: ""
-            cache:
-              freshness:
-                sample: 1
-                max_fetches_per_second: 100
-              rules:
-                - operation: GetSite
-                  ttl: 1s
-                - operation: GetId
-                  ttl: 1s
-            logging:
-              format: \(format)
-              access_log: stdout
-            """
+        let yaml = FreshnessTests.samplingConfig(
+            rules: [("GetSite", "1s"), ("GetId", "1s")], logging: ["format: \(format)", "access_log: stdout"])
         let proxy = try ProxyProcess(origin: origin.url, yaml: yaml)
         /// The SAMPLE lines of `operation` so far, each as its `changed` (nil: none compared) and `age`.
         func samples(_ operation: String) throws -> [(changed: Bool?, age: Double)] {

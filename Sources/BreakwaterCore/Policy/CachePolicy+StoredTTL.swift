@@ -12,19 +12,16 @@ extension CachePolicy {
     /// nil when none of these bounds it (the origin's lifetime may have decided it).
     package func ttl(operationName: String?, basis: TTLBasis?, tags: [String]) -> Duration? {
         var ttl: Duration?
-        let types: [String]
         if let basis {
             ttl = timeToLive(operationName: operationName, originTTL: basis.originTTL)
-            types = basis.types
-        } else {
-            if let rule = rule(for: operationName) {
-                ttl = rule.ttl
-            } else if !settings.honorOriginCacheControl {
-                ttl = settings.defaultTTL
-            }
-            types = tags.filter { EntityTags.isEntityTag($0) && !$0.contains(":") }
+        } else if let rule = rule(for: operationName) {
+            ttl = rule.ttl
+        } else if !settings.honorOriginCacheControl {
+            ttl = settings.defaultTTL
         }
-        if !settings.types.isEmpty, let typeTTL = TypePolicyVerdict(types: Set(types), policies: settings.types).ttl {
+        guard !settings.types.isEmpty else { return ttl }
+        let types = basis?.types ?? tags.filter { EntityTags.isEntityTag($0) && !$0.contains(":") }
+        if let typeTTL = TypePolicyVerdict(types: Set(types), policies: settings.types).ttl {
             ttl = min(ttl ?? typeTTL, typeTTL)
         }
         return ttl
