@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Checks the operators' HTML dashboard (README "Watching it: the admin endpoints", admin `GET /`) in a real browser: starts the
 # demo origin and the proxy on loopback, sends traffic, renders the page in headless Chromium, and
-# asserts from the rendered DOM that the figures match the traffic. Leaves a screenshot behind.
+# asserts from the rendered DOM that the figures match the traffic (with the admin listener: a TTL
+# changed by a reload shown at once, a failing CDN target's lines), and from Chromium's layout
+# (scripts/dashboard-layout.py) that no text runs out of its card or is cut without a title. Leaves
+# a screenshot behind.
 # Then, over https with a fresh test certificate, that Chromium reaches the proxy by HTTP/2 (ALPN h2).
 #
 # Usage: bash scripts/dashboard-check.sh [--stand-in]
@@ -120,8 +123,8 @@ browse() { # what (--screenshot=FILE | --dump-dom), URL
   timeout -k 5 120 chromium "${flags[@]}" "$1" "$2" 2>>"$work/chromium.log"
 }
 
-# Prints `id<TAB>text` for every element with an id, and `op<TAB>name<TAB>requests<TAB>hit ratio`
-# for every row of the operations table.
+# Prints `id<TAB>text` for every element with an id, and `op<TAB>name<TAB>requests<TAB>hit ratio<TAB>
+# current TTL` for every row of the operations and freshness tables (each has the cells of its own).
 cat > "$work/read-dom.py" <<'PY'
 import html.parser, sys
 class Reader(html.parser.HTMLParser):
@@ -158,7 +161,8 @@ for element_id, text in reader.texts.items():
     print("%s\t%s" % (element_id, " ".join(text.split())))
 for row in reader.rows:
     cells = row["cells"]
-    print("op\t%s\t%s\t%s" % (row["name"], cells.get("requests", ""), cells.get("hit-ratio", "")))
+    print("op\t%s\t%s\t%s\t%s" % (row["name"], cells.get("requests", ""), cells.get("hit-ratio", ""),
+                                  cells.get("current-ttl", "")))
 PY
 
 # MARK: Origin, proxy, traffic
@@ -168,12 +172,26 @@ pids+=($!)
 origin_url=$(wait_for "$work/origin.log" 'http://127\.0\.0\.1:[0-9]+/graphql' 20 "$!") \
   || die "the demo origin did not start: $(cat "$work/origin.log")"
 
+# GetSite is sampled for freshness within its 1 s TTL, then reloaded to 45s; the CDN target refuses
+# every call (nothing listens on port 9), so its last error is a long line.
 cat > "$work/config.yaml" <<'YAML'
 cache:
   snapshot: cache.snapshot
+  tag_header: xkey
+  freshness:
+    sample: 1
+    max_fetches_per_second: 100
   rules:
     - operation: GetLaunches
       ttl: 30s
+    - operation: GetSite
+      ttl: 1s
+cdn:
+  targets:
+    - kind: http
+      url: "http://127.0.0.1:9/purge-webhook"
+  retries: 1
+  timeout: 500ms
 persisted_queries:
   store: ""
 YAML
@@ -193,8 +211,46 @@ for ((i = 0; i < requests_to_send; i++)); do
     | tr -d '\r' | awk -F': ' 'tolower($1) == "x-cache" { print $2 }')
   results+=("${result:-none}")
 done
-count() { local n=0 r; for r in "${results[@]}"; do [ "$r" = "$1" ] && n=$((n + 1)); done; echo $n; }
-hits=$(count HIT); stale=$(count STALE); misses=$(count MISS); bypass=$(count BYPASS)
+count() { # X-Cache value, then the results to count it in
+  local want=$1 n=0 r; shift
+  for r in "$@"; do [ "$r" = "$want" ] && n=$((n + 1)); done; echo $n
+}
+
+# MARK: A reloaded TTL, a failing CDN target (the admin listener only: the stand-in serves a fixture)
+
+# Polls the proxy's /stats until a Python expression over it (`s`) holds, for up to $1 seconds.
+stats_hold() { # seconds, expression
+  local i
+  for ((i = 0; i < $1 * 10; i++)); do
+    curl -s --max-time 5 "$proxy_admin/stats" 2>/dev/null \
+      | python3 -c 'import json, sys; s = json.load(sys.stdin); sys.exit(0 if eval(sys.argv[1]) else 1)' "$2" \
+      2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+extra_results=()
+site_sampled=1 reloaded=1 cdn_failed=1
+if [ $stand_in -eq 0 ]; then
+  proxy_admin=$(wait_for "$work/proxy.log" 'admin listening on http://127\.0\.0\.1:[0-9]+' 10 $proxy_pid) \
+    || die "the proxy printed no 'admin listening on' line"
+  proxy_admin=${proxy_admin#admin listening on }
+  site='{"query":"query GetSite { launch(id: \"3\") { id site } }","operationName":"GetSite"}'
+  result=$(curl -s -o /dev/null -D - --max-time 10 -H 'Content-Type: application/json' --data "$site" "$proxy_url" \
+    | tr -d '\r' | awk -F': ' 'tolower($1) == "x-cache" { print $2 }')
+  extra_results+=("${result:-none}")
+  stats_hold 10 "s['freshness'].get('GetSite', {}).get('samples', 0) >= 1" || site_sampled=0
+  sed -i 's/ttl: 1s/ttl: 45s/' "$work/config.yaml"
+  kill -HUP "$proxy_pid"
+  stats_hold 10 "s['config']['reloads'] >= 1" || reloaded=0
+  curl -s -o /dev/null --max-time 5 -H 'Content-Type: application/json' --data '{"type":"Launch","id":"0"}' \
+    "$proxy_admin/purge"
+  stats_hold 10 "s['cdn']['http']['last_error'] is not None" || cdn_failed=0
+fi
+all_results=("${results[@]}" ${extra_results[@]+"${extra_results[@]}"})
+sent=${#all_results[@]}
+hits=$(count HIT "${all_results[@]}"); stale=$(count STALE "${all_results[@]}")
+misses=$(count MISS "${all_results[@]}"); bypass=$(count BYPASS "${all_results[@]}")
 
 # MARK: The dashboard
 
@@ -214,6 +270,7 @@ counts = {"requests": hits + stale + misses + bypass, "hits": hits, "misses": mi
           "bypass": bypass, "hit_ratio": (hits + stale) / cacheable if cacheable else 0}
 stats.update(counts, uptime_s=uptime)
 stats["operations"] = {"GetLaunches": dict(counts, p50_ms=0.3, p99_ms=2.1)}
+stats["responses"] = {"200": counts["requests"]}
 json.dump(stats, open(sys.argv[2], "w"))
 PY
   start_server "$work/stand-in" "$work/stand-in.log"
@@ -239,11 +296,13 @@ text_of() { awk -F'\t' -v id="$1" '$1 == id { print $2; exit }' "$work/dom.txt";
 plain() { text_of "$1" | tr -d ','; }
 is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 near() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a - b <= 0.15 && b - a <= 0.15) }'; }
-expected_ratio=$(awk -v h=$((hits + stale)) -v m="$misses" 'BEGIN { if (h + m) printf "%.4f", 100 * h / (h + m) }')
+ratio_of() { awk -v h="$1" -v m="$2" 'BEGIN { if (h + m) printf "%.4f", 100 * h / (h + m) }'; }
+expected_ratio=$(ratio_of $((hits + stale)) "$misses")
+operation_ratio=$(ratio_of $(($(count HIT "${results[@]}") + $(count STALE "${results[@]}"))) "$(count MISS "${results[@]}")")
 shown_ratio=$(text_of hit-ratio)
 operation_row=$(awk -F'\t' '$1 == "op" && $2 == "GetLaunches" { print $3 "\t" $4; exit }' "$work/dom.txt")
 
-traffic_as_expected() { [ "${results[0]}" = MISS ] && [ "$hits" -eq $((requests_to_send - 1)) ]; }
+traffic_as_expected() { [ "${results[0]}" = MISS ] && [ "$(count HIT "${results[@]}")" -eq $((requests_to_send - 1)) ]; }
 page_is_html() {
   grep -qiE '^HTTP/[0-9.]+ 200' "$work/page.headers" && grep -qiE '^content-type: *text/html' "$work/page.headers"
 }
@@ -255,7 +314,7 @@ page_is_self_contained() {
 ratio_matches() { [[ $shown_ratio =~ ^([0-9.]+)%$ ]] && near "${BASH_REMATCH[1]}" "$expected_ratio"; }
 operation_listed() {
   [ "$(cut -f1 <<<"$operation_row" | tr -d ',')" = "$requests_to_send" ] \
-    && [[ $(cut -f2 <<<"$operation_row") =~ ^([0-9.]+)%$ ]] && near "${BASH_REMATCH[1]}" "$expected_ratio"
+    && [[ $(cut -f2 <<<"$operation_row") =~ ^([0-9.]+)%$ ]] && near "${BASH_REMATCH[1]}" "$operation_ratio"
 }
 cache_has_entries() {
   is_number "$(plain cache-entries)" && [ "$(plain cache-entries)" -ge 1 ] && [[ $(text_of cache-fill) =~ %$ ]]
@@ -273,7 +332,7 @@ check "page is self-contained (no external assets) and polls ./stats" page_is_se
 check "title and heading read Breakwater" titled
 check "status reads live (got '$(text_of status)')" test "$(text_of status)" = live
 check "hit ratio shows $(printf '%.1f' "${expected_ratio:-0}")% (got '$shown_ratio')" ratio_matches
-check "requests shows $requests_to_send (got '$(text_of requests)')" test "$(plain requests)" = "$requests_to_send"
+check "requests shows $sent (got '$(text_of requests)')" test "$(plain requests)" = "$sent"
 check "HIT count shows $hits (got '$(text_of hits)')" test "$(plain hits)" = "$hits"
 check "MISS count shows $misses (got '$(text_of misses)')" test "$(plain misses)" = "$misses"
 check "requests/s computed between polls (got '$(text_of requests-per-second)')" \
@@ -289,6 +348,26 @@ check "hit-ratio chart plots a point since start" chart_plotted
 check "the cache snapshot line reads none on a first start (got '$(text_of snapshot-loaded)')" \
   test "$(text_of snapshot-loaded)" = none
 check "screenshot written to $out/dashboard.png" screenshot_written
+
+# The layout as Chromium computes it, at the screenshot's size and at one where the cards stack.
+for size in 1280,900 900,900; do
+  layout=$(timeout -k 5 120 python3 scripts/dashboard-layout.py "$admin_url" "$size" 2>>"$work/chromium.log" || true)
+  problems=$(python3 -c 'import json, sys; print("; ".join(json.loads(sys.argv[1])["problems"]))' "$layout" 2>/dev/null \
+    || echo "no answer: $layout")
+  check "at $size every text stays in its card, none cut without a title (${problems:-none})" test -z "$problems"
+done
+
+if [ $stand_in -eq 0 ]; then
+  current_ttl=$(awk -F'\t' '$1 == "op" && $2 == "GetSite" && $5 != "" { print $5; exit }' "$work/dom.txt")
+  check "GetSite was sampled for freshness under its 1s TTL" test "$site_sampled" -eq 1
+  check "the reload to 45s was counted" test "$reloaded" -eq 1
+  check "the freshness table's Current TTL of GetSite reads 45s right after the reload (got '$current_ttl')" \
+    test "$current_ttl" = 45s
+  cdn_lines=$(text_of cdn-figures)
+  check "the CDN target's purge failed with an error" test "$cdn_failed" -eq 1
+  check "the CDN purges card lists the target and its last error (got '$cdn_lines')" \
+    grep -q '^http: .* failed.*last error: ' <<<"$cdn_lines"
+fi
 
 # A stats source that answers once and then fails: the page must say so and keep the figures.
 mkdir "$work/failing"

@@ -24,13 +24,14 @@ package enum StoreFixture {
         document: SHA256Digest = document,
         operationName: String? = "GetLaunches",
         tags: [String] = [],
-        body: [UInt8]? = nil
+        body: [UInt8]? = nil,
+        ttlBasis: TTLBasis? = nil
     ) -> CacheEntry {
         CacheEntry.make(
             key: key, body: body ?? [UInt8](repeating: 0x20, count: bodyBytes), contentType: "application/json",
             etag: etag, storedAt: storedAt, ttl: ttl, staleWhileRevalidate: staleWhileRevalidate,
             staleIfError: staleIfError, documentDigest: document, operationName: operationName, tags: tags,
-            isPerUser: false
+            isPerUser: false, ttlBasis: ttlBasis
         )
     }
 

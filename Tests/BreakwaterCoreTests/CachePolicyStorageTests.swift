@@ -114,13 +114,14 @@ struct CachePolicyStorageTests {
     func storesJSONMediaTypes(contentType: String) {
         let decision = CachePolicy(Self.settings()).storage(
             of: Self.response(contentType: contentType), operationName: "GetLaunches")
-        #expect(decision == .store(ttl: .seconds(30), tags: ["Launch", "Launch:92"]))
+        #expect(
+            decision == .store(ttl: .seconds(30), tags: ["Launch", "Launch:92"], basis: TTLBasis(originTTL: nil, types: ["Launch"])))
     }
 
     @Test func storesAnAnswerWithoutDataUntagged() {
         let decision = CachePolicy(Self.settings()).storage(
             of: Self.response(body: #"{"data":null}"#), operationName: "GetLaunches")
-        #expect(decision == .store(ttl: .seconds(30), tags: []))
+        #expect(decision == .store(ttl: .seconds(30), tags: [], basis: TTLBasis(originTTL: nil, types: [])))
     }
 
     @Test func bypassReasonsReadAsLogWords() {
@@ -182,7 +183,14 @@ struct CachePolicyStorageTests {
         if lifetime.expected == .zero {
             #expect(decision == .doNotStore(.zeroTTL))
         } else {
-            #expect(decision == .store(ttl: lifetime.expected, tags: ["Launch", "Launch:92"]))
+            guard case .store(let ttl, let tags, let basis) = decision else {
+                Issue.record("not stored: \(decision)")
+                return
+            }
+            #expect(ttl == lifetime.expected)
+            #expect(tags == ["Launch", "Launch:92"])
+            // What the entry keeps gives the same TTL again under the same settings.
+            #expect(policy.ttl(operationName: lifetime.operation, basis: basis, tags: tags) == lifetime.expected)
         }
     }
 }

@@ -159,4 +159,35 @@ import Testing
         #expect(proxy.process.isRunning)
         #expect(try proxy.client.post("/graphql", json: Self.detail).header("X-Cache") == "HIT")
     }
+
+    /// A reload that lowers an operation's TTL cuts the entries stored before it (docs/OPERATING.md,
+    /// "Signals"): stored under 5m, reloaded with 1s, the entry stops being a HIT within seconds
+    /// (not five minutes), and the answers then announce the new TTL.
+    @Test func aReloadThatLowersATTLCutsTheEntriesStoredBefore() throws {
+        let origin = try DemoOriginProcess()
+        let base = "persisted_queries:\n  store: \"\"\ncache:\n  rules:\n    - operation: GetLaunchDetail\n      ttl: "
+        let proxy = try ProxyProcess(origin: origin.url, yaml: base + "5m\n", logLevel: "notice")
+        let target = "/graphql?" + URLEncoding.queryString([("query", #"query GetLaunchDetail { launch(id: "92") { id site } }"#)])
+        #expect(try proxy.client.get(target).header("X-Cache") == "MISS")
+        let hit = try proxy.client.get(target)
+        #expect(hit.header("X-Cache") == "HIT")
+        #expect(hit.header("Cache-Control")?.contains("max-age=300") == true, "\(hit)")
+
+        try proxy.rewriteConfig(base + "1s\n")
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
+        var answer = hit
+        #expect(try eventually(within: .seconds(5)) {
+            answer = try proxy.client.get(target)
+            return answer.header("X-Cache") != "HIT"
+        }, "still a HIT under the old TTL: \(answer)")
+        #expect(["STALE", "MISS"].contains(answer.header("X-Cache")), "\(answer)")
+        // The entry that replaces it lives under the new rule.
+        #expect(try eventually(within: .seconds(5)) {
+            answer = try proxy.client.get(target)
+            return answer.header("X-Cache") == "HIT" && answer.header("Cache-Control")?.contains("max-age=1,") == true
+        }, "\(answer)")
+        let cut = try proxy.process.waitForLine(containing: "stored entries cut", timeout: .seconds(5))
+        #expect(cut.contains("cache.lowered=1"), "\(cut)")
+    }
 }

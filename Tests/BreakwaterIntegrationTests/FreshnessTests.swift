@@ -156,6 +156,37 @@ import Testing
         print("freshness at 0.99: \(report); GetStatic suggested \(stillTTL) s")
     }
 
+    /// The current TTL `/stats` (and the dashboard, which reads it) shows for an operation follows
+    /// a reload at once: the TTL the running configuration gives it, not the one its latest
+    /// sampled entry was stored with, which stays until traffic brings the next sample.
+    @Test func aReloadedTTLIsTheCurrentOneAtOnce() throws {
+        let origin = try DemoOriginProcess()
+        func yaml(_ ttl: String) -> String {
+            Self.samplingConfig(rules: [("GetSite", ttl)], logging: [#"access_log: "off""#])
+        }
+        let proxy = try ProxyProcess(origin: origin.url, yaml: yaml("1s"), logLevel: "notice")
+        func row() throws -> [String: Any]? {
+            (try proxy.stats()["freshness"] as? [String: Any])?["GetSite"] as? [String: Any]
+        }
+        let body = #"{"query":"query GetSite { launch(id: \"3\") { id site } }"}"#
+        #expect(try proxy.client.post("/graphql", json: body).header("X-Cache") == "MISS")
+        // Sampled at an age within its 1 s TTL.
+        let sampled = try eventually(within: .seconds(10)) { try row()?["samples"] as? Int == 1 }
+        let before = try row() ?? [:]
+        #expect(sampled, "\(before)")
+        #expect(Self.number(before["current_ttl_s"]) == 1, "\(before)")
+
+        try proxy.rewriteConfig(yaml("45s"))
+        proxy.process.signal(SIGHUP)
+        _ = try proxy.process.waitForLine(containing: "configuration reloaded", timeout: .seconds(5))
+        let reloaded = try #require(try row())
+        #expect(Self.number(reloaded["current_ttl_s"]) == 45, "\(reloaded)")
+        #expect(reloaded["samples"] as? Int == 1, "no new sample came: \(reloaded)")
+        // The page the dashboard polls shows the same figure.
+        let page = try proxy.admin.get("/")
+        #expect(page.status == 200 && page.text.contains("current_ttl_s"))
+    }
+
     @Test func aFleetPoolsItsSamplesInRedisAndFallsBackToItsOwnWhenRedisIsGone() throws {
         let redis = try RedisServerProcess()
         let origin = try DemoOriginProcess(extraArguments: ["--churn", "Launch.site=1s"])
@@ -209,6 +240,18 @@ import Testing
         let response = try connection.post(
             "/graphql", json: #"{"query":\#(query),"operationName":"GetSite","variables":{"id":"1"}}"#)
         #expect(response.status == 200)
+    }
+
+    /// A proxy configuration that samples every entry for freshness (at most 100 fetches a
+    /// second), with a `cache.rules` entry per `(operation, ttl)` and `logging` keys as given.
+    static func samplingConfig(rules: [(operation: String, ttl: String)], logging: [String]) -> String {
+        var lines = [
+            "persisted_queries:", #"  store: """#, "cache:", "  freshness:", "    sample: 1",
+            "    max_fetches_per_second: 100", "  rules:",
+        ]
+        for rule in rules { lines += ["    - operation: \(rule.operation)", "      ttl: \(rule.ttl)"] }
+        lines += ["logging:"] + logging.map { "  " + $0 }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// A JSON number as decoded (an integer-valued one comes back as `Int`).

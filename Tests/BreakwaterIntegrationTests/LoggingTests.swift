@@ -119,6 +119,58 @@ import Testing
         #expect(line.contains("operation=GetLaunchDetail"))
     }
 
+    /// A freshness sampling fetch's line (docs/FRESHNESS.md) says whether the answer had changed
+    /// and how old the stored answer was: against a demo origin whose launch sites change every
+    /// 20 ms on average, an answer with `site` is seen changed, one without it never is.
+    @Test(arguments: ["text", "json"])
+    func aSampleLineSaysWhetherTheAnswerChangedAndTheStoredAnswersAge(format: String) throws {
+        let origin = try DemoOriginProcess(extraArguments: ["--churn", "Launch.site=20ms"])
+        let yaml = FreshnessTests.samplingConfig(
+            rules: [("GetSite", "1s"), ("GetId", "1s")], logging: ["format: \(format)", "access_log: stdout"])
+        let proxy = try ProxyProcess(origin: origin.url, yaml: yaml)
+        /// The SAMPLE lines of `operation` so far, each as its `changed` (nil: none compared) and `age`.
+        func samples(_ operation: String) throws -> [(changed: Bool?, age: Double)] {
+            try proxy.process.output.compactMap { line -> (changed: Bool?, age: Double)? in
+                if format == "json" {
+                    guard line.contains(#""method":"SAMPLE""#), line.contains(#""operation":"\#(operation)""#) else {
+                        return nil
+                    }
+                    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    let age = try #require(object["age"] as? Double, "\(line)")
+                    #expect(object["changed"] is Bool, "\(line)")
+                    return (object["changed"] as? Bool, age)
+                }
+                guard line.contains(" method=SAMPLE "), line.contains(" operation=\(operation) ") else { return nil }
+                let fields = Dictionary(
+                    line.split(separator: " ").compactMap { field -> (String, String)? in
+                        let parts = field.split(separator: "=", maxSplits: 1)
+                        return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+                    }, uniquingKeysWith: { first, _ in first })
+                let age = try #require(fields["age"].flatMap(Double.init), "\(line)")
+                #expect(line.hasSuffix(" changed=\(fields["changed"] ?? "?") age=\(fields["age"] ?? "?")"), "\(line)")
+                return (fields["changed"].flatMap { $0 == "true" ? true : $0 == "false" ? false : nil }, age)
+            }
+        }
+        var id = 0
+        let seen = try eventually(within: .seconds(20), every: .milliseconds(50)) {
+            // New keys keep being stored: each is sampled once, at a random age within its 1 s.
+            id += 1
+            for operation in ["GetSite", "GetId"] {
+                let selection = operation == "GetSite" ? "id site" : "id"
+                let body = #"{"query":"query \#(operation)($id: ID!) { launch(id: $id) { \#(selection) } }","variables":{"id":"\#(id % 100 + 1)"}}"#
+                #expect(try proxy.client.post("/graphql", json: body).status == 200)
+            }
+            return try samples("GetSite").contains { $0.changed == true } && samples("GetId").count >= 3
+        }
+        let (site, bare) = (try samples("GetSite"), try samples("GetId"))
+        #expect(seen, "SAMPLE lines: \(site) \(bare)")
+        for sample in try samples("GetSite") + samples("GetId") {
+            // Within the 1 s TTL, give or take a sampling fetch's lateness on a loaded machine.
+            #expect(sample.age >= 0 && sample.age < 3, "\(sample)")
+        }
+        #expect(try samples("GetId").allSatisfy { $0.changed == false }, "an answer without site never changes")
+    }
+
     @Test func accessLogGoesToAFileReopenedOnSighup() throws {
         let origin = try DemoOriginProcess()
         // The log's folder must exist before the start (the proxy creates none).

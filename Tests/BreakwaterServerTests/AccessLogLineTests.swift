@@ -264,6 +264,38 @@ import BreakwaterFixtures
         #expect(read.last == "text 0 10.0.0.1 other:M-SEARCH 200 nil nil nil nil nil \(bare.duration) 0 \(Duration.zero) 1234 r-1 -1 nil nil")
     }
 
+    /// A freshness sampling fetch's line ends with what it found: `changed` (unknown without an
+    /// answer to compare) and the stored answer's `age` in seconds; no other line has them.
+    @Test func aSampleLineEndsWithChangedAndAge() throws {
+        var entry = LogFixture.accessEntry
+        entry.method = .other("SAMPLE")
+        entry.sample = AccessLogRecord.Sample(changed: true, age: .milliseconds(12_345) + .microseconds(600))
+        #expect(entry.line(.text).hasSuffix(" client_version=- changed=true age=12.346"), "\(entry.line(.text))")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+        #expect(object["method"] as? String == "SAMPLE")
+        #expect(object["changed"] as? Bool == true)
+        #expect(object["age"] as? Double == 12.346)
+        #expect(object.count == 21)
+
+        entry.sample = AccessLogRecord.Sample(changed: false, age: .seconds(3))
+        #expect(entry.line(.text).hasSuffix(" changed=false age=3"))
+        entry.sample = AccessLogRecord.Sample(changed: nil, age: .milliseconds(40))
+        #expect(entry.line(.text).hasSuffix(" changed=- age=0.04"))
+        object = try #require(try JSONSerialization.jsonObject(with: Data(entry.line(.json).utf8)) as? [String: Any])
+        #expect(object["changed"] is NSNull)
+        #expect(object["age"] as? Double == 0.04)
+
+        // Read back from the record as packed, after a line without them.
+        var buffer = LogLineBuffer(capacity: 64)
+        LogFixture.accessEntry.appendRecord(to: &buffer, format: .text)
+        entry.sample = AccessLogRecord.Sample(changed: true, age: .seconds(2))
+        entry.appendRecord(to: &buffer, format: .json)
+        var samples: [AccessLogRecord.Sample?] = []
+        buffer.withUnsafeBytes { records in AccessLogRecord.forEach(in: records) { samples.append($0.sample) } }
+        #expect(samples == [nil, AccessLogRecord.Sample(changed: true, age: .seconds(2))])
+        #expect(!LogFixture.accessEntry.line(.text).contains("changed="))
+    }
+
     /// A client's long text is cut when the loop packs it, so the record stays small.
     @Test func aRecordHoldsAtMostTheLimitOfAClientText() {
         var entry = LogFixture.accessEntry

@@ -1,5 +1,5 @@
-// How long an entry can serve anybody, and what a soft purge does to it: the rules the local store
-// and the fleet's second-level cache (docs/FLEET.md) both follow.
+// How long an entry can serve anybody, and what a soft purge or a lowered TTL does to it: the rules
+// the local store and the fleet's second-level cache (docs/FLEET.md) both follow.
 
 extension CacheEntry {
     /// From its storing until it can serve nobody, not even a request whose origin failed: the TTL
@@ -20,10 +20,17 @@ extension CacheEntry {
         guard let staleFrom = marks.filter({ $0 >= stored }).min() else { return self }
         let purgedTTL = Duration.milliseconds(staleFrom.millisecondsSinceEpoch - stored.millisecondsSinceEpoch)
         guard purgedTTL < ttl else { return self }
-        return CacheEntry.make(
+        return withTTL(purgedTTL)
+    }
+
+    /// The same answer, stored at the same instants, with `ttl` instead of its own: a copy (an
+    /// entry never changes once shared), whose `Cache-Control` announces the new TTL.
+    package func withTTL(_ ttl: Duration) -> CacheEntry {
+        CacheEntry.make(
             key: key, body: body, contentType: contentType, etag: etag, extraHeaders: extraHeaders,
-            storedAt: storedAt, storedAtWallClock: storedAtWallClock, ttl: purgedTTL,
+            storedAt: storedAt, storedAtWallClock: storedAtWallClock, ttl: ttl,
             staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError,
-            documentDigest: documentDigest, operationName: operationName, tags: tags, isPerUser: isPerUser)
+            documentDigest: documentDigest, operationName: operationName, tags: tags, isPerUser: isPerUser,
+            ttlBasis: ttlBasis)
     }
 }

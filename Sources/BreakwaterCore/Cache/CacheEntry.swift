@@ -95,6 +95,9 @@ package final class CacheEntry: Sendable {
     package var documentDigest: SHA256Digest { withShape { $0.fields.documentDigest } }
     package var operationName: String? { withShape { $0.fields.operationName } }
     package var isPerUser: Bool { withShape { $0.fields.isPerUser } }
+    /// What the TTL was decided from besides the settings (`CachePolicy.ttl(operationName:basis:tags:)`);
+    /// nil for an entry read from the fleet tier or a cache snapshot.
+    package var ttlBasis: TTLBasis? { withShape { $0.fields.ttlBasis } }
 
     /// A new entry: its fields, then `extraHeaders` (after `ETag`) as lines, then a copy of `body`.
     package static func make(
@@ -111,14 +114,15 @@ package final class CacheEntry: Sendable {
         documentDigest: SHA256Digest,
         operationName: String?,
         tags: [String],
-        isPerUser: Bool
+        isPerUser: Bool,
+        ttlBasis: TTLBasis? = nil
     ) -> CacheEntry {
         let (word, lines) = PrebuiltResponse.layout(fields: [HTTPHeaderField(name: "ETag", value: etag)] + extraHeaders)
         let shape = CacheEntryShape.shared(
             CacheEntryShape.Fields(
                 documentDigest: documentDigest, operationName: operationName, ttl: ttl,
                 staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, contentType: contentType,
-                isPerUser: isPerUser))
+                isPerUser: isPerUser, ttlBasis: ttlBasis))
         let count = lines.count + body.count
         precondition(count <= UInt32.max, "an entry holds less than 4 GiB")
         let compactStoredAt = CompactInstant(storedAt)
@@ -253,8 +257,8 @@ extension CacheEntry {
     /// `tagHeader` (`cache.tag_header` and this entry's tags, README "The response cache") is written into the
     /// prebuilt lines of every answer from the entry, after ETag.
     package static func make(
-        key: CacheKey, answer: HTTPResponse, ttl: Duration, tags: [String], operation: PreparedOperation,
-        isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
+        key: CacheKey, answer: HTTPResponse, ttl: Duration, basis: TTLBasis? = nil, tags: [String],
+        operation: PreparedOperation, isPerUser: Bool, settings: Configuration.Cache, now: ContinuousClock.Instant, wallNow: WallClockTime,
         hasher: any SHA256Hashing, tagHeader: HTTPHeaderField? = nil
     ) -> CacheEntry {
         CacheEntry.make(
@@ -263,7 +267,7 @@ extension CacheEntry {
             storedAt: now, storedAtWallClock: wallNow, ttl: ttl,
             staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
             documentDigest: operation.document.digest, operationName: operation.operationName, tags: tags,
-            isPerUser: isPerUser)
+            isPerUser: isPerUser, ttlBasis: basis)
     }
 
     /// The usual content types as string literals, which take no memory per entry.

@@ -1,5 +1,6 @@
 // What the cached answers of one operation have in common (document, operation name, TTL and
-// stale windows, content type, Cache-Control, scope), stored once and shared by those entries.
+// stale windows and what the TTL was decided from, content type, Cache-Control, scope), stored once
+// and shared by those entries.
 
 /// The part of a cache entry that does not vary from one set of variables to the next.
 ///
@@ -16,6 +17,9 @@ final class CacheEntryShape: Sendable {
         var staleIfError: Duration
         var contentType: String
         var isPerUser: Bool
+        /// What the TTL was decided from besides the settings; nil when not known (an entry read
+        /// from the fleet tier or a cache snapshot).
+        var ttlBasis: TTLBasis?
     }
 
     let fields: Fields

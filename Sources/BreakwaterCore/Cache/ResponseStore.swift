@@ -99,6 +99,33 @@ package final class ResponseStore: Sendable {
         }
     }
 
+    /// Gives each stored entry the TTL `lowered` returns for it (nil: it keeps its own), as a copy
+    /// in its place (`SieveShard.replace`); returns how many were replaced. A shard's entries are
+    /// listed under its lock and copied outside it, a few at a time (so that copies of a whole
+    /// shard are never held at once), and a copy goes in only where the entry it was made from is
+    /// still stored: a purge or a newer answer that came meanwhile wins.
+    @discardableResult
+    package func lowerTTLs(_ lowered: (CacheEntry) -> Duration?) -> Int {
+        var replaced = 0
+        for shard in shards {
+            let entries = shard.state.withLock { $0.entries() }
+            var start = 0
+            while start < entries.count {
+                let batch = entries[start..<min(entries.count, start + Self.copiesAtOnce)]
+                start = batch.endIndex
+                let copies = batch.compactMap { entry in lowered(entry).map { (old: entry, new: entry.withTTL($0)) } }
+                guard !copies.isEmpty else { continue }
+                replaced += shard.state.withLock { shard in
+                    copies.reduce(0) { count, copy in count + (shard.replace(copy.old, with: copy.new) ? 1 : 0) }
+                }
+            }
+        }
+        return replaced
+    }
+
+    /// Entries `lowerTTLs` copies before it puts them in.
+    private static let copiesAtOnce = 64
+
     /// Every stored entry with the instant a soft purge made it stale (nil when none did), in an
     /// order close to recency (`SieveShard.entriesByRecency`): each shard's entries hit since its
     /// hand last passed first, then the rest, newest stored first, the shards taken in turn. Each

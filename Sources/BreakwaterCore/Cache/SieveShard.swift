@@ -162,6 +162,21 @@ struct SieveShard {
         return (taken.count, taken.reduce(0) { $0 + $1.cost })
     }
 
+    /// Every stored entry, in slot order.
+    func entries() -> [CacheEntry] {
+        slots.compactMap(\.entry)
+    }
+
+    /// Puts `new` (a copy of `old` with another TTL: the same key, tags and bytes) in `old`'s
+    /// place when `old` is still stored: its slot, recency, visited bit and soft-purge mark stay.
+    /// Returns whether it did.
+    mutating func replace(_ old: CacheEntry, with new: CacheEntry) -> Bool {
+        guard new.key == old.key, let slot = find(old.key), slots[Int(slot)].entry === old else { return false }
+        bytes += new.cost - old.cost
+        slots[Int(slot)].entry = new
+        return true
+    }
+
     /// The slots of the stored entries `matching` selects, by a walk over the slots.
     private func slots(matching: (CacheEntry) -> Bool) -> [UInt32] {
         slots.indices.compactMap { slot in

@@ -170,14 +170,15 @@ package struct FetchFlow {
                 environment.perUserOperations?.remember(operation.document.digest, operationName: operation.operationName)
             }
             return .finish(.bypassed(response, reason))
-        case .store(let ttl, var tags):
+        case .store(let ttl, var tags, let basis):
             let now = environment.clock.now
             // Stored while a schema is expected but the document was not checked against one:
             // marked, so that every entity purge reaches it, and kept out of the fleet tier.
             let isUnchecked = environment.expectsSchema && !operation.showsTypes
             if isUnchecked { tags.append(EntityTags.unchecked) }
             let entry = CacheEntry.make(
-                key: key, answer: response, ttl: ttl, tags: tags, operation: operation, isPerUser: plan.isPerUser,
+                key: key, answer: response, ttl: ttl, basis: basis, tags: tags, operation: operation,
+                isPerUser: plan.isPerUser,
                 settings: environment.policy.settings, now: now, wallNow: environment.clock.wallNow,
                 hasher: environment.hasher,
                 tagHeader: environment.policy.tagHeader?.field(
@@ -207,11 +208,14 @@ package struct FetchFlow {
     /// A fresh entry from the fleet tier, kept locally for its remaining life. One stored
     /// unchecked (`EntityTags.unchecked`) is never served from there: its tags may miss entities
     /// and a per-user type in it went unseen, so it is a miss, fetched again and overwritten. The
-    /// proxies keep such entries out of the tier; this holds whoever wrote it.
+    /// proxies keep such entries out of the tier; this holds whoever wrote it. Its TTL is cut to
+    /// what this proxy's settings give it (`CachePolicy.loweredTTL(of:)`): a proxy whose reload
+    /// lowered a TTL does not take the longer one back from the tier.
     private func fleetHit(_ entry: CacheEntry?) -> FetchOutcome? {
-        guard let entry = entry?.withTagHeader(environment.policy.tagHeader), entry.key == plan.key,
+        guard var entry = entry?.withTagHeader(environment.policy.tagHeader), entry.key == plan.key,
             !entry.tags.contains(EntityTags.unchecked)
         else { return nil }
+        if let lowered = environment.policy.loweredTTL(of: entry) { entry = entry.withTTL(lowered) }
         let now = environment.clock.now
         guard case .fresh(_, let age) = CacheLookup(classifying: entry, staleSince: nil, now: now) else { return nil }
         environment.store.store(entry, now: now)

@@ -10,6 +10,8 @@ package struct FreshnessCandidate<Payload> {
     package var storedAt: ContinuousClock.Instant
     /// The entry's lifetime: the sample is taken at a random age below it.
     package var ttl: Duration
+    /// What the entry's TTL was decided from besides the settings (`CacheEntry.ttlBasis`).
+    package var ttlBasis: TTLBasis?
     /// What the server needs to fetch the answer again (its fetch plan).
     package var payload: Payload
     /// The memory `payload` holds, in bytes: what the schedule counts against its bound.
@@ -17,13 +19,14 @@ package struct FreshnessCandidate<Payload> {
 
     package init(
         key: CacheKey, operationName: String, etag: String, storedAt: ContinuousClock.Instant, ttl: Duration,
-        payload: Payload, heldBytes: Int
+        ttlBasis: TTLBasis? = nil, payload: Payload, heldBytes: Int
     ) {
         self.key = key
         self.operationName = operationName
         self.etag = etag
         self.storedAt = storedAt
         self.ttl = ttl
+        self.ttlBasis = ttlBasis
         self.payload = payload
         self.heldBytes = heldBytes
     }
@@ -31,7 +34,8 @@ package struct FreshnessCandidate<Payload> {
     /// The sample this candidate yields when fetched again, answered with `etag` at `answeredAt`.
     package func sample(answeredWith etag: String, at answeredAt: ContinuousClock.Instant) -> FreshnessSample {
         FreshnessSample(
-            operationName: operationName, age: max(.zero, answeredAt - storedAt), changed: etag != self.etag, ttl: ttl)
+            operationName: operationName, age: max(.zero, answeredAt - storedAt), changed: etag != self.etag, ttl: ttl,
+            ttlBasis: ttlBasis)
     }
 }
 

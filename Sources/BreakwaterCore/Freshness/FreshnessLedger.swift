@@ -10,6 +10,9 @@ package struct FreshnessLedger: Sendable, Equatable {
         package var changed = 0
         /// The TTL of the latest sampled entry, in seconds.
         package var currentTTLSeconds: Double?
+        /// What that TTL was decided from besides the settings; nil when not known (a row read
+        /// from the fleet's pool).
+        package var latestTTLBasis: TTLBasis?
         /// The latest observations, a ring of at most `kept` (ages in seconds, single precision:
         /// a fraction of a millisecond at the ages TTLs have, and half the memory).
         package var ages: [Float] = []
@@ -59,6 +62,7 @@ package struct FreshnessLedger: Sendable, Equatable {
         row.samples += 1
         if sample.changed { row.changed += 1 }
         row.currentTTLSeconds = StatsReport.seconds(sample.ttl)
+        row.latestTTLBasis = sample.ttlBasis
         row.record(age: StatsReport.seconds(sample.age), changed: sample.changed, kept: kept)
         operations[name] = row
     }
@@ -78,12 +82,19 @@ package struct FreshnessLedger: Sendable, Equatable {
         operations[name] = row
     }
 
-    /// The estimate of every operation for `target`, by name.
-    package func estimates(target: Double) -> [String: FreshnessEstimate] {
-        operations.mapValues { row in
-            FreshnessEstimate(
-                observations: row.observations, samples: row.samples, changed: row.changed,
-                currentTTLSeconds: row.currentTTLSeconds, target: target)
-        }
+    /// The estimate of every operation for `target`, by name, each at the TTL `currentTTL` gives
+    /// its row (by default the TTL of its latest sampled entry).
+    package func estimates(
+        target: Double, currentTTL: (_ name: String, _ row: Operation) -> Double? = { $1.currentTTLSeconds }
+    ) -> [String: FreshnessEstimate] {
+        Dictionary(
+            uniqueKeysWithValues: operations.map { name, row in
+                (
+                    name,
+                    FreshnessEstimate(
+                        observations: row.observations, samples: row.samples, changed: row.changed,
+                        currentTTLSeconds: currentTTL(name, row), target: target)
+                )
+            })
     }
 }

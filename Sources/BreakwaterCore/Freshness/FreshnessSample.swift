@@ -10,13 +10,17 @@ package struct FreshnessSample: Sendable, Equatable {
     package var age: Duration
     /// Whether the body differed from the stored one (digest compared).
     package var changed: Bool
-    /// The entry's TTL when it was stored: the operation's current TTL.
+    /// The entry's TTL when it was stored.
     package var ttl: Duration
+    /// What that TTL was decided from besides the settings, so that the TTL the running settings
+    /// give the operation can be told after a reload (`FreshnessCurrentTTL`); not pooled in a fleet.
+    package var ttlBasis: TTLBasis?
 
-    package init(operationName: String, age: Duration, changed: Bool, ttl: Duration) {
+    package init(operationName: String, age: Duration, changed: Bool, ttl: Duration, ttlBasis: TTLBasis? = nil) {
         self.operationName = operationName
         self.age = age
         self.changed = changed
         self.ttl = ttl
+        self.ttlBasis = ttlBasis
     }
 }

@@ -1,6 +1,7 @@
 // One access-log line (README "Watching it: the admin endpoints"): time, client address, method, status, X-Cache, operation
 // name and hash, error code, duration, origin status and duration, response bytes, request id,
-// user agent, Apollo client name and version. Never variables, never other header values.
+// user agent, Apollo client name and version; on a freshness sample's line, whether the answer
+// changed and the stored answer's age. Never variables, never other header values.
 // A value for tests and one-off lines: the proxy packs its records from the request's own values
 // straight into the loop's buffer (AccessLogRecord), building no entry.
 
@@ -27,6 +28,8 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
     package var userAgent: String?
     package var clientName: String?
     package var clientVersion: String?
+    /// What a freshness sampling fetch found, on its `SAMPLE` line; nil on every other line.
+    package var sample: AccessLogRecord.Sample?
 
     package init(
         time: LogTimestamp, client: String, method: HTTPMethod, status: Int, cache: XCache? = nil,
@@ -64,7 +67,7 @@ package struct AccessLogEntry: Sendable, CustomStringConvertible {
             cache: cache,
             operation: operation, hash: hash, errorCode: errorCode, bypassReason: bypassReason, duration: duration,
             originStatus: originStatus, originDuration: originDuration, bytes: bytes, requestID: requestID,
-            userAgent: userAgent, clientName: clientName, clientVersion: clientVersion)
+            userAgent: userAgent, clientName: clientName, clientVersion: clientVersion, sample: sample)
     }
 
     /// Appends the line, its newline included, to `buffer`: the entry packed as a record and

@@ -4,6 +4,7 @@
 // and the time's text up to the second taken from a LogTimeCache.
 //   text: 2026-11-23T16:04:05.123Z access: client=10.0.0.1 method=GET status=200 cache=HIT ...
 //   json: {"time":"2026-11-23T16:04:05.123Z","type":"access","client":"10.0.0.1",...}
+// A freshness sampling fetch's line (method SAMPLE) adds `changed` and `age` (seconds) at its end.
 
 /// Writes access-log lines.
 package enum AccessLogLine {
@@ -21,7 +22,7 @@ package enum AccessLogLine {
     package static func append(_ record: borrowing AccessLogRecord.Fields, to buffer: inout LogLineBuffer, memory: inout LogLineMemory) {
         let room = fixedBound + bound(record.client) + bound(record.methodToken) + bound(record.operation)
             + bound(record.errorCode) + bound(record.bypassReason) + bound(record.requestID) + bound(record.userAgent)
-            + bound(record.clientName) + bound(record.clientVersion)
+            + bound(record.clientName) + bound(record.clientVersion) + (record.sample == nil ? 0 : sampleBound)
         /// The line in the format of `fields`, from its start to its newline.
         func write(_ fields: consuming some AccessLogFields) -> ByteCursor {
             var fields = fields
@@ -42,6 +43,9 @@ package enum AccessLogLine {
     /// Room for everything but the string values: the time, the names and punctuation of the 17
     /// fields, three integers, two durations, the digest.
     private static let fixedBound = 512
+
+    /// Room for a freshness sample's two fields: names, punctuation, a Boolean and a duration.
+    private static let sampleBound = 64
 }
 
 /// One line's fields being written: absent values as the format spells them.
@@ -90,7 +94,18 @@ extension AccessLogFields {
         text(" user_agent=", #","user_agent":"#, record.userAgent)
         text(" client_name=", #","client_name":"#, record.clientName)
         text(" client_version=", #","client_version":"#, record.clientVersion)
+        // A freshness sampling fetch's line (`method=SAMPLE`) ends with what it found.
+        if let sample = record.sample {
+            key(" changed=", #","changed":"#)
+            if let changed = sample.changed { bare(changed ? "true" : "false") } else { absent() }
+            key(" age=", #","age":"#)
+            line.writeSeconds(sample.age)
+        }
     }
+
+    /// Writes a literal that both formats write bare (a Boolean).
+    @inline(__always)
+    mutating func bare(_ text: StaticString) { line.writeLiteral(text) }
 
     @inline(__always)
     mutating func text(_ value: UnsafeBufferPointer<UInt8>?) {

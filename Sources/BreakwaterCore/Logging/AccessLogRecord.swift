@@ -6,13 +6,15 @@
 //
 // Layout, native byte order, no alignment:
 //   0  UInt32 record size      4 UInt8 format (1 text, 2 JSON)   5 UInt8 X-Cache (0 none)
-//   6  UInt8 flags (digest, origin status, origin duration, HTTP/2)      7 UInt8 method (0xFF: other)
+//   6  UInt8 flags (digest, origin status, origin duration, HTTP/2, sample)   7 UInt8 method (0xFF: other)
 //   8  Int64 time (ms since the epoch)   16 Int64 bytes   24 Int64 status   32 Int64 origin status
 //   40 Duration (its 16 bytes)   56 Duration, the origin's
 //   72 32 bytes digest
 //   104 nine strings, each a UInt32 length (UInt32.max: absent) and its bytes: client, method
 //       token (other methods), operation, error code, bypass reason, request id, user agent,
 //       client name, client version.
+//   then, on a freshness sample's record only (flag 16): UInt8 changed (0 unknown, 1 no, 2 yes)
+//       and the Duration of the stored answer's age (its 16 bytes); no other record carries them.
 
 /// Packs access-log records and reads them back.
 package enum AccessLogRecord {
@@ -24,6 +26,21 @@ package enum AccessLogRecord {
     private static let hasOriginStatus: UInt8 = 2
     private static let hasOriginDuration: UInt8 = 4
     private static let overHTTP2: UInt8 = 8
+    private static let hasSample: UInt8 = 16
+    private static let sampleSize = 1 + 16
+
+    /// What a freshness sampling fetch found (docs/FRESHNESS.md), on its `SAMPLE` line.
+    package struct Sample: Sendable, Equatable {
+        /// Whether the answer differed from the stored one; nil when there was no answer to compare.
+        package var changed: Bool?
+        /// The stored answer's age when the sampling fetch ended.
+        package var age: Duration
+
+        package init(changed: Bool?, age: Duration) {
+            self.changed = changed
+            self.age = age
+        }
+    }
 
     /// Appends one record to `buffer`. Client-sent texts are cut at a character boundary here, so a
     /// record is never larger than its line needs: the user agent to `AccessLogLine.maxTextBytes`,
@@ -33,7 +50,7 @@ package enum AccessLogRecord {
         to buffer: inout LogLineBuffer, format: Configuration.LogFormat, time: LogTimestamp, client: String?,
         method: HTTPMethod?, version: HTTPVersion = .http1, status: Int, cache: XCache?, operation: String?, hash: SHA256Digest?, errorCode: String?,
         bypassReason: String?, duration: Duration, originStatus: Int?, originDuration: Duration?, bytes: Int,
-        requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?
+        requestID: String?, userAgent: String?, clientName: String?, clientVersion: String?, sample: Sample? = nil
     ) {
         let limit = AccessLogLine.maxTextBytes, nameLimit = RecordedName.maxBytes
         // No method (a request the HTTP engine could not read): the other-method code, no token.
@@ -42,7 +59,7 @@ package enum AccessLogRecord {
         let room = headerSize + 4 * stringCount + count(client) + count(otherToken) + count(errorCode)
             + count(bypassReason) + count(requestID) + Swift.min(count(userAgent), limit)
             + Swift.min(count(operation), nameLimit) + Swift.min(count(clientName), nameLimit)
-            + Swift.min(count(clientVersion), nameLimit)
+            + Swift.min(count(clientVersion), nameLimit) + (sample == nil ? 0 : sampleSize)
         let start = buffer.reserve(room)
         let raw = UnsafeMutableRawPointer(start)
         var flags: UInt8 = version == .http2 ? overHTTP2 : 0
@@ -65,7 +82,6 @@ package enum AccessLogRecord {
             flags |= hasDigest
             raw.storeBytes(of: hash.words, toByteOffset: 72, as: (UInt64, UInt64, UInt64, UInt64).self)
         }
-        raw.storeBytes(of: flags, toByteOffset: 6, as: UInt8.self)
         var cursor = ByteCursor(start + headerSize)
         put(client, to: &cursor)
         put(otherToken, to: &cursor)
@@ -76,6 +92,14 @@ package enum AccessLogRecord {
         put(userAgent, limit: limit, to: &cursor)
         put(clientName, limit: nameLimit, to: &cursor)
         put(clientVersion, limit: nameLimit, to: &cursor)
+        if let sample {
+            flags |= hasSample
+            let trailer = UnsafeMutableRawPointer(cursor.position)
+            trailer.storeBytes(of: sample.changed.map { $0 ? 2 : 1 } ?? 0, as: UInt8.self)
+            store(sample.age, at: 1, in: trailer)
+            cursor.skip(sampleSize)
+        }
+        raw.storeBytes(of: flags, toByteOffset: 6, as: UInt8.self)
         raw.storeBytes(of: UInt32(cursor.position - start), toByteOffset: 0, as: UInt32.self)
         buffer.commit(upTo: cursor.position)
     }
@@ -116,6 +140,8 @@ package enum AccessLogRecord {
         package let userAgent: UnsafeBufferPointer<UInt8>?
         package let clientName: UnsafeBufferPointer<UInt8>?
         package let clientVersion: UnsafeBufferPointer<UInt8>?
+        /// On a freshness sample's record only.
+        package let sample: Sample?
 
         fileprivate init(_ raw: UnsafeRawPointer) {
             let flags = raw.load(fromByteOffset: 6, as: UInt8.self)
@@ -141,6 +167,12 @@ package enum AccessLogRecord {
             userAgent = take(raw, &offset)
             clientName = take(raw, &offset)
             clientVersion = take(raw, &offset)
+            if flags & hasSample != 0 {
+                let changed = raw.load(fromByteOffset: offset, as: UInt8.self)
+                sample = Sample(changed: changed == 0 ? nil : changed == 2, age: loadDuration(at: offset + 1, in: raw))
+            } else {
+                sample = nil
+            }
         }
     }
 

@@ -56,6 +56,11 @@ extension ByteCursor {
         write(UInt8(ascii: "0") &+ UInt8(fraction))
     }
 
+    /// `duration` in seconds rounded to three decimals, trailing zeros dropped (`12.5`, `0.041`).
+    package mutating func writeSeconds(_ duration: Duration) {
+        writeMilliseconds(duration / 1000)
+    }
+
     /// The 64 lower-case hex digits of `digest`, eight at a time.
     package mutating func writeHex(_ digest: SHA256Digest) {
         let words = digest.words

@@ -30,7 +30,7 @@ extension CachePolicy {
         // operation's misses cost the proxy no JSON parse), unless a per-user type may be in it:
         // then even an answer stored nowhere must be read, since its coalesced waiters get it
         // only when it may be shared (`AnswerSharing`). Types only ever shorten the TTL.
-        var ttl = timeToLive(operationName: operationName, cacheControl: cacheControl)
+        var ttl = timeToLive(operationName: operationName, originTTL: cacheControl.lifetime)
         guard ttl > .zero || hasPerUserTypes else {
             // Errors are the reason even at TTL 0; the body is parsed only when it holds the word.
             let hasErrors = stripped?.hasErrors ?? OriginRelay.hasTopLevelErrors(response.body)
@@ -56,18 +56,16 @@ extension CachePolicy {
             guard typeTTL > .zero else { return .doNotStore(.typeTTL) }
             ttl = min(ttl, typeTTL)
         }
-        return .store(ttl: ttl, tags: settings.entityTags == .off ? [] : tags)
+        return .store(
+            ttl: ttl, tags: settings.entityTags == .off ? [] : tags,
+            basis: TTLBasis(cacheControl: cacheControl, types: types))
     }
 
-    /// The first matching rule's TTL; else the origin's `s-maxage`, then `max-age` (a `no-cache`
-    /// meaning 0) when honoured; else `default_ttl`.
-    package func timeToLive(operationName: String?, cacheControl: CacheControl) -> Duration {
+    /// The first matching rule's TTL; else the origin's lifetime (`CacheControl.lifetime`) when
+    /// honoured; else `default_ttl`.
+    package func timeToLive(operationName: String?, originTTL: Duration?) -> Duration {
         if let rule = rule(for: operationName) { return rule.ttl }
-        if settings.honorOriginCacheControl {
-            // no-cache means "revalidate before every reuse"; with no revalidation here, that is 0.
-            if cacheControl.noCache { return .zero }
-            if let seconds = cacheControl.sharedMaxAge ?? cacheControl.maxAge { return .seconds(seconds) }
-        }
+        if settings.honorOriginCacheControl, let originTTL { return originTTL }
         return settings.defaultTTL
     }
 }

@@ -66,6 +66,6 @@ extension CacheEntry {
             key: key, body: body, contentType: contentType, etag: etag, extraHeaders: extraHeaders + [field],
             storedAt: storedAt, storedAtWallClock: storedAtWallClock, ttl: ttl,
             staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError, documentDigest: documentDigest,
-            operationName: operationName, tags: tags, isPerUser: isPerUser)
+            operationName: operationName, tags: tags, isPerUser: isPerUser, ttlBasis: ttlBasis)
     }
 }

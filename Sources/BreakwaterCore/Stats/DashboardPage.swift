@@ -80,6 +80,12 @@ package enum DashboardPage {
     .kv dt { color: var(--muted); } .kv dd { margin: 0; text-align: right; font-weight: 600; }
     .kv dd.bad, .big.bad, .note b.bad { color: var(--bad); }
     .sep { border-top: 1px solid var(--faint); margin: 8px 0; }
+    .state { color: var(--muted); } .state b { color: var(--ink); } .state b.bad { color: var(--bad); }
+    /* One line per target, wrapped within the card; a long one (an error) is cut after three lines
+       and keeps its whole text in its title. */
+    .lines > div { margin-top: 3px; overflow-wrap: anywhere; overflow: hidden; display: -webkit-box;
+      -webkit-box-orient: vertical; -webkit-line-clamp: 3; }
+    .lines b { font-weight: 600; } .lines .bad { color: var(--bad); }
     #chart { display: block; width: 100%; height: 210px; }
     #chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: var(--muted); }
     .chart-head { display: flex; align-items: baseline; gap: 14px; }
@@ -162,10 +168,8 @@ package enum DashboardPage {
         <div class="note num"><span id="upstream-failed-share">—</span> of
           <span id="upstream-requests">—</span> to origin</div>
         <div class="note">origin: <b id="origin-health">—</b></div>
-        <div class="note num">fleet tier (Redis): <b id="redis-state">none</b>
-          <span id="redis-figures"></span></div>
-        <div class="note num">CDN purges: <b id="cdn-state">none</b>
-          <span id="cdn-figures"></span></div>
+        <div class="note">fleet tier: <b id="redis-summary">none</b></div>
+        <div class="note">CDN purges: <b id="cdn-summary">none</b></div>
       </section>
       </div>
 
@@ -209,6 +213,15 @@ package enum DashboardPage {
           </tr></thead>
           <tbody id="ops-rows"><tr class="empty"><td colspan="8">waiting for the first figures</td></tr></tbody>
         </table></div>
+      </section>
+      <section class="card span4">
+        <h2>Fleet tier (Redis)</h2>
+        <div class="state">state: <b id="redis-state">none</b></div>
+        <div class="lines num" id="redis-figures"></div>
+        <div class="sep"></div>
+        <h2>CDN purges</h2>
+        <div class="state">state: <b id="cdn-state">none</b></div>
+        <div class="lines num" id="cdn-figures"></div>
       </section>
       <section class="card span8">
         <h2>Freshness, measured (suggested TTLs)</h2>
@@ -288,6 +301,22 @@ package enum DashboardPage {
         const el = $(id);
         el.textContent = text;
         if (bad !== undefined) el.classList.toggle("bad", bad);
+      }
+      // One line per item ({name, text, bad}) under a figure: wrapped in its card, the whole text
+      // in each line's title (a line past three is cut); names and errors are written as text.
+      function setLines(id, items) {
+        $(id).replaceChildren(...items.map((item) => {
+          const line = document.createElement("div");
+          if (item.name) {
+            const name = document.createElement("b");
+            name.textContent = item.name;
+            line.append(name);
+          }
+          line.append(item.text);
+          line.title = (item.name || "") + item.text;
+          if (item.bad) line.className = "bad";
+          return line;
+        }));
       }
       // (hits + stale) / (hits + stale + misses), README "Watching it: the admin endpoints"; null when nothing was cacheable.
       function ratioOf(hits, stale, misses) {
@@ -370,17 +399,23 @@ package enum DashboardPage {
         if (s.redis) {
           const r = s.redis, rl = r.latency_ms || {};
           set("redis-state", r.connected ? "connected" : "down", !r.connected);
-          set("redis-figures", "· L2 " + int(r.l2_hits) + " hits / " + int(r.l2_misses) + " misses · registry "
-            + int(r.registry_hits) + " hits · " + int(r.errors) + " errors · p50 " + ms(rl.p50) + " ms, p99 "
-            + ms(rl.p99) + " ms");
+          set("redis-summary", r.connected ? "connected" : "down", !r.connected);
+          setLines("redis-figures", [
+            { text: "L2: " + int(r.l2_hits) + " hits, " + int(r.l2_misses) + " misses; registry: "
+              + int(r.registry_hits) + " hits" },
+            { text: int(r.errors) + " errors; p50 " + ms(rl.p50) + " ms, p99 " + ms(rl.p99) + " ms",
+              bad: (r.errors || 0) > 0 },
+          ]);
         }
         if (s.cdn) {
           const targets = Object.entries(s.cdn);
           const failing = targets.some(([, t]) => (t.failed || 0) > 0);
           set("cdn-state", failing ? "failures" : "ok", failing);
-          set("cdn-figures", targets.map(([name, t]) => "· " + name + " " + int(t.sent) + " sent, "
-            + int(t.failed) + " failed, " + int(t.queued) + " queued, p99 " + ms((t.latency_ms || {}).p99) + " ms"
-            + (t.last_error ? " (last error: " + t.last_error + ")" : "")).join(" "));
+          set("cdn-summary", failing ? "failures" : "ok", failing);
+          setLines("cdn-figures", targets.flatMap(([name, t]) => [
+            { name, text: ": " + int(t.sent) + " sent, " + int(t.failed) + " failed, " + int(t.queued)
+              + " queued, p99 " + ms((t.latency_ms || {}).p99) + " ms" },
+          ].concat(t.last_error ? [{ text: "last error: " + t.last_error, bad: (t.failed || 0) > 0 }] : [])));
         }
         renderCounts("error-codes", s.errors || {}, true);
         renderCounts("statuses", s.responses || {}, false);

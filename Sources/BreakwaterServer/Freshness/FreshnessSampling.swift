@@ -26,17 +26,21 @@ final class FreshnessSampling: Sendable {
     private let state: Mutex<State>
     /// Read without the lock on the miss path: whether to offer at all, and the share.
     private let quick: Mutex<FreshnessSettings>
+    /// The running cache policy, which gives each row its current TTL (`FreshnessCurrentTTL`).
+    private let policy: Mutex<CachePolicy>
 
-    init(settings: FreshnessSettings) {
+    init(settings: FreshnessSettings, policy: CachePolicy = CachePolicy(Configuration.Cache())) {
         state = Mutex(State(sampler: FreshnessSampler(settings: settings)))
         quick = Mutex(settings)
+        self.policy = Mutex(policy)
     }
 
     var settings: FreshnessSettings { quick.withLock { $0 } }
 
     /// Takes new settings (a reload): samples scheduled under the old ones are dropped, those
-    /// taken are kept.
-    func apply(_ settings: FreshnessSettings) {
+    /// taken are kept; the figures show the TTLs `policy` gives from the next read on.
+    func apply(_ settings: FreshnessSettings, policy: CachePolicy) {
+        self.policy.withLock { $0 = policy }
         guard settings != self.settings else { return }
         quick.withLock { $0 = settings }
         state.withLock { $0.sampler = FreshnessSampler(settings: settings) }
@@ -51,7 +55,7 @@ final class FreshnessSampling: Sendable {
         else { return }
         let candidate = FreshnessCandidate(
             key: entry.key, operationName: operationName, etag: entry.etag, storedAt: entry.storedAt, ttl: entry.ttl,
-            payload: plan, heldBytes: plan.heldBytes)
+            ttlBasis: entry.ttlBasis, payload: plan, heldBytes: plan.heldBytes)
         let wakes = state.withLock { state in
             guard case .scheduled = state.sampler.offer(candidate, isPerUser: entry.isPerUser, using: &state.random),
                 !state.isTicking
@@ -120,9 +124,18 @@ final class FreshnessSampling: Sendable {
         return ledger
     }
 
-    /// The `/stats` and `/metrics` figures (estimated outside the lock).
+    /// The `/stats` and `/metrics` figures (estimated outside the lock), each operation at the TTL
+    /// the running configuration gives it: from this proxy's own latest sample of it when there is
+    /// one (a pooled row keeps no record of what its TTL was decided from).
     func report(now: ContinuousClock.Instant = .now) -> FreshnessReport {
         let settings = self.settings
-        return FreshnessReport(settings: settings, estimates: currentLedger(now: now).estimates(target: settings.target))
+        let policy = self.policy.withLock { $0 }
+        let own = ledger
+        let estimates = currentLedger(now: now).estimates(target: settings.target) { name, row in
+            FreshnessCurrentTTL.seconds(
+                operation: name, latestBasis: own.operations[name]?.latestTTLBasis,
+                sampledTTLSeconds: row.currentTTLSeconds, policy: policy)
+        }
+        return FreshnessReport(settings: settings, estimates: estimates)
     }
 }

@@ -17,9 +17,12 @@ final class ProcessCache: Sendable {
     /// The cache snapshot's load and writes, for `/stats`; nil while `cache.snapshot` is "".
     let snapshotFigures = Mutex<SnapshotFigures?>(nil)
 
-    init(maxBytes: Int, freshness: FreshnessSettings = FreshnessSettings(share: 0)) {
+    init(
+        maxBytes: Int, freshness: FreshnessSettings = FreshnessSettings(share: 0),
+        policy: CachePolicy = CachePolicy(Configuration.Cache())
+    ) {
         store = ResponseStore(maxBytes: maxBytes)
-        self.freshness = FreshnessSampling(settings: freshness)
+        self.freshness = FreshnessSampling(settings: freshness, policy: policy)
         purger = CachePurger(store: store, clock: clock)
     }
 }

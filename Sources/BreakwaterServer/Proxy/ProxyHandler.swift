@@ -235,7 +235,8 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
 
     /// Fetches `candidate`'s answer again through the normal origin path (coalesced with the
     /// key's misses, under the origin deadline), compares its entity tag with the stored one,
-    /// records the sample and logs the fetch (`method=SAMPLE`). Call on this handler's loop.
+    /// records the sample and logs the fetch (`method=SAMPLE`, with `changed` and `age`). Call on
+    /// this handler's loop.
     func sample(_ candidate: FreshnessCandidate<FetchPlan>) {
         let sampling = cache.freshness
         // One fetch at a time per key: a miss or refresh under way takes precedence.
@@ -254,8 +255,12 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         let started = ContinuousClock.now
         run.onFinish = { [self, run] outcome in
             let etag: String? = if case .stored(let entry, _) = outcome { entry.etag } else { nil }
-            sampling.finished(candidate, answeredWith: etag, at: environment.clock.now)
+            let answeredAt = environment.clock.now
+            let found = sampling.finished(candidate, answeredWith: etag, at: answeredAt)
             guard accessLog.isOn else { return }
+            // Without an answer to compare, the age the stored answer had all the same.
+            let sample = AccessLogRecord.Sample(
+                changed: found?.changed, age: found?.age ?? max(.zero, answeredAt - candidate.storedAt))
             let status = outcome.originStatus
             let bytes: Int = if case .stored(let entry, _) = outcome { entry.body.count } else { 0 }
             accessLog.append { buffer, format in
@@ -264,7 +269,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                     cache: nil, operation: candidate.operationName, hash: plan.operation.document.digest,
                     errorCode: nil, bypassReason: nil, duration: ContinuousClock.now - started,
                     originStatus: status, originDuration: run.upstream, bytes: bytes, requestID: nil, userAgent: nil,
-                    clientName: nil, clientVersion: nil)
+                    clientName: nil, clientVersion: nil, sample: sample)
             }
         }
         advance(run, run.start())

@@ -59,7 +59,8 @@ package final class ProxyStack: @unchecked Sendable {
         rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
         let settings = ProxySettings(
             configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
-        let cache = ProcessCache(maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness)
+        let cache = ProcessCache(
+            maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness, policy: settings.policy)
         if !configuration.cache.snapshot.isEmpty { cache.snapshotFigures.withLock { $0 = SnapshotFigures() } }
         let statistics = group.loops.map { _ in LoopStatistics() }
         let accessLog = ProxyAccessLog(loopCount: group.loops.count, logging: configuration.logging)
@@ -213,6 +214,10 @@ package final class ProxyStack: @unchecked Sendable {
             outcome = .failed(error, took: .now - started)
         }
         if case .loaded(let load, _, let took) = outcome {
+            // Stored under the configuration of the process that wrote them: cut to this one's.
+            if let policy = handlers.first?.settings.policy {
+                Self.lowerStoredTTLs(cache.store, to: policy, logger: logger, when: "cache snapshot")
+            }
             cache.snapshotFigures.withLock { figures in
                 figures?.loaded = load.loaded
                 figures?.skipped = load.skipped
@@ -264,8 +269,11 @@ package final class ProxyStack: @unchecked Sendable {
         let fileSchema = try SchemaKeeper.loadFile(configuration)
         let settings = first.settings.reloaded(with: configuration)
         fleet?.knowledge.share(settings.perUserOperations)
+        let applied = DispatchGroup()
         for handler in handlers {
+            applied.enter()
             handler.loop.execute { [logger] in
+                defer { applied.leave() }
                 do {
                     try handler.apply(settings)
                 } catch {
@@ -273,10 +281,15 @@ package final class ProxyStack: @unchecked Sendable {
                 }
             }
         }
+        // Once every loop stores under the new settings, no entry stored under the old ones can
+        // come after the pass: it cuts them all (off the loops: it copies the entries it cuts).
+        applied.notify(queue: .global(qos: .utility)) { [cache, logger] in
+            Self.lowerStoredTTLs(cache.store, to: settings.policy, logger: logger, when: "reload")
+        }
         if let keeper = schemaKeeper {
             keeper.loop.execute { keeper.apply(configuration, fileSchema: fileSchema) }
         }
-        cache.freshness.apply(configuration.cache.freshness)
+        cache.freshness.apply(configuration.cache.freshness, policy: settings.policy)
         // The next write goes to the new path; the figures follow whether a snapshot is kept.
         snapshotPath.withLock { $0 = configuration.cache.snapshot }
         cache.snapshotFigures.withLock { figures in
@@ -290,6 +303,17 @@ package final class ProxyStack: @unchecked Sendable {
         accessLog.apply(configuration.logging)
         for batch in batches { batch.update(BatchHandler.Settings(configuration)) }
         admin.update(AdminSettings(configuration))
+    }
+
+    /// Cuts the TTL of each stored entry that `policy` gives a shorter one than it was stored
+    /// with (`CachePolicy.loweredTTL(of:)`), as if it had been stored under `policy`, and logs
+    /// how many (docs/OPERATING.md, "Signals").
+    private static func lowerStoredTTLs(_ store: ResponseStore, to policy: CachePolicy, logger: Logger, when: String) {
+        let lowered = store.lowerTTLs { policy.loweredTTL(of: $0) }
+        guard lowered > 0 else { return }
+        logger.notice(
+            "\(when): stored entries cut to the lower TTLs of the configuration",
+            metadata: ["cache.lowered": .stringConvertible(lowered)])
     }
 
     /// Takes the due freshness samples on `handler`'s loop every `FreshnessSampling.period` and

@@ -20,6 +20,14 @@ struct FetchFlowTests {
         return (flow, outcome)
     }
 
+    /// An entry for `plan`'s key as the fleet tier gives it, stored now under `ttl`.
+    private static func tierEntry(_ fixture: FlowFixture, _ plan: FetchPlan, key: CacheKey, ttl: Duration) -> CacheEntry {
+        CacheEntry.make(
+            key: key, answer: HTTPResponse(status: 200, body: #"{"data":{}}"#), ttl: ttl, tags: [],
+            operation: plan.operation, isPerUser: false, settings: fixture.environment.policy.settings,
+            now: fixture.clock.now, wallNow: fixture.clock.wallNow, hasher: FlowFixture.hasher)
+    }
+
     private static let client = ClientView(isGET: true, ifNoneMatch: [], wantsGraphQLResponseJSON: false, extraHeaders: [:])
 
     @Test func storableAnswerIsStoredAndEveryWaiterSeesMiss() throws {
@@ -235,15 +243,35 @@ struct FetchFlowTests {
         let fixture = FlowFixture(sharesResponses: true)
         let plan = try missPlan(fixture)
         let key = try #require(plan.key)
-        let entry = CacheEntry.make(
-            key: key, answer: HTTPResponse(status: 200, body: #"{"data":{}}"#), ttl: .seconds(30), tags: [],
-            operation: plan.operation, isPerUser: false, settings: fixture.environment.policy.settings,
-            now: fixture.clock.now, wallNow: fixture.clock.wallNow, hasher: FlowFixture.hasher)
+        let entry = Self.tierEntry(fixture, plan, key: key, ttl: .seconds(30))
         fixture.clock.advance(by: .seconds(3))
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
         let reply = try #require(flow.tierLookedUp(entry, purges: FleetPurgeCount(0)).outcome).reply(for: Self.client)
         #expect(reply.cache == .hit)
         #expect(reply.response.headers["Age"] == "3")
         #expect(fixture.store.lookup(key, now: fixture.clock.now).entry != nil)
+    }
+
+    /// An entry another proxy stored under a longer TTL (its configuration not yet reloaded) is
+    /// read under this proxy's rule (30 s): past it, a miss; within it, a hit that keeps the cut.
+    @Test func aSharedEntryIsCutToThisProxysShorterTTL() throws {
+        let fixture = FlowFixture(sharesResponses: true)
+        let plan = try missPlan(fixture)
+        let key = try #require(plan.key)
+        let entry = Self.tierEntry(fixture, plan, key: key, ttl: .seconds(300))
+        fixture.clock.advance(by: .seconds(40))
+        var old = FetchFlow(plan: plan, environment: fixture.environment)
+        guard case .acquireLease = old.tierLookedUp(entry) else {
+            Issue.record("an entry past this proxy's TTL was served from the tier")
+            return
+        }
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry == nil)
+
+        let young = Self.tierEntry(fixture, plan, key: key, ttl: .seconds(300))
+        fixture.clock.advance(by: .seconds(3))
+        var flow = FetchFlow(plan: plan, environment: fixture.environment)
+        let reply = try #require(flow.tierLookedUp(young).outcome).reply(for: Self.client)
+        #expect(reply.cache == .hit)
+        #expect(fixture.store.lookup(key, now: fixture.clock.now).entry?.ttl == .seconds(30))
     }
 }
