@@ -261,7 +261,7 @@ struct FetchFlowTests {
         let entry = Self.tierEntry(fixture, plan, key: key, ttl: .seconds(300))
         fixture.clock.advance(by: .seconds(40))
         var old = FetchFlow(plan: plan, environment: fixture.environment)
-        guard case .acquireLease = old.tierLookedUp(entry) else {
+        guard case .acquireLease = old.tierLookedUp(entry, purges: FleetPurgeCount(0)) else {
             Issue.record("an entry past this proxy's TTL was served from the tier")
             return
         }
@@ -270,7 +270,7 @@ struct FetchFlowTests {
         let young = Self.tierEntry(fixture, plan, key: key, ttl: .seconds(300))
         fixture.clock.advance(by: .seconds(3))
         var flow = FetchFlow(plan: plan, environment: fixture.environment)
-        let reply = try #require(flow.tierLookedUp(young).outcome).reply(for: Self.client)
+        let reply = try #require(flow.tierLookedUp(young, purges: FleetPurgeCount(0)).outcome).reply(for: Self.client)
         #expect(reply.cache == .hit)
         #expect(fixture.store.lookup(key, now: fixture.clock.now).entry?.ttl == .seconds(30))
     }
