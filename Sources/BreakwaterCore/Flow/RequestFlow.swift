@@ -50,6 +50,10 @@ package struct RequestFlow {
     /// log names when the operation never resolved (PersistedQueryNotFound, say).
     package private(set) var requested: (operationName: String?, digest: SHA256Digest?) = (nil, nil)
     private var pending: (request: GraphQLRequest, digest: SHA256Digest, memoKey: OperationMemo.Key?)?
+    /// The request's trace when tracing export is on (docs/TRACING.md): a fetch it plans is a
+    /// child of its span, and the cache key is noted there. Nil: the client's own `traceparent`,
+    /// if any, is passed on as a child's by `UpstreamHeaders`, and nothing is recorded.
+    package var trace: TracedRequest?
     private var effects: [Effect] = []
 
     /// A flow for `request`; `memo` is the receiving loop's (nil: parse every time).
@@ -158,10 +162,19 @@ package struct RequestFlow {
     ) -> Step {
         self.operation = operation
         // Made only when a fetch follows: a hit never needs them.
-        var upstreamHeaders: UpstreamHeaderBlock {
-            environment.upstreamHeaders.make(
+        var upstream: (headers: UpstreamHeaderBlock, trace: FetchTrace?) {
+            let fetchTrace = trace?.fetch(ids: environment.upstreamHeaders.ids)
+            let headers = environment.upstreamHeaders.make(
                 from: request.headers, requestID: request.identity?.id, remoteAddress: request.remoteAddress,
-                isSecure: request.isSecure, sendsBody: operation.origin.method != "GET")
+                isSecure: request.isSecure, sendsBody: operation.origin.method != "GET",
+                trace: fetchTrace?.originContext)
+            return (headers, fetchTrace)
+        }
+        func plan(key: CacheKey?, bypass: BypassReason?, isPerUser: Bool) -> FetchPlan {
+            let upstream = upstream
+            return FetchPlan(
+                key: key, bypass: bypass, operation: operation, isPerUser: isPerUser, upstreamHeaders: upstream.headers,
+                trace: upstream.trace)
         }
         let scope: [UInt8]?
         let answersPerUserType =
@@ -172,9 +185,7 @@ package struct RequestFlow {
             answersPerUserType: answersPerUserType)
         {
         case .bypass(let reason):
-            return .fetch(
-                FetchPlan(
-                    key: nil, bypass: reason, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
+            return .fetch(plan(key: nil, bypass: reason, isPerUser: false))
         case .shared:
             scope = nil
         case .perUser(let material):
@@ -184,9 +195,7 @@ package struct RequestFlow {
         // over the origin's Cache-Control, README "The response cache"): BYPASS, no key, no lookup, no
         // coalescing, like any other uncacheable request.
         if hasZeroTTL ?? environment.hasZeroTTLRule(operation.operationName) {
-            return .fetch(
-                FetchPlan(
-                    key: nil, bypass: .zeroTTL, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
+            return .fetch(plan(key: nil, bypass: .zeroTTL, isPerUser: false))
         }
         let varying = environment.keyedMaterial(request.headers)
         let key: CacheKey
@@ -200,10 +209,7 @@ package struct RequestFlow {
             // Only the plain shared key is the same for every request with these raw parameters.
             if scope == nil && varying == nil, let memoKey { memo?[memoKey]?.sharedCacheKey = key }
         }
-        var plan: FetchPlan {
-            FetchPlan(
-                key: key, bypass: nil, operation: operation, isPerUser: scope != nil, upstreamHeaders: upstreamHeaders)
-        }
+        trace?.cacheKey = key
         switch environment.lookup(key) {
         case .fresh(let entry, let age):
             return .reply(
@@ -211,9 +217,9 @@ package struct RequestFlow {
         case .stale(let entry, let age):
             let reply = FlowReply(
                 response: ClientAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale)
-            return .replyAndRefresh(reply, plan)
+            return .replyAndRefresh(reply, plan(key: key, bypass: nil, isPerUser: scope != nil))
         case .staleIfErrorOnly, .miss:
-            return .join(plan)
+            return .join(plan(key: key, bypass: nil, isPerUser: scope != nil))
         }
     }
 }
