@@ -18,11 +18,14 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
     private let timeout: Duration
 
     /// Nil when `cdn.targets` is empty.
-    package static func make(_ settings: Configuration.CDN, logger: Logger) throws(ServerError) -> CDNPurger? {
-        settings.targets.isEmpty ? nil : try CDNPurger(settings, logger: logger)
+    /// `tracer`: each call is recorded as a span (docs/TRACING.md) when tracing export is on.
+    static func make(_ settings: Configuration.CDN, logger: Logger, tracer: Tracer? = nil) throws(ServerError)
+        -> CDNPurger?
+    {
+        settings.targets.isEmpty ? nil : try CDNPurger(settings, logger: logger, tracer: tracer)
     }
 
-    private init(_ settings: Configuration.CDN, logger: Logger) throws(ServerError) {
+    private init(_ settings: Configuration.CDN, logger: Logger, tracer: Tracer?) throws(ServerError) {
         let loop: EventLoop
         do {
             loop = try EventLoop(index: 0)
@@ -42,7 +45,7 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
         senders = zip(labels, settings.targets).enumerated().map { index, pair in
             CDNTargetSender(
                 label: pair.0, target: pair.1, settings: queueSettings, timeout: settings.timeout, loop: loop,
-                logger: logger
+                logger: logger, tracer: tracer
             ) { statistics, isSettled in
                 board.rows.withLock { $0[index].statistics = statistics }
                 board.settled.withLock { $0[index] = isSettled }
