@@ -161,21 +161,6 @@ package struct RequestFlow {
         _ operation: PreparedOperation, knownKey: CacheKey?, memoKey: OperationMemo.Key?, hasZeroTTL: Bool? = nil
     ) -> Step {
         self.operation = operation
-        // Made only when a fetch follows: a hit never needs them.
-        var upstream: (headers: UpstreamHeaderBlock, trace: FetchTrace?) {
-            let fetchTrace = trace?.fetch(ids: environment.upstreamHeaders.ids)
-            let headers = environment.upstreamHeaders.make(
-                from: request.headers, requestID: request.identity?.id, remoteAddress: request.remoteAddress,
-                isSecure: request.isSecure, sendsBody: operation.origin.method != "GET",
-                trace: fetchTrace?.originContext)
-            return (headers, fetchTrace)
-        }
-        func plan(key: CacheKey?, bypass: BypassReason?, isPerUser: Bool) -> FetchPlan {
-            let upstream = upstream
-            return FetchPlan(
-                key: key, bypass: bypass, operation: operation, isPerUser: isPerUser, upstreamHeaders: upstream.headers,
-                trace: upstream.trace)
-        }
         let scope: [UInt8]?
         let answersPerUserType =
             environment.perUserOperations?.contains(operation.document.digest, operationName: operation.operationName)
@@ -185,7 +170,7 @@ package struct RequestFlow {
             answersPerUserType: answersPerUserType)
         {
         case .bypass(let reason):
-            return .fetch(plan(key: nil, bypass: reason, isPerUser: false))
+            return .fetch(plan(operation, key: nil, bypass: reason, isPerUser: false))
         case .shared:
             scope = nil
         case .perUser(let material):
@@ -195,7 +180,7 @@ package struct RequestFlow {
         // over the origin's Cache-Control, README "The response cache"): BYPASS, no key, no lookup, no
         // coalescing, like any other uncacheable request.
         if hasZeroTTL ?? environment.hasZeroTTLRule(operation.operationName) {
-            return .fetch(plan(key: nil, bypass: .zeroTTL, isPerUser: false))
+            return .fetch(plan(operation, key: nil, bypass: .zeroTTL, isPerUser: false))
         }
         let varying = environment.keyedMaterial(request.headers)
         let key: CacheKey
@@ -209,7 +194,6 @@ package struct RequestFlow {
             // Only the plain shared key is the same for every request with these raw parameters.
             if scope == nil && varying == nil, let memoKey { memo?[memoKey]?.sharedCacheKey = key }
         }
-        trace?.cacheKey = key
         switch environment.lookup(key) {
         case .fresh(let entry, let age):
             return .reply(
@@ -217,9 +201,24 @@ package struct RequestFlow {
         case .stale(let entry, let age):
             let reply = FlowReply(
                 response: ClientAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale)
-            return .replyAndRefresh(reply, plan(key: key, bypass: nil, isPerUser: scope != nil))
+            trace?.cacheKey = key
+            return .replyAndRefresh(reply, plan(operation, key: key, bypass: nil, isPerUser: scope != nil))
         case .staleIfErrorOnly, .miss:
-            return .join(plan(key: key, bypass: nil, isPerUser: scope != nil))
+            trace?.cacheKey = key
+            return .join(plan(operation, key: key, bypass: nil, isPerUser: scope != nil))
         }
+    }
+
+    /// The fetch of `operation` for this request, its upstream headers made from the request's
+    /// (and, when tracing, naming a new origin fetch span in the request's trace). Made only when
+    /// a fetch follows: a hit never needs one.
+    private func plan(_ operation: PreparedOperation, key: CacheKey?, bypass: BypassReason?, isPerUser: Bool) -> FetchPlan {
+        let fetchTrace = trace?.fetch(ids: environment.upstreamHeaders.ids)
+        let headers = environment.upstreamHeaders.make(
+            from: request.headers, requestID: request.identity?.id, remoteAddress: request.remoteAddress,
+            isSecure: request.isSecure, sendsBody: operation.origin.method != "GET", trace: fetchTrace?.originContext)
+        return FetchPlan(
+            key: key, bypass: bypass, operation: operation, isPerUser: isPerUser, upstreamHeaders: headers,
+            trace: fetchTrace)
     }
 }

@@ -3,8 +3,9 @@
 // `traceparent` names as its parent, and the spans of the fetch's steps: the L2 lookup, the fleet
 // lease and the wait for another proxy's entry, the origin exchange.
 
-/// Where a fetch sits in a trace, and its spans.
-package struct FetchTrace: Sendable, Equatable {
+/// Where a fetch sits in a trace, and its spans. An object: a plan holding it is copied on the
+/// miss path (waiters, the run), and one reference is all a copy takes.
+package final class FetchTrace: Sendable {
     /// The leading request's span context.
     package let parent: SpanContext
     /// The origin fetch span's id.

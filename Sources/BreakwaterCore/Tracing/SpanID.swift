@@ -23,12 +23,7 @@ package struct SpanID: Sendable, Hashable, CustomStringConvertible {
     package var isValid: Bool { value != 0 }
 
     /// 16 lower-case hex digits.
-    package var hex: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        appendHex(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    package var hex: String { TraceHex.text(digits: 16, appendHex) }
 
     package func appendHex(to out: inout [UInt8]) {
         TraceHex.append(value, digits: 16, to: &out)

@@ -20,6 +20,14 @@ enum TraceHex {
         return value
     }
 
+    /// The text `append` writes, `count` hex digits long (an id's `hex`).
+    static func text(digits count: Int, _ append: (inout [UInt8]) -> Void) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        append(&bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Appends `value` as `count` lower-case hex digits (the low `4 * count` bits, leading zeros kept).
     static func append(_ value: UInt64, digits count: Int, to out: inout [UInt8]) {
         for position in stride(from: count - 1, through: 0, by: -1) {

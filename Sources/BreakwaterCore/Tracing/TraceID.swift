@@ -28,12 +28,7 @@ package struct TraceID: Sendable, Hashable, CustomStringConvertible {
     package var isValid: Bool { high != 0 || low != 0 }
 
     /// 32 lower-case hex digits.
-    package var hex: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        appendHex(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    package var hex: String { TraceHex.text(digits: 32, appendHex) }
 
     package func appendHex(to out: inout [UInt8]) {
         TraceHex.append(high, digits: 16, to: &out)

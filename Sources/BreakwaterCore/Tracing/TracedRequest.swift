@@ -79,18 +79,21 @@ package final class TracedRequest: @unchecked Sendable {
             var decision = [SpanAttribute(TraceAttributes.cacheResult, cache.headerValue)]
             if let cacheKey { decision.append(SpanAttribute(TraceAttributes.cacheKey, cacheKey.digest.hex)) }
             if let bypassReason { decision.append(SpanAttribute(TraceAttributes.bypassReason, bypassReason.rawValue)) }
-            spans.append(
-                Span(
-                    name: TraceSpanNames.cacheDecision, kind: .internal, context: context.child(ids.nextSpanID()),
-                    parent: context.spanID, start: start, end: decided, attributes: decision))
+            spans.append(child(TraceSpanNames.cacheDecision, start: start, end: decided, decision, ids: ids))
         }
         if let waitStarted {
-            spans.append(
-                Span(
-                    name: TraceSpanNames.coalescedWait, kind: .internal, context: context.child(ids.nextSpanID()),
-                    parent: context.spanID, start: waitStarted, end: end))
+            spans.append(child(TraceSpanNames.coalescedWait, start: waitStarted, end: end, [], ids: ids))
         }
         return spans
+    }
+
+    /// A span of this request's (kind internal), named by a new id from `ids`.
+    private func child(
+        _ name: String, start: UInt64, end: UInt64, _ attributes: [SpanAttribute], ids: any TraceIDSource
+    ) -> Span {
+        Span(
+            name: name, kind: .internal, context: context.child(ids.nextSpanID()), parent: context.spanID, start: start,
+            end: end, attributes: attributes)
     }
 }
 

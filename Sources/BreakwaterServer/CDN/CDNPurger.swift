@@ -10,10 +10,10 @@ import Synchronization
 
 /// The purges for the caches in front, on their own event loop.
 package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
-    private let loop: EventLoop
+    private let background: BackgroundLoop
+    private var loop: EventLoop { background.loop }
     private let senders: [CDNTargetSender]
     private let board: Board
-    private let finished = DispatchGroup()
     /// How long the stop waits for the last round (`cdn.timeout`).
     private let timeout: Duration
 
@@ -26,13 +26,9 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
     }
 
     private init(_ settings: Configuration.CDN, logger: Logger, tracer: Tracer?) throws(ServerError) {
-        let loop: EventLoop
-        do {
-            loop = try EventLoop(index: 0)
-        } catch {
-            throw .setup("cdn: cannot make its event loop: \(error)")
-        }
-        self.loop = loop
+        let background = try BackgroundLoop(purpose: "cdn")
+        self.background = background
+        let loop = background.loop
         let labels = CDNTarget.labels(of: settings.targets)
         let board = Board(
             zip(labels, settings.targets).map {
@@ -51,14 +47,7 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
                 board.settled.withLock { $0[index] = isSettled }
             }
         }
-        finished.enter()
-        let thread = Thread { [loop, finished] in
-            loop.run(whileIdle: true)
-            finished.leave()
-        }
-        thread.name = "breakwater-cdn"
-        thread.stackSize = 1 << 20
-        thread.start()
+        background.start(name: "breakwater-cdn")
     }
 
     /// Hands `purge` to every target; callable from any thread, returns at once.
@@ -110,7 +99,6 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
 
     /// Stops the loop (calls in flight are dropped) and waits for its thread.
     package func stop() {
-        loop.stop()
-        finished.wait()
+        background.stop()
     }
 }

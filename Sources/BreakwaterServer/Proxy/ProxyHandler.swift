@@ -458,7 +458,7 @@ private final class FetchRun: OriginReceiving {
     ) {
         flow = FetchFlow(plan: plan, environment: environment, sampledETag: sampledETag)
         self.answering = answering
-        trace = flow.plan.trace.flatMap { $0.isRecorded ? $0 : nil }
+        trace = flow.plan.trace?.isRecorded == true ? flow.plan.trace : nil
     }
 
     /// The flow's first step, read where the flow is kept (a flow started before the run takes

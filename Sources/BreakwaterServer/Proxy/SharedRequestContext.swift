@@ -51,8 +51,7 @@ final class SharedRequestContext: Sendable {
     /// Answers with a fetch's `outcome` dressed for this client. The client is read here, in
     /// place: read from outside (`context.client`), the whole view was copied for the call.
     func finish(_ outcome: FetchOutcome, upstream: Duration?) {
-        let reply = outcome.reply(for: client)
-        trace?.bypassReason = reply.bypassReason
-        finish(reply, upstream: upstream)
+        if let trace { trace.bypassReason = outcome.bypassReason }
+        finish(outcome.reply(for: client), upstream: upstream)
     }
 }

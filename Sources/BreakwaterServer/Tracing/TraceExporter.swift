@@ -12,11 +12,11 @@ import Synchronization
 
 /// The span export of one process.
 package final class TraceExporter: @unchecked Sendable {
-    private let loop: EventLoop
+    private let background: BackgroundLoop
+    private var loop: EventLoop { background.loop }
     private let endpoint: OriginURL
     private let queue: Mutex<SpanBatchQueue>
     private let logger: Logger
-    private let finished = DispatchGroup()
     /// How long an export may take, and how long the stop waits for the last ones.
     static let timeout = Duration.seconds(5)
     /// Used on `loop` only.
@@ -25,31 +25,18 @@ package final class TraceExporter: @unchecked Sendable {
     private var isFailing = false
 
     package init(endpoint: OriginURL, settings: SpanBatchQueue.Settings = .init(), logger: Logger) throws(ServerError) {
-        let loop: EventLoop
-        do {
-            loop = try EventLoop(index: 0)
-        } catch {
-            throw .setup("tracing: cannot make its event loop: \(error)")
-        }
-        self.loop = loop
+        background = try BackgroundLoop(purpose: "tracing")
         self.endpoint = endpoint
         self.logger = logger
         queue = Mutex(SpanBatchQueue(settings: settings))
         do {
             pool = try OriginPool(
-                loop: loop, origin: endpoint, timeout: Self.timeout, maxConnections: 1, tlsVerify: true,
+                loop: background.loop, origin: endpoint, timeout: Self.timeout, maxConnections: 1, tlsVerify: true,
                 peer: "the OTLP collector")
         } catch {
             throw .setup("tracing: \(error)")
         }
-        finished.enter()
-        let thread = Thread { [loop, finished] in
-            loop.run(whileIdle: true)
-            finished.leave()
-        }
-        thread.name = "breakwater-traces"
-        thread.stackSize = 1 << 20
-        thread.start()
+        background.start(name: "breakwater-traces")
         let interval = settings.interval
         loop.enqueue { [self] in tick(every: interval) }
     }
@@ -112,7 +99,6 @@ package final class TraceExporter: @unchecked Sendable {
 
     /// Stops the loop (an export under way is dropped) and waits for its thread.
     package func stop() {
-        loop.stop()
-        finished.wait()
+        background.stop()
     }
 }

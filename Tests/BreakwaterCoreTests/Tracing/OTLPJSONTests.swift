@@ -20,6 +20,11 @@ struct OTLPJSONTests {
         return items.first
     }
 
+    static func items(_ value: JSONValue?) -> [JSONValue]? {
+        if case .array(let items)? = value { return items }
+        return nil
+    }
+
     static func string(_ value: JSONValue?) -> String? {
         if case .string(let text)? = value { return text }
         return nil
@@ -44,10 +49,7 @@ struct OTLPJSONTests {
         #expect(Self.string(Self.member(Self.member(serviceName, "value"), "stringValue")) == "breakwater")
         let scopeSpans = Self.first(Self.member(resourceSpans, "scopeSpans"))
         #expect(Self.string(Self.member(Self.member(scopeSpans, "scope"), "version")) == "9.9.9")
-        guard case .array(let encoded)? = Self.member(scopeSpans, "spans") else {
-            Issue.record("no spans")
-            return
-        }
+        let encoded = try #require(Self.items(Self.member(scopeSpans, "spans")))
         try #require(encoded.count == 2)
         let span = encoded[0]
         #expect(Self.string(Self.member(span, "traceId")) == "0af7651916cd43dd8448eb211c80319c")
@@ -57,10 +59,8 @@ struct OTLPJSONTests {
         #expect(Self.member(span, "kind") == .number("2"))
         #expect(Self.string(Self.member(span, "startTimeUnixNano")) == "1795921435120837849")
         #expect(Self.string(Self.member(span, "endTimeUnixNano")) == "1795921435141079180")
-        guard case .array(let attributes)? = Self.member(span, "attributes") else {
-            Issue.record("no attributes")
-            return
-        }
+        let attributes = try #require(Self.items(Self.member(span, "attributes")))
+        try #require(attributes.count == 4)
         #expect(Self.string(Self.member(Self.member(attributes[0], "value"), "intValue")) == "200")
         #expect(Self.member(Self.member(attributes[2], "value"), "boolValue") == .bool(true))
         #expect(Self.string(Self.member(Self.member(attributes[3], "value"), "stringValue")) == "a \"b\"\n")

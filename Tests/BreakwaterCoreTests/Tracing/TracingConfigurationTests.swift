@@ -5,18 +5,9 @@ import BreakwaterCore
 import Testing
 
 struct TracingConfigurationTests {
-    static func parse(_ yaml: String) throws(ConfigurationError) -> Configuration {
-        try ConfigurationLoader.parse(yaml: yaml, file: "config.yaml", baseDirectory: "/etc/breakwater")
-    }
+    static func parse(_ yaml: String) throws(ConfigurationError) -> Configuration { try ParsedConfiguration.parse(yaml) }
 
-    static func problems(_ yaml: String) -> [String] {
-        do {
-            _ = try parse(yaml)
-            return []
-        } catch {
-            return error.problems.map(\.description)
-        }
-    }
+    static func problems(_ yaml: String) -> [String] { ParsedConfiguration.problems(yaml) }
 
     @Test func defaultsExportNothingAndSampleOnePercent() throws {
         let tracing = try Self.parse("").tracing
