@@ -99,7 +99,7 @@ final class CDNTargetSender {
             let outcome: CDNCallOutcome
             switch result {
             case .response(let response): outcome = .answered(status: response.status)
-            case .failure(let failure): outcome = .failed(Self.text(failure))
+            case .failure(let failure): outcome = .failed(failure.detail ?? "no answer within cdn.timeout")
             }
             if let (tracer, context, start) = trace {
                 var status: Int?
@@ -137,10 +137,4 @@ final class CDNTargetSender {
         }
     }
 
-    private static func text(_ failure: OriginFailure) -> String {
-        switch failure {
-        case .refused(let reason), .unreachable(let reason), .tls(let reason), .malformed(let reason): reason
-        case .timeout: "no answer within cdn.timeout"
-        }
-    }
 }

@@ -328,7 +328,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             let (status, failure): (Int?, String?) =
                 switch result {
                 case .response(let response): (response.status, nil)
-                case .failure(let failure): (nil, "\(failure)")
+                case .failure(let failure): (nil, failure.detail ?? "no answer within origin.timeout")
                 }
             return trace.originFetch(
                 start: run.originBegan, end: tracer.now, method: run.flow.plan.operation.origin.method, host: origin.host,

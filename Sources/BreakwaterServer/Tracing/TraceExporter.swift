@@ -68,7 +68,7 @@ package final class TraceExporter: @unchecked Sendable {
                 switch result {
                 case .response(let response) where (200..<300).contains(response.status): nil
                 case .response(let response): "the collector answered \(response.status)"
-                case .failure(let failure): "\(failure)"
+                case .failure(let failure): failure.detail ?? "no answer within \(Self.timeout)"
                 }
             queue.withLock { $0.exportEnded(succeeded: failure == nil) }
             if let failure, !isFailing {
