@@ -15,7 +15,9 @@
 #                             origin's /page; miss-traced and hit-traced, the miss and the
 #                             hashed-GET hit with span export on (`tracing.sample_ratio: 1`, every
 #                             request recorded, the spans sent to the nginx origin's /static, the
-#                             exporter's thread counted too: docs/TRACING.md); not by default)
+#                             exporter's thread counted too: docs/TRACING.md), and hit-unsampled,
+#                             the hit with export on and no request recorded (`sample_ratio: 0`);
+#                             not by default)
 #   CALLGRIND_TOP=25          functions listed per scenario (0: none)
 #   CALLGRIND_INCLUSIVE=1     list them by inclusive cost (callees included) instead of self cost
 #   BENCH_BIN=PATH            this binary instead of building .build/release/breakwater
@@ -64,6 +66,8 @@ bench_write_config "$BENCH_TMP/hit-traced.yaml" "$ORIGIN_URL" "$RULES"
 printf '%s\n' "$TRACING" >>"$BENCH_TMP/hit-traced.yaml"
 bench_write_config "$BENCH_TMP/miss-traced.yaml" "http://$NGX_ORIGIN/graphql" "$RULES"
 printf '%s\n' "$TRACING" >>"$BENCH_TMP/miss-traced.yaml"
+bench_write_config "$BENCH_TMP/hit-unsampled.yaml" "$ORIGIN_URL" "$RULES"
+printf '%s\n' "${TRACING%1}0" >>"$BENCH_TMP/hit-unsampled.yaml"
 
 # counted SCENARIO CONFIG METHOD TARGET [BODY|-] [HEADER...]: one scenario's figures.
 counted() {
@@ -111,6 +115,7 @@ for scenario in $SCENARIOS; do
     miss-default) counted miss-default "$BENCH_TMP/miss-default.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
     hit-traced) counted hit-traced "$BENCH_TMP/hit-traced.yaml" GET "$HIT_TARGET" - ;;
     miss-traced) counted miss-traced "$BENCH_TMP/miss-traced.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
+    hit-unsampled) counted hit-unsampled "$BENCH_TMP/hit-unsampled.yaml" GET "$HIT_TARGET" - ;;
     *) bench_die "unknown scenario $scenario" ;;
   esac
 done

@@ -28,10 +28,12 @@ enum TraceHex {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `value` as `count` lower-case hex digits (the low `4 * count` bits, leading zeros kept).
+    /// Appends `value` as `count` lower-case hex digits (the low `4 * count` bits, leading zeros
+    /// kept), written on the stack and appended in one copy.
     static func append(_ value: UInt64, digits count: Int, to out: inout [UInt8]) {
-        for position in stride(from: count - 1, through: 0, by: -1) {
-            out.append(digit(UInt8(truncatingIfNeeded: value >> UInt64(4 * position)) & 0xF))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buffer in
+            write(value, digits: count, at: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
         }
     }
 

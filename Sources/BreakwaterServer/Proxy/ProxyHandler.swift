@@ -456,9 +456,12 @@ private final class FetchRun: OriginReceiving {
         plan: consuming FetchPlan, environment: FlowEnvironment, sampledETag: String? = nil,
         answering: consuming Answering
     ) {
+        // Read from the plan before the flow takes it: read back from the flow, the whole plan
+        // was copied for it.
+        let trace = plan.trace
+        self.trace = trace?.isRecorded == true ? trace : nil
         flow = FetchFlow(plan: plan, environment: environment, sampledETag: sampledETag)
         self.answering = answering
-        trace = flow.plan.trace?.isRecorded == true ? flow.plan.trace : nil
     }
 
     /// The flow's first step, read where the flow is kept (a flow started before the run takes

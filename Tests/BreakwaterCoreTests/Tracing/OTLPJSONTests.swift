@@ -37,7 +37,7 @@ struct OTLPJSONTests {
                 start: 1_795_921_435_120_837_849, end: 1_795_921_435_141_079_180,
                 attributes: [
                     SpanAttribute("http.response.status_code", 200), SpanAttribute("breakwater.cache", "HIT"),
-                    SpanAttribute("breakwater.lease.acquired", true), SpanAttribute("quote", "a \"b\"\n"),
+                    SpanAttribute("breakwater.lease.acquired", true), SpanAttribute("quote", "a \"b\"\n"), SpanAttribute("negative", -42),
                 ], error: "answered 502"),
             Span(name: "root", kind: .internal, context: Self.context.child(SpanID(2)), parent: nil, start: 5, end: 6),
         ]
@@ -60,10 +60,11 @@ struct OTLPJSONTests {
         #expect(Self.string(Self.member(span, "startTimeUnixNano")) == "1795921435120837849")
         #expect(Self.string(Self.member(span, "endTimeUnixNano")) == "1795921435141079180")
         let attributes = try #require(Self.items(Self.member(span, "attributes")))
-        try #require(attributes.count == 4)
+        try #require(attributes.count == 5)
         #expect(Self.string(Self.member(Self.member(attributes[0], "value"), "intValue")) == "200")
         #expect(Self.member(Self.member(attributes[2], "value"), "boolValue") == .bool(true))
         #expect(Self.string(Self.member(Self.member(attributes[3], "value"), "stringValue")) == "a \"b\"\n")
+        #expect(Self.string(Self.member(Self.member(attributes[4], "value"), "intValue")) == "-42")
         #expect(Self.member(Self.member(span, "status"), "code") == .number("2"))
         #expect(Self.member(encoded[1], "parentSpanId") == nil, "a root span has none")
         #expect(Self.member(encoded[1], "status") == nil, "unset status is left out")
