@@ -25,6 +25,8 @@ package struct SpanBatchQueue: Sendable {
     /// Spans of the export under way; nil when none is.
     private var inFlight: Int?
     private var lastExport: ContinuousClock.Instant?
+    /// `add` asked for an export at once and no batch was taken since: it asks once.
+    private var askedForExport = false
     package private(set) var figures = TraceExportFigures()
 
     package init(settings: Settings = Settings()) {
@@ -33,7 +35,7 @@ package struct SpanBatchQueue: Sendable {
 
     /// Queues `spans`, as many as the bound leaves room for; the rest are dropped and counted.
     /// Whether a full batch now waits with no export under way: the exporter should take it at
-    /// once rather than at its next tick.
+    /// once rather than at its next tick (said once until a batch is taken).
     @discardableResult
     package mutating func add(_ spans: some Collection<Span>) -> Bool {
         let room = settings.maxQueued - waiting.count
@@ -44,7 +46,9 @@ package struct SpanBatchQueue: Sendable {
             waiting.append(contentsOf: spans)
         }
         figures.queued = waiting.count
-        return inFlight == nil && waiting.count >= settings.maxBatch
+        guard inFlight == nil, waiting.count >= settings.maxBatch, !askedForExport else { return false }
+        askedForExport = true
+        return true
     }
 
     /// The next batch to export, when one is due at `now`: nothing under way, spans waiting, and
@@ -60,6 +64,7 @@ package struct SpanBatchQueue: Sendable {
         waiting.removeFirst(batch.count)
         inFlight = batch.count
         lastExport = now
+        askedForExport = false
         figures.queued = waiting.count
         return batch
     }

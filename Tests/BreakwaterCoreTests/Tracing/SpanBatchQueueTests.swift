@@ -39,6 +39,8 @@ struct SpanBatchQueueTests {
         #expect(!asksAtThree, "not a full batch yet")
         let asksAtFour = queue.add(Self.spans(1))
         #expect(asksAtFour, "a full batch waits")
+        let asksAgain = queue.add(Self.spans(1))
+        #expect(!asksAgain, "asked once until a batch is taken")
         let full = queue.takeBatch(now: Self.at(0))
         #expect(full?.count == 4)
         queue.exportEnded(succeeded: true)
