@@ -170,7 +170,10 @@ package struct RequestFlow {
             answersPerUserType: answersPerUserType)
         {
         case .bypass(let reason):
-            return .fetch(plan(operation, key: nil, bypass: reason, isPerUser: false))
+            return .fetch(
+                Self.plan(
+                    operation, key: nil, bypass: reason, isPerUser: false, request: request, environment: environment,
+                    trace: trace))
         case .shared:
             scope = nil
         case .perUser(let material):
@@ -180,7 +183,10 @@ package struct RequestFlow {
         // over the origin's Cache-Control, README "The response cache"): BYPASS, no key, no lookup, no
         // coalescing, like any other uncacheable request.
         if hasZeroTTL ?? environment.hasZeroTTLRule(operation.operationName) {
-            return .fetch(plan(operation, key: nil, bypass: .zeroTTL, isPerUser: false))
+            return .fetch(
+                Self.plan(
+                    operation, key: nil, bypass: .zeroTTL, isPerUser: false, request: request, environment: environment,
+                    trace: trace))
         }
         let varying = environment.keyedMaterial(request.headers)
         let key: CacheKey
@@ -202,17 +208,28 @@ package struct RequestFlow {
             let reply = FlowReply(
                 response: ClientAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale)
             trace?.cacheKey = key
-            return .replyAndRefresh(reply, plan(operation, key: key, bypass: nil, isPerUser: scope != nil))
+            return .replyAndRefresh(
+                reply,
+                Self.plan(
+                    operation, key: key, bypass: nil, isPerUser: scope != nil, request: request,
+                    environment: environment, trace: trace))
         case .staleIfErrorOnly, .miss:
             trace?.cacheKey = key
-            return .join(plan(operation, key: key, bypass: nil, isPerUser: scope != nil))
+            return .join(
+                Self.plan(
+                    operation, key: key, bypass: nil, isPerUser: scope != nil, request: request,
+                    environment: environment, trace: trace))
         }
     }
 
-    /// The fetch of `operation` for this request, its upstream headers made from the request's
-    /// (and, when tracing, naming a new origin fetch span in the request's trace). Made only when
-    /// a fetch follows: a hit never needs one.
-    private func plan(_ operation: PreparedOperation, key: CacheKey?, bypass: BypassReason?, isPerUser: Bool) -> FetchPlan {
+    /// The fetch of `operation` for `request`, its upstream headers made from the request's
+    /// (and, when tracing, naming a new origin fetch span in the request's `trace`). Made only
+    /// when a fetch follows: a hit never needs one. Static, its parts passed in: a method of the
+    /// flow called from `route` (mutating) copied the whole flow for the call.
+    private static func plan(
+        _ operation: PreparedOperation, key: CacheKey?, bypass: BypassReason?, isPerUser: Bool, request: HTTPRequest,
+        environment: FlowEnvironment, trace: TracedRequest?
+    ) -> FetchPlan {
         let fetchTrace = trace?.fetch(ids: environment.upstreamHeaders.ids)
         let headers = environment.upstreamHeaders.make(
             from: request.headers, requestID: request.identity?.id, remoteAddress: request.remoteAddress,

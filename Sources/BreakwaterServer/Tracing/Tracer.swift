@@ -24,11 +24,17 @@ final class Tracer: Sendable {
     /// The time spans record.
     var now: UInt64 { WallClockNanos.now }
 
-    /// `request`'s trace, begun now.
+    /// `request`'s trace, begun now. One that is not recorded only carries the trace to the
+    /// origin: no time is read and nothing is noted for spans.
     func begin(_ request: HTTPRequest) -> TracedRequest {
         let (context, parent, isSampled) = propagation.begin(request.headers)
+        guard isSampled else {
+            return TracedRequest(
+                context: context, parent: parent, isRecorded: false, start: 0, method: "", path: "",
+                protocolVersion: request.version)
+        }
         let trace = TracedRequest(
-            context: context, parent: parent, isRecorded: isSampled, start: now, method: request.method.token, path: path,
+            context: context, parent: parent, isRecorded: true, start: now, method: request.method.token, path: path,
             protocolVersion: request.version)
         trace.requestID = request.identity?.requestID
         return trace
