@@ -76,6 +76,8 @@ struct TracingTests {
                   rules:
                     - operation: GetLaunches
                       ttl: 30s
+                    - operation: Slow
+                      ttl: 30s
                 \(tracing)
                 """)
     }
@@ -150,6 +152,32 @@ struct TracingTests {
         let metrics = try proxy.admin.get("/metrics").text
         #expect(try eventually { try proxy.admin.get("/metrics").text.contains("breakwater_trace_spans_exported_total 5") })
         #expect(metrics.contains("breakwater_trace_spans_dropped_total{reason=\"queue_full\"} 0"))
+    }
+
+    @Test func aWaiterOfACoalescedMissShowsItsWaitAndOnlyTheLeaderFetches() throws {
+        let origin = try DemoOriginProcess()
+        let receiver = try OTLPReceiver()
+        let proxy = try proxy(origin, receiver, ratio: 0)
+        let traces = ["11111111111111111111111111111111", "22222222222222222222222222222222"]
+        let statuses = Collected<Int>()
+        concurrently(2) { index in
+            // The second starts while the first's fetch (300 ms at the origin) most likely runs.
+            if index == 1 { Thread.sleep(forTimeInterval: 0.1) }
+            let response = try? proxy.client.post(
+                "/graphql", json: #"{"query":"query Slow { slow(ms: 300) }"}"#,
+                headers: [("traceparent", "00-\(traces[index])-00f067aa0ba902b7-01")])
+            statuses.append(response?.status ?? -1)
+        }
+        #expect(statuses.all == [200, 200])
+        #expect(try origin.requests("Slow") == 1)
+        // Whichever came first led the fetch (the second is only likely to start later).
+        let spans = try traces.map { try receiver.spans(ofTrace: $0, count: 3) }
+        let fetched = spans.map { $0.contains { $0["name"] as? String == "breakwater.origin.fetch" } }
+        #expect(fetched.filter { $0 }.count == 1, "one origin fetch, in the leader's trace")
+        let waiter = fetched[0] ? spans[1] : spans[0]
+        let wait = try Self.named("breakwater.coalesced.wait", in: waiter)
+        #expect(wait["parent_span_id"] as? String == (try Self.named("POST /graphql", in: waiter))["span_id"] as? String)
+        #expect(Self.attributes(try Self.named("breakwater.cache.decision", in: waiter))["breakwater.cache.result"] as? String == "MISS")
     }
 
     @Test func withoutAValidClientTraceBreakwaterStartsOneAndTheOriginGetsIt() throws {
