@@ -12,7 +12,12 @@
 #                             streams at a time on one connection by h2load; miss-default, the
 #                             miss in Breakwater's default configuration (`origin.schema: auto`,
 #                             `default_ttl: 0s`, no rules) answered with 1 KiB by the nginx
-#                             origin's /page; not by default)
+#                             origin's /page; miss-traced and hit-traced, the miss and the
+#                             hashed-GET hit with span export on (`tracing.sample_ratio: 1`, every
+#                             request recorded, the spans sent to the nginx origin's /static, the
+#                             exporter's thread counted too: docs/TRACING.md), and hit-unsampled,
+#                             the hit with export on and no request recorded (`sample_ratio: 0`);
+#                             not by default)
 #   CALLGRIND_TOP=25          functions listed per scenario (0: none)
 #   CALLGRIND_INCLUSIVE=1     list them by inclusive cost (callees included) instead of self cost
 #   BENCH_BIN=PATH            this binary instead of building .build/release/breakwater
@@ -56,6 +61,13 @@ RULES=$(printf '  rules:\n    - operation: GetLaunchDetail\n      ttl: 1h\n    -
 bench_write_config "$BENCH_TMP/hit.yaml" "$ORIGIN_URL" "$RULES"
 bench_write_config "$BENCH_TMP/miss.yaml" "http://$NGX_ORIGIN/graphql" "$RULES"
 bench_write_default_config "$BENCH_TMP/miss-default.yaml" "http://$NGX_ORIGIN/page"
+TRACING=$(printf 'tracing:\n  otlp_endpoint: "http://%s/static"\n  sample_ratio: 1' "$NGX_ORIGIN")
+bench_write_config "$BENCH_TMP/hit-traced.yaml" "$ORIGIN_URL" "$RULES"
+printf '%s\n' "$TRACING" >>"$BENCH_TMP/hit-traced.yaml"
+bench_write_config "$BENCH_TMP/miss-traced.yaml" "http://$NGX_ORIGIN/graphql" "$RULES"
+printf '%s\n' "$TRACING" >>"$BENCH_TMP/miss-traced.yaml"
+bench_write_config "$BENCH_TMP/hit-unsampled.yaml" "$ORIGIN_URL" "$RULES"
+printf '%s\n' "${TRACING%1}0" >>"$BENCH_TMP/hit-unsampled.yaml"
 
 # counted SCENARIO CONFIG METHOD TARGET [BODY|-] [HEADER...]: one scenario's figures.
 counted() {
@@ -101,6 +113,9 @@ for scenario in $SCENARIOS; do
     hit-gzip) counted hit-gzip "$BENCH_TMP/hit.yaml" POST /graphql "$BENCH_TMP/list.json" "Accept-Encoding: gzip" ;;
     miss) counted miss "$BENCH_TMP/miss.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
     miss-default) counted miss-default "$BENCH_TMP/miss-default.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
+    hit-traced) counted hit-traced "$BENCH_TMP/hit-traced.yaml" GET "$HIT_TARGET" - ;;
+    miss-traced) counted miss-traced "$BENCH_TMP/miss-traced.yaml" POST /graphql "$BENCH_TMP/live.json" ;;
+    hit-unsampled) counted hit-unsampled "$BENCH_TMP/hit-unsampled.yaml" GET "$HIT_TARGET" - ;;
     *) bench_die "unknown scenario $scenario" ;;
   esac
 done

@@ -25,9 +25,63 @@ struct UpstreamHeadersTests {
         ]
         let headers = defaults.make(from: client, remoteAddress: "10.0.0.1", isSecure: false)
         #expect(headers.values(of: "X-Request-Id") == ["r2"])
-        #expect(headers["traceparent"] == "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        #expect(headers["traceparent"]?.hasPrefix("00-0af7651916cd43dd8448eb211c80319c-") == true)
         #expect(headers["apollographql-client-name"] == "ios")
         #expect(headers["User-Agent"] == nil)
+    }
+
+    // MARK: Trace context (docs/TRACING.md)
+
+    static let defaults = UpstreamHeaders(forwardHeaders: Configuration.Origin().forwardHeaders, ids: RandomTraceIDs(seed: 1))
+    static let clientParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+    @Test func theOriginGetsAChildOfTheClientsSpanWithItsFlagsAndState() throws {
+        let client: HTTPHeaders = [
+            "tracestate": "congo=t61rcWkgMzE", "traceparent": Self.clientParent, "tracestate": "rojo=00f067aa0ba902b7",
+        ]
+        let headers = Self.defaults.make(from: client, remoteAddress: "10.0.0.1", isSecure: false)
+        #expect(headers.values(of: "traceparent").count == 1)
+        let value = try #require(headers["traceparent"])
+        let sent = try #require(TraceParent.parse(value))
+        #expect(sent.traceID.hex == "0af7651916cd43dd8448eb211c80319c", "the same trace")
+        #expect(sent.spanID.hex != "b7ad6b7169203331", "a new span: the origin fetch's")
+        #expect(sent.flags == 0x01, "flags kept")
+        #expect(headers.values(of: "tracestate") == ["congo=t61rcWkgMzE,rojo=00f067aa0ba902b7"], "as received")
+        let again = Self.defaults.make(from: client, remoteAddress: "10.0.0.1", isSecure: false)
+        #expect(again["traceparent"] != headers["traceparent"], "each fetch is a span of its own")
+    }
+
+    @Test(arguments: [
+        "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331",
+        "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",
+    ])
+    func anInvalidTraceparentIsNotPassedOnNorItsState(value: String) {
+        let headers = Self.defaults.make(
+            from: ["traceparent": value, "tracestate": "congo=t61rcWkgMzE"], remoteAddress: "10.0.0.1", isSecure: false)
+        #expect(headers["traceparent"] == nil)
+        #expect(headers["tracestate"] == nil)
+    }
+
+    @Test func twoTraceparentsAreNoneAndAnUnlistedOneIsNotRead() {
+        let doubled = Self.defaults.make(
+            from: ["traceparent": Self.clientParent, "traceparent": Self.clientParent], remoteAddress: "", isSecure: false)
+        #expect(doubled["traceparent"] == nil)
+        let unlisted = UpstreamHeaders(forwardHeaders: ["Authorization"]).make(
+            from: ["traceparent": Self.clientParent, "tracestate": "a=b"], remoteAddress: "", isSecure: false)
+        #expect(unlisted["traceparent"] == nil)
+        #expect(unlisted["tracestate"] == nil)
+    }
+
+    @Test func aGivenTraceReplacesTheClientsFields() throws {
+        let trace = SpanContext(
+            traceID: TraceID(high: 1, low: 2), spanID: SpanID(3), flags: 0, state: "mine=1")
+        let headers = Self.defaults.make(
+            from: ["traceparent": Self.clientParent, "tracestate": "theirs=2"], remoteAddress: "", isSecure: false,
+            trace: trace)
+        #expect(headers.values(of: "traceparent") == ["00-00000000000000010000000000000002-0000000000000003-00"])
+        #expect(headers.values(of: "tracestate") == ["mine=1"])
     }
 
     @Test func dropsHopByHopHeadersEvenWhenListed() {

@@ -22,7 +22,12 @@ import Testing
         #expect(response.header("X-Request-Id") == "3f2a-01:z")
         let seen = try #require(origin.counters()["lastHeaders"] as? [String: String])
         #expect(seen["x-request-id"] == "3f2a-01:z")
-        #expect(seen["traceparent"] == "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        // The trace goes on as a child span's: the same trace and flags, a new parent id
+        // (docs/TRACING.md, "Trace context").
+        let traceparent = try #require(seen["traceparent"])
+        #expect(traceparent.hasPrefix("00-0af7651916cd43dd8448eb211c80319c-"))
+        #expect(traceparent.hasSuffix("-01"))
+        #expect(!traceparent.contains("b7ad6b7169203331"))
         #expect(seen["tracestate"] == "vendor=1")
         #expect(seen["baggage"] == "tenant=acme")
         #expect(seen["apollographql-client-name"] == "web")

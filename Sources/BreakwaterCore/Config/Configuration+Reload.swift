@@ -49,6 +49,8 @@ extension Configuration {
         .init(Key.Redis.signingKey, \.redis.signingKey),
         // The purger's targets, clients and queues are built at start.
         .init(Key.Section.cdn, \.cdn),
+        // The span exporter, its loop and its connections are built at start.
+        .init(Key.Tracing.otlpEndpoint, \.tracing.otlpEndpoint),
     ]
 
     /// The config names of the keys that need a restart (the rest reload); a key's sub-keys

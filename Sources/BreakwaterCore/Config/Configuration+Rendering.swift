@@ -142,6 +142,10 @@ extension Configuration {
         add(1, Key.CDN.retries, "\(cdn.retries)")
         add(1, Key.CDN.maxQueue, "\(cdn.maxQueue)")
 
+        add(0, Key.Section.tracing)
+        add(1, Key.Tracing.otlpEndpoint, yamlQuoted(tracing.otlpEndpoint?.description ?? ""))
+        add(1, Key.Tracing.sampleRatio, "\(tracing.sampleRatio)")
+
         add(0, Key.Section.logging)
         add(1, Key.Logging.level, logging.level.rawValue)
         add(1, Key.Logging.format, logging.format.rawValue)

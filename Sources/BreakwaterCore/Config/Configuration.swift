@@ -11,6 +11,7 @@ public struct Configuration: Sendable, Equatable {
     public var admin = Admin()
     public var redis = Redis()
     public var cdn = CDN()
+    public var tracing = Tracing()
     public var logging = Logging()
 
     public init() {}

@@ -22,7 +22,7 @@ public enum ConfigurationKeys {
     public enum Section: String, ConfigurationKey {
         case server, origin
         case persistedQueries = "persisted_queries"
-        case cache, admin, redis, cdn, logging
+        case cache, admin, redis, cdn, tracing, logging
         public static let section = ""
     }
 
@@ -148,6 +148,12 @@ public enum ConfigurationKeys {
         case zoneID = "zone_id"
         case url
         public static var section: String { CDN.targets.path + "[]" }
+    }
+
+    public enum Tracing: String, ConfigurationKey {
+        case otlpEndpoint = "otlp_endpoint"
+        case sampleRatio = "sample_ratio"
+        public static var section: String { Section.tracing.path }
     }
 
     public enum Logging: String, ConfigurationKey {

@@ -261,6 +261,7 @@ private final class ConfigurationReader {
         if let section = sections[.admin] { configuration.admin = admin(section) }
         if let section = sections[.redis] { configuration.redis = redis(section) }
         if let section = sections[.cdn] { configuration.cdn = cdn(section) }
+        if let section = sections[.tracing] { configuration.tracing = tracing(section) }
         if let section = sections[.logging] { configuration.logging = logging(section) }
         // A cache in front learns an answer's tags only from the tag header: without it a purge
         // by tag reaches nothing there (docs/CDN.md).
@@ -773,6 +774,33 @@ private final class ConfigurationReader {
             return nil
         }
         return token
+    }
+
+    /// `tracing` (docs/TRACING.md): an OTLP/HTTP endpoint ("" = none) and a share from 0 to 1.
+    private func tracing(_ section: Field) -> Configuration.Tracing {
+        var tracing = Configuration.Tracing()
+        let f = settings(of: section, Key.Tracing.self)
+        defer { reportUnknownKeys(in: f) }
+        read(f[.otlpEndpoint], into: &tracing.otlpEndpoint, otlpEndpoint)
+        read(f[.sampleRatio], into: &tracing.sampleRatio) {
+            number($0, in: 0...1, expecting: "a share from 0 to 1 (e.g. 0.01)")
+        }
+        return tracing
+    }
+
+    /// "" (no export) or an http:// or https:// URL of an OTLP/HTTP traces endpoint.
+    private func otlpEndpoint(_ field: Field) -> OriginURL?? {
+        if field.node.isNull { return .some(nil) }
+        guard let value = text(field, expecting: "an http:// or https:// URL, or \"\"") else { return nil }
+        if value.isEmpty { return .some(nil) }
+        guard let url = OriginURL(parsing: value) else {
+            report(
+                "\(field.path): \"\(value)\" is not an http:// or https:// URL "
+                    + "(an OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces)",
+                at: field)
+            return nil
+        }
+        return .some(url)
     }
 
     private func logging(_ section: Field) -> Configuration.Logging {

@@ -24,6 +24,16 @@ package enum FetchOutcome: Sendable {
         }
     }
 
+    /// Why the answer bypassed the cache, as its reply says (`reply(for:).bypassReason`).
+    package var bypassReason: BypassReason? {
+        switch self {
+        case .bypassed(_, let reason): reason
+        case .failed(.answered): .originStatus
+        case .failed: .originFailure
+        case .stored, .fleetHit, .staleFallback: nil
+        }
+    }
+
     /// The origin's status when it answered, else the 502 or 504 Breakwater answers in its place.
     package var originStatus: Int {
         switch self {

@@ -14,10 +14,13 @@ package struct FetchPlan: Sendable {
     /// Fetched for its own client alone because the key's answers may not be shared
     /// (hit-for-miss): no fleet-wide lease, and its answer goes to that client only.
     package var isHitForMiss = false
+    /// The fetch's place in the leading request's trace, when tracing export is on: the origin's
+    /// `traceparent` (in `upstreamHeaders`) names its origin fetch span.
+    package var trace: FetchTrace?
 
     package init(
         key: CacheKey?, bypass: BypassReason?, operation: PreparedOperation, isPerUser: Bool,
-        upstreamHeaders: UpstreamHeaderBlock, isHitForMiss: Bool = false
+        upstreamHeaders: UpstreamHeaderBlock, isHitForMiss: Bool = false, trace: FetchTrace? = nil
     ) {
         self.key = key
         self.bypass = bypass
@@ -25,6 +28,7 @@ package struct FetchPlan: Sendable {
         self.isPerUser = isPerUser
         self.upstreamHeaders = upstreamHeaders
         self.isHitForMiss = isHitForMiss
+        self.trace = trace
     }
 
     /// The memory this plan holds while it is kept for later (a freshness sample's), in bytes:

@@ -50,6 +50,10 @@ package struct RequestFlow {
     /// log names when the operation never resolved (PersistedQueryNotFound, say).
     package private(set) var requested: (operationName: String?, digest: SHA256Digest?) = (nil, nil)
     private var pending: (request: GraphQLRequest, digest: SHA256Digest, memoKey: OperationMemo.Key?)?
+    /// The request's trace when tracing export is on (docs/TRACING.md): a fetch it plans is a
+    /// child of its span, and the cache key is noted there. Nil: the client's own `traceparent`,
+    /// if any, is passed on as a child's by `UpstreamHeaders`, and nothing is recorded.
+    package var trace: TracedRequest?
     private var effects: [Effect] = []
 
     /// A flow for `request`; `memo` is the receiving loop's (nil: parse every time).
@@ -157,12 +161,6 @@ package struct RequestFlow {
         _ operation: PreparedOperation, knownKey: CacheKey?, memoKey: OperationMemo.Key?, hasZeroTTL: Bool? = nil
     ) -> Step {
         self.operation = operation
-        // Made only when a fetch follows: a hit never needs them.
-        var upstreamHeaders: UpstreamHeaderBlock {
-            environment.upstreamHeaders.make(
-                from: request.headers, requestID: request.identity?.id, remoteAddress: request.remoteAddress,
-                isSecure: request.isSecure, sendsBody: operation.origin.method != "GET")
-        }
         let scope: [UInt8]?
         let answersPerUserType =
             environment.perUserOperations?.contains(operation.document.digest, operationName: operation.operationName)
@@ -173,8 +171,9 @@ package struct RequestFlow {
         {
         case .bypass(let reason):
             return .fetch(
-                FetchPlan(
-                    key: nil, bypass: reason, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
+                Self.plan(
+                    operation, key: nil, bypass: reason, isPerUser: false, request: request, environment: environment,
+                    trace: trace))
         case .shared:
             scope = nil
         case .perUser(let material):
@@ -185,8 +184,9 @@ package struct RequestFlow {
         // coalescing, like any other uncacheable request.
         if hasZeroTTL ?? environment.hasZeroTTLRule(operation.operationName) {
             return .fetch(
-                FetchPlan(
-                    key: nil, bypass: .zeroTTL, operation: operation, isPerUser: false, upstreamHeaders: upstreamHeaders))
+                Self.plan(
+                    operation, key: nil, bypass: .zeroTTL, isPerUser: false, request: request, environment: environment,
+                    trace: trace))
         }
         let varying = environment.keyedMaterial(request.headers)
         let key: CacheKey
@@ -200,10 +200,6 @@ package struct RequestFlow {
             // Only the plain shared key is the same for every request with these raw parameters.
             if scope == nil && varying == nil, let memoKey { memo?[memoKey]?.sharedCacheKey = key }
         }
-        var plan: FetchPlan {
-            FetchPlan(
-                key: key, bypass: nil, operation: operation, isPerUser: scope != nil, upstreamHeaders: upstreamHeaders)
-        }
         switch environment.lookup(key) {
         case .fresh(let entry, let age):
             return .reply(
@@ -211,9 +207,35 @@ package struct RequestFlow {
         case .stale(let entry, let age):
             let reply = FlowReply(
                 response: ClientAnswer.fromEntry(entry, age: age, isFresh: false, client: client), cache: .stale)
-            return .replyAndRefresh(reply, plan)
+            trace?.cacheKey = key
+            return .replyAndRefresh(
+                reply,
+                Self.plan(
+                    operation, key: key, bypass: nil, isPerUser: scope != nil, request: request,
+                    environment: environment, trace: trace))
         case .staleIfErrorOnly, .miss:
-            return .join(plan)
+            trace?.cacheKey = key
+            return .join(
+                Self.plan(
+                    operation, key: key, bypass: nil, isPerUser: scope != nil, request: request,
+                    environment: environment, trace: trace))
         }
+    }
+
+    /// The fetch of `operation` for `request`, its upstream headers made from the request's
+    /// (and, when tracing, naming a new origin fetch span in the request's `trace`). Made only
+    /// when a fetch follows: a hit never needs one. Static, its parts passed in: a method of the
+    /// flow called from `route` (mutating) copied the whole flow for the call.
+    private static func plan(
+        _ operation: PreparedOperation, key: CacheKey?, bypass: BypassReason?, isPerUser: Bool, request: HTTPRequest,
+        environment: FlowEnvironment, trace: TracedRequest?
+    ) -> FetchPlan {
+        let fetchTrace = trace?.fetch(ids: environment.upstreamHeaders.ids)
+        let headers = environment.upstreamHeaders.make(
+            from: request.headers, requestID: request.identity?.id, remoteAddress: request.remoteAddress,
+            isSecure: request.isSecure, sendsBody: operation.origin.method != "GET", trace: fetchTrace?.originContext)
+        return FetchPlan(
+            key: key, bypass: bypass, operation: operation, isPerUser: isPerUser, upstreamHeaders: headers,
+            trace: fetchTrace)
     }
 }

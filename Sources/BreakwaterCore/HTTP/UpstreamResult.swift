@@ -27,6 +27,15 @@ package enum OriginFailure: Sendable, Equatable, Error {
         return 502
     }
 
+    /// What went wrong, as the failure said it; nil for a timeout, which the caller names by its
+    /// own deadline (`origin.timeout`, `cdn.timeout`).
+    package var detail: String? {
+        switch self {
+        case .refused(let text), .unreachable(let text), .tls(let text), .malformed(let text): text
+        case .timeout: nil
+        }
+    }
+
     /// The `reason` label this failure is counted under.
     package var reason: UpstreamErrorReason {
         switch self {

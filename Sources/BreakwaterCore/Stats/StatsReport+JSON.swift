@@ -94,6 +94,7 @@ extension StatsReport {
             writer.integer("write_failures", snapshot.writeFailures)
             writer.closeObject()
         }
+        if let tracing { writer.tracing(tracing) }
         writer.closeObject()
         return writer.bytes
     }

@@ -149,6 +149,7 @@ extension StatsReport {
                 "breakwater_snapshot_written_timestamp_seconds", seconds: snapshot.writtenAtSeconds ?? 0,
                 fractionDigits: 3)
         }
+        if let tracing { text.tracing(tracing) }
         return String(decoding: text.bytes, as: UTF8.self)
     }
 

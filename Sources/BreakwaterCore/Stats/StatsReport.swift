@@ -30,6 +30,8 @@ package struct StatsReport: Sendable {
     package var freshness: FreshnessReport?
     /// The cache snapshot's load and writes, when `cache.snapshot` is set.
     package var snapshot: SnapshotFigures?
+    /// The span exporter's figures, when `tracing.otlp_endpoint` is set.
+    package var tracing: TraceExportFigures?
 
     /// Busiest operation names labelled in `/metrics` besides the configured ones; the rest are
     /// summed as `operation="other"`, so a client cannot grow the series count.

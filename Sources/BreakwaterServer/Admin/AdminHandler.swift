@@ -20,13 +20,17 @@ final class AdminState: Sendable {
     let redis: RedisFleet?
     /// The CDN purger, for the `cdn` figures.
     let cdn: CDNPurger?
+    /// The span exporter, for the `tracing` figures.
+    let traces: TraceExporter?
 
     init(
         cache: ProcessCache, registry: PersistedQueryRegistry, statistics: [LoopStatistics],
-        started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil, cdn: CDNPurger? = nil
+        started: ContinuousClock.Instant, readiness: Readiness, redis: RedisFleet? = nil, cdn: CDNPurger? = nil,
+        traces: TraceExporter? = nil
     ) {
         self.redis = redis
         self.cdn = cdn
+        self.traces = traces
         self.cache = cache
         self.registry = registry
         self.statistics = statistics
@@ -46,6 +50,7 @@ final class AdminState: Sendable {
         report.freshness = cache.freshness.report()
         report.cancelledFetches = cache.inFlight.cancelled
         report.snapshot = cache.snapshotFigures.withLock { $0 }
+        report.tracing = traces?.figures
         return report
     }
 }

@@ -10,26 +10,25 @@ import Synchronization
 
 /// The purges for the caches in front, on their own event loop.
 package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
-    private let loop: EventLoop
+    private let background: BackgroundLoop
+    private var loop: EventLoop { background.loop }
     private let senders: [CDNTargetSender]
     private let board: Board
-    private let finished = DispatchGroup()
     /// How long the stop waits for the last round (`cdn.timeout`).
     private let timeout: Duration
 
     /// Nil when `cdn.targets` is empty.
-    package static func make(_ settings: Configuration.CDN, logger: Logger) throws(ServerError) -> CDNPurger? {
-        settings.targets.isEmpty ? nil : try CDNPurger(settings, logger: logger)
+    /// `tracer`: each call is recorded as a span (docs/TRACING.md) when tracing export is on.
+    static func make(_ settings: Configuration.CDN, logger: Logger, tracer: Tracer? = nil) throws(ServerError)
+        -> CDNPurger?
+    {
+        settings.targets.isEmpty ? nil : try CDNPurger(settings, logger: logger, tracer: tracer)
     }
 
-    private init(_ settings: Configuration.CDN, logger: Logger) throws(ServerError) {
-        let loop: EventLoop
-        do {
-            loop = try EventLoop(index: 0)
-        } catch {
-            throw .setup("cdn: cannot make its event loop: \(error)")
-        }
-        self.loop = loop
+    private init(_ settings: Configuration.CDN, logger: Logger, tracer: Tracer?) throws(ServerError) {
+        let background = try BackgroundLoop(purpose: "cdn")
+        self.background = background
+        let loop = background.loop
         let labels = CDNTarget.labels(of: settings.targets)
         let board = Board(
             zip(labels, settings.targets).map {
@@ -42,20 +41,13 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
         senders = zip(labels, settings.targets).enumerated().map { index, pair in
             CDNTargetSender(
                 label: pair.0, target: pair.1, settings: queueSettings, timeout: settings.timeout, loop: loop,
-                logger: logger
+                logger: logger, tracer: tracer
             ) { statistics, isSettled in
                 board.rows.withLock { $0[index].statistics = statistics }
                 board.settled.withLock { $0[index] = isSettled }
             }
         }
-        finished.enter()
-        let thread = Thread { [loop, finished] in
-            loop.run(whileIdle: true)
-            finished.leave()
-        }
-        thread.name = "breakwater-cdn"
-        thread.stackSize = 1 << 20
-        thread.start()
+        background.start(name: "breakwater-cdn")
     }
 
     /// Hands `purge` to every target; callable from any thread, returns at once.
@@ -107,7 +99,6 @@ package final class CDNPurger: PurgeForwarding, @unchecked Sendable {
 
     /// Stops the loop (calls in flight are dropped) and waits for its thread.
     package func stop() {
-        loop.stop()
-        finished.wait()
+        background.stop()
     }
 }

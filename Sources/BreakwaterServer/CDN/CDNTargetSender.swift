@@ -12,6 +12,8 @@ final class CDNTargetSender {
     private var queue: CDNPurgeQueue
     private let timeout: Duration
     private let logger: Logger
+    /// Records each call as a span, when tracing export is on.
+    private let tracer: Tracer?
     /// A pool per endpoint (scheme, host and port): Varnish targets may name several.
     private var pools: [String: OriginPool] = [:]
     /// When the armed timer fires; nil when none is armed.
@@ -24,9 +26,10 @@ final class CDNTargetSender {
 
     init(
         label: String, target: CDNTarget, settings: CDNPurgeQueue.Settings, timeout: Duration, loop: EventLoop,
-        logger: Logger, publish: @escaping (CDNTargetStatistics, Bool) -> Void
+        logger: Logger, tracer: Tracer? = nil, publish: @escaping (CDNTargetStatistics, Bool) -> Void
     ) {
         self.label = label
+        self.tracer = tracer
         self.loop = loop
         self.timeout = timeout
         self.logger = logger
@@ -91,11 +94,21 @@ final class CDNTargetSender {
         }
         let upstream = UpstreamRequest(
             method: request.method, target: request.url.path, headers: request.headers, body: request.body)
+        let trace = tracer.flatMap { tracer in tracer.beginRoot().map { (tracer, $0, tracer.now) } }
         pool.send(upstream) { [self] result in
             let outcome: CDNCallOutcome
             switch result {
             case .response(let response): outcome = .answered(status: response.status)
-            case .failure(let failure): outcome = .failed(Self.text(failure))
+            case .failure(let failure): outcome = .failed(failure.detail ?? "no answer within cdn.timeout")
+            }
+            if let (tracer, context, start) = trace {
+                var status: Int?
+                if case .answered(let answered) = outcome { status = answered }
+                tracer.record(
+                    PurgeTrace.span(
+                        context: context, target: label, method: request.method, url: request.url,
+                        purges: request.purges, attempt: call.attempt, status: status,
+                        failure: status == nil ? outcome.errorText : nil, start: start, end: tracer.now))
             }
             perform(queue.finished(call.id, outcome, now: .now))
         }
@@ -124,10 +137,4 @@ final class CDNTargetSender {
         }
     }
 
-    private static func text(_ failure: OriginFailure) -> String {
-        switch failure {
-        case .refused(let reason), .unreachable(let reason), .tls(let reason), .malformed(let reason): reason
-        case .timeout: "no answer within cdn.timeout"
-        }
-    }
 }

@@ -62,10 +62,30 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
     }
 
     func handle(_ request: consuming HTTPRequest, responder: any HTTPResponder) {
+        // With tracing export on, every request goes the traced way; without it, none does.
+        if let tracer = settings.tracer { return handleTraced(request, responder: responder, tracer: tracer) }
         let started = MonotonicTime.now
         var flow = RequestFlow(request: request, environment: environment, memo: memo)
         let step = flow.start()
         perform(step, flow: &flow, responder: responder, started: started)
+    }
+
+    /// `handle` with the request's trace (docs/TRACING.md): begun from the client's
+    /// `traceparent` or anew, carried by the flow into the fetch it may plan, and, when recorded,
+    /// ended with the answer by a `TracedResponder`.
+    private func handleTraced(_ request: consuming HTTPRequest, responder: any HTTPResponder, tracer: Tracer) {
+        let started = MonotonicTime.now
+        let trace = tracer.begin(request)
+        var flow = RequestFlow(request: request, environment: environment, memo: memo)
+        flow.trace = trace
+        let step = flow.start()
+        guard trace.isRecorded else { return perform(step, flow: &flow, responder: responder, started: started) }
+        trace.decided = tracer.now
+        trace.operationName = flow.operation?.operationName ?? flow.requested.operationName
+        trace.operationKind = flow.operation?.kind
+        trace.documentHash = flow.operation?.document.digest ?? flow.requested.digest
+        if case .reply(let reply) = step { trace.bypassReason = reply.bypassReason }
+        perform(step, flow: &flow, responder: TracedResponder(responder, trace: trace, tracer: tracer), started: started)
     }
 
     /// Counts and logs an answer the HTTP engine gave a request it could not read: its code in
@@ -104,7 +124,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         func shared(refetch: SharedRequestContext.Refetch? = nil) -> SharedRequestContext {
             SharedRequestContext(
                 context, client: flow.client, refetch: refetch, responder: responder, statistics: statistics,
-                accessLog: accessLog)
+                accessLog: accessLog, trace: flow.trace)
         }
         switch consume step {
         case .reply(let reply):
@@ -128,6 +148,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
                 runCoalesced(plan, key: key, leader: context)
                 responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
             case .wait:
+                if let trace = flow.trace, trace.isRecorded, let tracer = settings.tracer { trace.waitStarted = tracer.now }
                 responder.whenClientLeaves { [self] in clientLeft(context, key: key) }
             case .fetchAlone: fetchAlone(waiter)
             }
@@ -210,13 +231,25 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         switch step {
         case .lookupTier(let key):
             guard let responses = tiers.responses else { return advance(run, run.flow.tierLookedUp(nil, purges: nil)) }
-            responses.lookup(key) { [self] entry, purges in advance(run, run.flow.tierLookedUp(entry, purges: purges)) }
+            let began = stepBegan(run)
+            responses.lookup(key) { [self] entry, purges in
+                recordStep(of: run) { $0.l2Lookup(start: began, end: $1.now, hit: entry != nil, ids: $1.ids) }
+                advance(run, run.flow.tierLookedUp(entry, purges: purges))
+            }
         case .acquireLease(let key, let ttl):
             guard let responses = tiers.responses else { return advance(run, run.flow.leaseAnswered(true)) }
-            responses.acquireLease(key, ttl: ttl) { [self] acquired in advance(run, run.flow.leaseAnswered(acquired)) }
+            let began = stepBegan(run)
+            responses.acquireLease(key, ttl: ttl) { [self] acquired in
+                recordStep(of: run) { $0.lease(start: began, end: $1.now, acquired: acquired, ids: $1.ids) }
+                advance(run, run.flow.leaseAnswered(acquired))
+            }
         case .awaitTierEntry(let key, let timeout):
             guard let responses = tiers.responses else { return advance(run, run.flow.awaitedEntry(nil)) }
-            responses.awaitEntry(key, timeout: timeout) { [self] entry in advance(run, run.flow.awaitedEntry(entry)) }
+            let began = stepBegan(run)
+            responses.awaitEntry(key, timeout: timeout) { [self] entry in
+                recordStep(of: run) { $0.fleetWait(start: began, end: $1.now, arrived: entry != nil, ids: $1.ids) }
+                advance(run, run.flow.awaitedEntry(entry))
+            }
         case .send:
             send(for: run)
         case .finish(let outcome):
@@ -247,8 +280,12 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         var plan = candidate.payload
         var headers = plan.upstreamHeaders.headers
         headers.remove("X-Request-Id")
+        // A sample belongs to no client's trace: the one its entry was fetched in is over.
+        headers.remove("traceparent")
+        headers.remove("tracestate")
         headers.replace(FreshnessSampling.header.name, with: FreshnessSampling.header.value)
         plan.upstreamHeaders = UpstreamHeaderBlock(headers)
+        plan.trace = nil
         let run = FetchRun(
             plan: plan, environment: environment, sampledETag: candidate.etag,
             answering: .waiters(of: candidate.key, in: cache.inFlight))
@@ -275,6 +312,35 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         advance(run, run.start())
     }
 
+    // MARK: - Fetch spans (docs/TRACING.md)
+
+    /// When a step of `run` began, for its span: 0 when the run's spans are not recorded.
+    private func stepBegan(_ run: FetchRun) -> UInt64 {
+        run.trace != nil ? settings.tracer?.now ?? 0 : 0
+    }
+
+    /// Records the span `make` builds from `run`'s trace, when its spans are recorded.
+    private func recordStep(of run: FetchRun, _ make: (FetchTrace, Tracer) -> Span) {
+        guard let trace = run.trace, let tracer = settings.tracer else { return }
+        tracer.record(make(trace, tracer))
+    }
+
+    /// The origin fetch span of `run`, which the origin's `traceparent` names: from sending to
+    /// `result`.
+    private func recordOriginFetch(of run: FetchRun, _ result: UpstreamResult) {
+        recordStep(of: run) { trace, tracer in
+            let origin = settings.configuration.origin.url
+            let (status, failure): (Int?, String?) =
+                switch result {
+                case .response(let response): (response.status, nil)
+                case .failure(let failure): (nil, failure.detail ?? "no answer within origin.timeout")
+                }
+            return trace.originFetch(
+                start: run.originBegan, end: tracer.now, method: run.flow.plan.operation.origin.method, host: origin.host,
+                port: origin.port, status: status, failure: failure, reused: run.reusedConnection, attempt: run.attempt)
+        }
+    }
+
     private func perform(_ effect: FetchFlow.Effect, of run: FetchRun) {
         switch effect {
         case .storeInTier(_, let purges):
@@ -295,6 +361,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
             method: origin.method, target: origin.target, headers: HTTPHeaders(),
             written: run.flow.plan.upstreamHeaders.bytes, body: origin.body)
         run.sent = ContinuousClock.now
+        run.originBegan = stepBegan(run)
         run.handler = self
         pool.send(upstream, to: run)
     }
@@ -305,6 +372,7 @@ final class ProxyHandler: HTTPHandler, @unchecked Sendable {
         guard !run.isCancelled else { return }
         let now = ContinuousClock.now
         let duration = now - (run.sent ?? now)
+        if run.trace != nil { recordOriginFetch(of: run, result) }
         let operationName = run.flow.plan.operation.operationName
         // Once per fetch, whoever waits on it (background refreshes included). The request id
         // is looked up only for the answers that log names (a failure, a 5xx).
@@ -380,6 +448,12 @@ private final class FetchRun: OriginReceiving {
     var isCancelled = false
     /// Called after the waiters are answered (a freshness sample records itself).
     var onFinish: ((FetchOutcome) -> Void)?
+    /// The fetch's trace when its spans are recorded (docs/TRACING.md), and what its origin span
+    /// says: when it was sent, on what connection, which attempt.
+    let trace: FetchTrace?
+    var originBegan: UInt64 = 0
+    var reusedConnection: Bool?
+    var attempt = 1
 
     /// The flow is made in place: one made outside and passed in was copied into the run (a
     /// retain of each of its fields) and destroyed once more.
@@ -387,6 +461,10 @@ private final class FetchRun: OriginReceiving {
         plan: consuming FetchPlan, environment: FlowEnvironment, sampledETag: String? = nil,
         answering: consuming Answering
     ) {
+        // Read from the plan before the flow takes it: read back from the flow, the whole plan
+        // was copied for it.
+        let trace = plan.trace
+        self.trace = trace?.isRecorded == true ? trace : nil
         flow = FetchFlow(plan: plan, environment: environment, sampledETag: sampledETag)
         self.answering = answering
     }
@@ -398,6 +476,12 @@ private final class FetchRun: OriginReceiving {
     func originAnswered(_ result: UpstreamResult) {
         guard let handler else { preconditionFailure("an origin answer for a fetch that was not sent") }
         handler.originAnswered(result, for: self)
+    }
+
+    func exchangeStarted(reusedConnection reused: Bool, attempt: Int) {
+        guard trace != nil else { return }
+        reusedConnection = reused
+        self.attempt = attempt
     }
 
     /// Answers with `outcome`, each client dressed as it asked; waiters who may not have it

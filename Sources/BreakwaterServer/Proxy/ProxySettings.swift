@@ -15,22 +15,32 @@ struct ProxySettings: Sendable {
     /// Operations whose answers held a per-user type, shared by every loop; new with each reload
     /// (`cache.types` may have changed).
     let perUserOperations = PerUserOperations()
+    /// Starts request traces and records spans (docs/TRACING.md); nil without
+    /// `tracing.otlp_endpoint`: then no request does any tracing work beyond passing a client's
+    /// `traceparent` on to the origin as a child's.
+    let tracer: Tracer?
+    /// The span exporter the tracer hands spans to, kept across reloads.
+    private let exporter: TraceExporter?
 
     init(
         configuration: Configuration, resolver: DocumentResolver, documents: DocumentCache,
-        rewrites: DocumentRewrites
+        rewrites: DocumentRewrites, exporter: TraceExporter? = nil, ids: any TraceIDSource = RandomTraceIDs.shared
     ) {
         endpoint = GraphQLEndpoint(configuration: configuration, resolver: resolver, documents: documents)
         policy = CachePolicy(configuration.cache, forwardHeaders: configuration.origin.forwardHeaders)
-        upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders)
+        upstreamHeaders = UpstreamHeaders(forwardHeaders: configuration.origin.forwardHeaders, ids: ids)
         self.configuration = configuration
         self.rewrites = rewrites
+        self.exporter = exporter
+        tracer = exporter.map { Tracer(configuration, exporter: $0, ids: ids) }
     }
 
-    /// The same settings read from a new configuration, keeping the fleet registry and caches.
+    /// The same settings read from a new configuration, keeping the fleet registry, the caches
+    /// and the span exporter.
     func reloaded(with configuration: Configuration) -> ProxySettings {
         ProxySettings(
-            configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents, rewrites: rewrites)
+            configuration: configuration, resolver: endpoint.resolver, documents: endpoint.documents, rewrites: rewrites,
+            exporter: exporter, ids: upstreamHeaders.ids)
     }
 
     /// What the request flow decides with, over `cache`, with the fleet tiers a loop has.

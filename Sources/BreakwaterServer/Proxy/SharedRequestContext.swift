@@ -16,6 +16,8 @@ final class SharedRequestContext: Sendable {
     private let responder: any HTTPResponder
     private let statistics: LoopStatistics
     private let accessLog: ProxyLogBuffer
+    /// The request's trace, when tracing export is on: told why its answer bypassed the cache.
+    private let trace: TracedRequest?
 
     /// A waiter's plan (its own request's upstream headers) and the handler of its loop.
     struct Refetch: Sendable {
@@ -25,8 +27,9 @@ final class SharedRequestContext: Sendable {
 
     init(
         _ context: RequestContext, client: ClientView, refetch: Refetch? = nil, responder: any HTTPResponder,
-        statistics: LoopStatistics, accessLog: ProxyLogBuffer
+        statistics: LoopStatistics, accessLog: ProxyLogBuffer, trace: TracedRequest? = nil
     ) {
+        self.trace = trace
         self.context = context
         self.client = client
         self.refetch = refetch
@@ -48,6 +51,7 @@ final class SharedRequestContext: Sendable {
     /// Answers with a fetch's `outcome` dressed for this client. The client is read here, in
     /// place: read from outside (`context.client`), the whole view was copied for the call.
     func finish(_ outcome: FetchOutcome, upstream: Duration?) {
+        if let trace { trace.bypassReason = outcome.bypassReason }
         finish(outcome.reply(for: client), upstream: upstream)
     }
 }

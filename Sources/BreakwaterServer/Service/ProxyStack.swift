@@ -24,6 +24,8 @@ package final class ProxyStack: @unchecked Sendable {
     private let fleet: RedisFleet?
     /// Purges the caches in front (docs/CDN.md), when `cdn.targets` is set.
     private let cdn: CDNPurger?
+    /// Exports spans (docs/TRACING.md), when `tracing.otlp_endpoint` is set.
+    private let traces: TraceExporter?
     /// Keeps the origin's schema current (`origin.schema`), on the first loop.
     private var schemaKeeper: SchemaKeeper?
     private let logger: Logger
@@ -57,8 +59,13 @@ package final class ProxyStack: @unchecked Sendable {
             capacity: min(documents.capacity, max(64, registryBound.maxEntries)), maxBytes: registryBound.maxBytes.bytes)
         // A file's schema is in use before the first request; an introspected one comes when the origin answers.
         rewrites.install(fileSchema, keys: SchemaKeeper.keys(configuration))
+        let traces = try configuration.tracing.otlpEndpoint.map { endpoint throws(ServerError) in
+            try TraceExporter(endpoint: endpoint, logger: logger)
+        }
+        self.traces = traces
         let settings = ProxySettings(
-            configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites)
+            configuration: configuration, resolver: resolver, documents: documents, rewrites: rewrites,
+            exporter: traces)
         let cache = ProcessCache(
             maxBytes: configuration.cache.maxBytes.bytes, freshness: configuration.cache.freshness, policy: settings.policy)
         if !configuration.cache.snapshot.isEmpty { cache.snapshotFigures.withLock { $0 = SnapshotFigures() } }
@@ -67,7 +74,7 @@ package final class ProxyStack: @unchecked Sendable {
         self.accessLog = accessLog
         let fleet = try RedisFleet.make(configuration, loops: group.loops, logger: logger)
         self.fleet = fleet
-        let cdn = try CDNPurger.make(configuration.cdn, logger: logger)
+        let cdn = try CDNPurger.make(configuration.cdn, logger: logger, tracer: settings.tracer)
         self.cdn = cdn
         if let cdn { cache.purger.forwardLocalPurges(to: cdn) }
         var handlers: [ProxyHandler] = []
@@ -93,7 +100,7 @@ package final class ProxyStack: @unchecked Sendable {
         }
         let state = AdminState(
             cache: cache, registry: registry, statistics: statistics, started: .now, readiness: readiness,
-            redis: fleet, cdn: cdn)
+            redis: fleet, cdn: cdn, traces: traces)
         reloads = state.reloads
         let admin = AdminHandler(state: state, access: AdminSettings(configuration), logger: logger)
         self.admin = admin
@@ -173,6 +180,8 @@ package final class ProxyStack: @unchecked Sendable {
         registry.flush()
         // Purges still in a batch window go to the caches in front now (within cdn.timeout).
         cdn?.finish()
+        // Then the spans still waiting, the purges' included, go to the collector.
+        traces?.finish()
     }
 
     /// Loads the cache snapshot (`cache.snapshot`, docs/OPERATING.md "The cache across restarts")

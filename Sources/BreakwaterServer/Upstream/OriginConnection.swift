@@ -20,6 +20,8 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
     private let buffer = ReadBuffer(maxCapacity: 1 << 20)
     private var output = OutputQueue()
     private var exchange: OriginExchange?
+    /// Exchanges this connection carried before the current one.
+    private var exchangesCarried = 0
     /// The pool stays alive while an exchange runs on it (a reload may replace it meanwhile).
     private var keepsPoolAlive: OriginPool?
     private var status = 0
@@ -58,6 +60,8 @@ final class OriginConnection: IOEventHandler, TurnEndWriting {
     func start(_ exchange: OriginExchange) {
         self.exchange = exchange
         exchange.connection = self
+        exchange.startedOnConnection(reused: exchangesCarried > 0)
+        exchangesCarried += 1
         keepsPoolAlive = pool
         status = 0
         headers = HTTPHeaders()

@@ -42,6 +42,11 @@ final class OriginExchange {
         mayRetry = true
     }
 
+    /// The exchange is on a connection that carried others before (`reused`) or on a new one.
+    func startedOnConnection(reused: Bool) {
+        receiver?.exchangeStarted(reusedConnection: reused, attempt: mayRetry ? 1 : 2)
+    }
+
     /// Whether `receiver` hears this exchange's result.
     func isFor(_ receiver: any OriginReceiving) -> Bool { self.receiver === receiver }
 

@@ -7,6 +7,14 @@ import BreakwaterCore
 /// Hears the result of one origin exchange, on the loop that sent it.
 package protocol OriginReceiving: AnyObject {
     func originAnswered(_ result: UpstreamResult)
+    /// The exchange was put on a connection: a `reused` keep-alive one or a new one; `attempt` 2
+    /// when it goes again after a reused connection closed before answering. Heard by a traced
+    /// fetch (docs/TRACING.md); nothing by default.
+    func exchangeStarted(reusedConnection reused: Bool, attempt: Int)
+}
+
+extension OriginReceiving {
+    package func exchangeStarted(reusedConnection reused: Bool, attempt: Int) {}
 }
 
 /// Sends requests to the origin for one event loop. Called on that loop's thread.

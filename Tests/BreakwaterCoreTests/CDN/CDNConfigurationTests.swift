@@ -6,18 +6,9 @@ import Foundation
 import Testing
 
 struct CDNConfigurationTests {
-    static func parse(_ yaml: String) throws(ConfigurationError) -> Configuration {
-        try ConfigurationLoader.parse(yaml: yaml, file: "config.yaml", baseDirectory: "/etc/breakwater")
-    }
+    static func parse(_ yaml: String) throws(ConfigurationError) -> Configuration { try ParsedConfiguration.parse(yaml) }
 
-    static func problems(_ yaml: String) -> [String] {
-        do {
-            _ = try parse(yaml)
-            return []
-        } catch {
-            return error.problems.map(\.description)
-        }
-    }
+    static func problems(_ yaml: String) -> [String] { ParsedConfiguration.problems(yaml) }
 
     static let full = """
         cache:
