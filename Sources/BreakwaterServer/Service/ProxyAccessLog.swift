@@ -12,7 +12,7 @@ package final class ProxyAccessLog: Sendable {
     /// Bytes a loop may buffer before the writer takes them; beyond, lines are dropped and counted
     /// (a stalled destination costs lines, never a loop's time or unbounded memory).
     /// 8 MiB: about 28,000 lines of a hit (about 300 bytes each in text), 280 ms of a saturated
-    /// loop, nearly three of the writer's batches.
+    /// loop, many of the writer's 10 ms batches.
     package static let maxBufferedBytes = 8 << 20
 
     /// One per loop, in loop order.

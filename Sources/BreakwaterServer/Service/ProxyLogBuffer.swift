@@ -35,8 +35,8 @@ package final class ProxyLogBuffer: Sendable {
     private let taken = Mutex(LogLineBuffer(capacity: 4096))
     private let control: ProxyLogControl
 
-    /// Room a buffer keeps once written: a busy loop's 100 ms of lines (about 70k requests a
-    /// second), not a freak line's.
+    /// Room a buffer keeps once written: more than a busy loop's batch of lines (10 ms at 100k
+    /// requests a second is about 300 KiB), not a freak line's.
     static let roomKept = 4 << 20
     /// Room the record buffer keeps: a record with every string at its longest.
     private static let recordRoomKept = 4096

@@ -30,11 +30,11 @@ final class LogWriter: @unchecked Sendable {
     /// Records waiting beyond this are dropped (and counted).
     static let capacity = 65_536
     /// How long access-log lines gather in the loops' buffers once one arrives: one write (and one
-    /// buffer swap per loop) per interval, however many requests. Measured side by side
-    /// (scripts/access-log-cost.sh, ACCESS_MODES=side, to a file): the log's CPU per request
-    /// +10.4 % at 5 ms, +6.2 to +6.6 % at 20 ms, +4.2 % at 100 ms, +5.1 % at 250 ms (each batch
-    /// costs a wake-up and a write's fixed work; larger ones no longer fit the caches).
-    static let accessBatchInterval = Duration.milliseconds(100)
+    /// buffer swap per loop) per interval, however many requests. The loops have spelled the
+    /// lines, so a batch costs only its `write`; on the serving CPU a 100 ms batch's write held the
+    /// loop up for a millisecond or more, and p99 with the log on was 2.5 times nginx's; at 10 ms
+    /// it is below nginx's (BENCHMARKS.md, "Access log cost").
+    static let accessBatchInterval = Duration.milliseconds(10)
 
     private let condition = NSCondition()
     private var pending: [Item] = []  // guarded by condition
