@@ -45,7 +45,7 @@ start_nginx() {
   port=$(bench_free_port)
   mkdir -p "$dir"/{client_body,proxy_temp,fastcgi,uwsgi,scgi}
   { echo "worker_processes 1;"; [ "$(id -u)" -eq 0 ] && echo "user root;"; nginx_preamble "$dir"; cat <<EOF
-    upstream nginx_origin { server $NGX_ORIGIN; keepalive 32; keepalive_requests 1000000; }
+    upstream nginx_origin { server $NGX_ORIGIN; keepalive 128; keepalive_requests 1000000; }
     server {
         listen 127.0.0.1:$port;
         location = /pass {

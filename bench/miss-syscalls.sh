@@ -25,7 +25,7 @@ echo "== breakwater, $N misses (whole process incl. start-up)"; cat "$OUT/bw.str
 dir="$BENCH_TMP/ngx"; mkdir -p "$dir"/{client_body,proxy_temp,fastcgi,uwsgi,scgi}
 nport=$(bench_free_port)
 { echo "worker_processes 1;"; [ "$(id -u)" -eq 0 ] && echo "user root;"; nginx_preamble "$dir"; cat <<EOF
-    upstream nginx_origin { server $NGX_ORIGIN; keepalive 32; keepalive_requests 1000000; }
+    upstream nginx_origin { server $NGX_ORIGIN; keepalive 128; keepalive_requests 1000000; }
     server { listen 127.0.0.1:$nport;
         location = /pass { proxy_pass http://nginx_origin/graphql; proxy_http_version 1.1; proxy_set_header Connection ""; } }
 }
