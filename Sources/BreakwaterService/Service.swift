@@ -91,7 +91,9 @@ package final class Service: @unchecked Sendable {
 
     /// Runs every loop until SIGTERM or SIGINT has drained the servers; returns then.
     /// `drainTimeout` applies when no proxy was added (the demo origin alone).
-    /// `started` runs on the calling thread once the loops run (the ready lines).
+    /// `started` runs on the calling thread once the loops run and returns once the ready lines
+    /// are written (flushed): `/readyz` answers 200 only after it returned, so a script that
+    /// waits for it finds them.
     package func run(drainTimeout: Duration? = nil, started: () -> Void = {}) {
         if let drainTimeout { stopTimes.drainTimeout = drainTimeout }
         group.start()

@@ -35,9 +35,9 @@ package final class ProxyLogBuffer: Sendable {
     private let taken = Mutex(LogLineBuffer(capacity: 4096))
     private let control: ProxyLogControl
 
-    /// Room a buffer keeps once written: more than a busy loop's batch of lines (10 ms at 100k
-    /// requests a second is about 300 KiB), not a freak line's.
-    static let roomKept = 4 << 20
+    /// Room a buffer keeps once written: a few of a busy loop's batches of lines (10 ms at 100k
+    /// requests a second is about 300 KiB), not a freak burst's (each loop keeps two buffers).
+    static let roomKept = 1 << 20
     /// Room the record buffer keeps: a record with every string at its longest.
     private static let recordRoomKept = 4096
 
